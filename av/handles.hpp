@@ -1,0 +1,66 @@
+#pragma once
+// RAII owners for every FFmpeg object the project touches. Nothing outside av/
+// calls a *_free function by hand.
+#include <memory>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavformat/avformat.h>
+#include <libavutil/frame.h>
+#include <libswscale/swscale.h>
+}
+
+namespace ladder::av {
+
+struct FrameDeleter {
+    void operator()(AVFrame* f) const noexcept { av_frame_free(&f); }
+};
+struct PacketDeleter {
+    void operator()(AVPacket* p) const noexcept { av_packet_free(&p); }
+};
+struct CodecContextDeleter {
+    void operator()(AVCodecContext* c) const noexcept { avcodec_free_context(&c); }
+};
+struct InputFormatDeleter {
+    void operator()(AVFormatContext* c) const noexcept { avformat_close_input(&c); }
+};
+struct OutputFormatDeleter {
+    void operator()(AVFormatContext* c) const noexcept {
+        if (c && c->pb && !(c->oformat->flags & AVFMT_NOFILE)) avio_closep(&c->pb);
+        avformat_free_context(c);
+    }
+};
+struct CodecParametersDeleter {
+    void operator()(AVCodecParameters* p) const noexcept { avcodec_parameters_free(&p); }
+};
+struct SwsDeleter {
+    void operator()(SwsContext* s) const noexcept { sws_freeContext(s); }
+};
+struct FilterGraphDeleter {
+    void operator()(AVFilterGraph* g) const noexcept { avfilter_graph_free(&g); }
+};
+struct FilterInOutDeleter {
+    void operator()(AVFilterInOut* io) const noexcept { avfilter_inout_free(&io); }
+};
+
+using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
+using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
+using CodecContextPtr = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
+using InputFormatPtr = std::unique_ptr<AVFormatContext, InputFormatDeleter>;
+using OutputFormatPtr = std::unique_ptr<AVFormatContext, OutputFormatDeleter>;
+using CodecParametersPtr = std::unique_ptr<AVCodecParameters, CodecParametersDeleter>;
+using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
+using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphDeleter>;
+using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutDeleter>;
+
+// Allocation helpers throw std::bad_alloc instead of returning null.
+FramePtr make_frame();
+PacketPtr make_packet();
+// A new AVFrame referencing the same (refcounted) buffers: no pixel copy.
+FramePtr ref_frame(const AVFrame* src);
+PacketPtr ref_packet(const AVPacket* src);
+CodecContextPtr make_codec_context(const AVCodec* codec);
+CodecParametersPtr make_codec_parameters();
+
+}  // namespace ladder::av

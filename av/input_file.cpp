@@ -1,0 +1,41 @@
+#include "av/input_file.hpp"
+
+#include <fmt/format.h>
+
+#include "av/av_error.hpp"
+
+namespace ladder::av {
+
+InputFile::InputFile(const std::string& path) : path_(path) {
+    AVFormatContext* raw = nullptr;
+    check(avformat_open_input(&raw, path.c_str(), nullptr, nullptr), fmt::format("opening {}", path));
+    ctx_.reset(raw);
+    check(avformat_find_stream_info(ctx_.get(), nullptr), fmt::format("reading stream info of {}", path));
+}
+
+int InputFile::best_stream(AVMediaType type) const {
+    int idx = av_find_best_stream(ctx_.get(), type, -1, -1, nullptr, 0);
+    return idx < 0 ? -1 : idx;
+}
+
+bool InputFile::read(AVPacket* pkt) {
+    int ret = av_read_frame(ctx_.get(), pkt);
+    if (ret == AVERROR_EOF) return false;
+    check(ret, fmt::format("reading {}", path_));
+    return true;
+}
+
+CodecContextPtr open_decoder(const AVStream* stream, int threads) {
+    const AVCodec* codec = avcodec_find_decoder(stream->codecpar->codec_id);
+    if (!codec)
+        throw AvError(AVERROR_DECODER_NOT_FOUND,
+                      fmt::format("no decoder for codec '{}'", avcodec_get_name(stream->codecpar->codec_id)));
+    CodecContextPtr ctx = make_codec_context(codec);
+    check(avcodec_parameters_to_context(ctx.get(), stream->codecpar), "copying stream parameters");
+    ctx->pkt_timebase = stream->time_base;
+    ctx->thread_count = threads;
+    check(avcodec_open2(ctx.get(), codec, nullptr), fmt::format("opening decoder {}", codec->name));
+    return ctx;
+}
+
+}  // namespace ladder::av

@@ -1,0 +1,124 @@
+#include "cli/encode_command.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <thread>
+
+#include "cli/progress_renderer.hpp"
+#include "cli/signal_stop.hpp"
+#include "engine/errors.hpp"
+#include "engine/job.hpp"
+#include "gpu/cpu_info.hpp"
+
+namespace ladder::cli {
+
+CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
+    CLI::App* cmd = app.add_subcommand("encode", "Encode INPUT into an AV1 ladder in OUTDIR");
+    cmd->add_option("input", a.input, "Source video file (any format FFmpeg reads)")->required();
+    cmd->add_option("-o,--output", a.outdir, "Output directory (created if missing)")->required();
+    cmd->add_option("--format", a.format,
+                    "Output packaging: mp4 = one MP4 per rung (OUTDIR/<rung>.mp4, faststart, AAC audio shared by all)")
+        ->check(CLI::IsMember({"mp4"}))
+        ->capture_default_str();
+    auto* ladder = cmd->add_option("--ladder", a.ladder_file,
+                                   "Ladder preset JSON ({\"rungs\": [{\"name\", \"height\", \"bitrate_kbps\", "
+                                   "optional \"width\", \"maxrate_kbps\", \"bufsize_kbps\"}]}); see samples/ladders/");
+    auto* rung = cmd->add_option("--rung", a.rungs,
+                                 "A rung NAME=WxH@KBPS, repeatable (e.g. --rung 720p=1280x720@2500); W may be "
+                                 "omitted (720p=x720@2500) to follow the source's display aspect ratio. Default "
+                                 "ladder: 1080p 4500k, 720p 2500k, 540p 1200k, 360p 600k, trimmed to the source "
+                                 "(never upscales)");
+    ladder->excludes(rung);
+    cmd->add_option("--encoder", a.encoder, "CPU AV1 encoder: svt (SVT-AV1) or aom (libaom)")
+        ->check(CLI::IsMember({"svt", "aom"}))
+        ->capture_default_str();
+    cmd->add_option("--policy", a.policy,
+                    "Which encoders to use: cpu = software encoders only; auto = GPUs that can encode AV1, else the "
+                    "CPU (this version encodes on the CPU only)")
+        ->check(CLI::IsMember({"auto", "cpu"}))
+        ->capture_default_str();
+    cmd->add_option("--cpu-slots", a.cpu_slots,
+                    "Concurrent CPU encoder sessions (0 = one per core, limited by memory); each session gets "
+                    "cores/slots threads")
+        ->check(CLI::Range(0, 256))
+        ->capture_default_str();
+    cmd->add_option("--segment-seconds", a.segment_seconds,
+                    "Chunk (and segment) length in seconds; every chunk starts with a key frame")
+        ->capture_default_str();
+    cmd->add_option("--audio", a.audio, "aac = encode the source's audio once to AAC for every rung; none = no audio")
+        ->check(CLI::IsMember({"aac", "none"}))
+        ->capture_default_str();
+    cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
+    cmd->add_option("--preset", a.preset,
+                    "Encoder speed preset: SVT-AV1 0-13 (default 8), libaom cpu-used 0-8 (default 6); higher is "
+                    "faster")
+        ->check(CLI::Range(-1, 13));
+    cmd->add_option("--splice-check", a.splice_check,
+                    "How chunks of one rung must agree before they are stitched: strict = whole AV1 sequence "
+                    "header; config = the fields in av1C only")
+        ->check(CLI::IsMember({"strict", "config"}))
+        ->capture_default_str();
+    cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
+    return cmd;
+}
+
+namespace {
+
+engine::JobOptions to_job_options(const EncodeArgs& a) {
+    engine::JobOptions o;
+    o.input = a.input;
+    o.outdir = a.outdir;
+    if (!a.ladder_file.empty()) {
+        o.ladder = engine::load_ladder_file(a.ladder_file);
+    } else if (!a.rungs.empty()) {
+        engine::LadderSpec spec;
+        for (const auto& r : a.rungs) spec.rungs.push_back(engine::parse_rung_argument(r));
+        engine::validate_ladder(spec);
+        o.ladder = spec;
+    }
+    o.encoder = gpu::cpu_encoder_name(a.encoder);
+    o.cpu_slots = a.cpu_slots;
+    o.segment_seconds = a.segment_seconds;
+    o.audio = a.audio == "aac";
+    o.overwrite = a.overwrite;
+    o.preset = a.preset;
+    o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
+    return o;
+}
+
+}  // namespace
+
+int run_encode(const EncodeArgs& args) {
+    PlainProgressRenderer progress(stderr, args.quiet);
+    SignalStop signals;
+    try {
+        const engine::JobOptions options = to_job_options(args);
+        if (args.policy == "auto")
+            progress.note(engine::NoteLevel::info, "policy auto: no GPU encoder support in this version, using the CPU");
+        engine::JobReport report = engine::run_job(options, progress, signals.token());
+        fmt::print("ladder: {} rungs in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
+                   report.rungs.size(), report.wall_seconds, report.decode_seconds, report.frames_normalized,
+                   report.encoder_slots);
+        for (const auto& r : report.rungs) {
+            const double seconds = report.frame_rate > 0 ? r.frames / report.frame_rate : 0.0;
+            fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s  {}\n", r.name, r.width, r.height, r.frames,
+                       seconds > 0 ? r.video_bytes * 8.0 / 1000.0 / seconds : 0.0, r.output);
+        }
+        return 0;
+    } catch (const engine::InputError& e) {
+        fmt::print(stderr, "ladder: error: {}\n", e.what());
+        return 2;
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "ladder: error: {}\n", e.what());
+        return 2;
+    } catch (const engine::Cancelled&) {
+        fmt::print(stderr, "ladder: interrupted; no output was left looking complete\n");
+        return 130;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "ladder: error: the run failed: {}\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace ladder::cli

@@ -1,0 +1,34 @@
+#pragma once
+// `ladder encode`: its options, their help text, and the run.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ladder::cli {
+
+struct EncodeArgs {
+    std::string input;
+    std::string outdir;
+    std::string format = "mp4";
+    std::string ladder_file;
+    std::vector<std::string> rungs;
+    std::string encoder = "svt";
+    std::string policy = "auto";
+    int cpu_slots = 0;
+    double segment_seconds = 2.0;
+    std::string audio = "aac";
+    bool overwrite = false;
+    int preset = -1;
+    std::string splice_check = "strict";
+    bool quiet = false;
+};
+
+// Registers the subcommand's options on `app`, bound to `args`.
+CLI::App* add_encode_command(CLI::App& app, EncodeArgs& args);
+
+// Runs it; returns the process exit code (0, 1, 2 or 130).
+int run_encode(const EncodeArgs& args);
+
+}  // namespace ladder::cli

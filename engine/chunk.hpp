@@ -1,0 +1,39 @@
+#pragma once
+// A chunk: frames [first_frame, first_frame + frames) of one rung. The same
+// frame numbers in every rung, so segments line up across the ladder.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "av/handles.hpp"
+
+namespace ladder::engine {
+
+struct RawChunk {
+    int rung = 0;
+    int index = 0;
+    std::int64_t first_frame = 0;
+    std::vector<av::FramePtr> frames;
+    std::size_t bytes = 0;  // pixel bytes held
+};
+
+struct EncodedChunk {
+    int rung = 0;
+    int index = 0;
+    std::int64_t first_frame = 0;
+    std::int64_t frame_count = 0;
+    // Packets with pts/dts in frames since the start of the rung (time base
+    // 1/frame_rate); the first is a key frame carrying a sequence header.
+    std::vector<av::PacketPtr> packets;
+    // Stream parameters of the encoder that made it (extradata = sequence header).
+    std::shared_ptr<const AVCodecParameters> codecpar;
+    std::size_t bytes = 0;
+    std::string slot_label;
+    std::string encoder;
+    double start_seconds = 0;  // since job start
+    double end_seconds = 0;
+};
+
+}  // namespace ladder::engine

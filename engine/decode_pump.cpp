@@ -1,0 +1,108 @@
+#include "engine/decode_pump.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "av/av_error.hpp"
+#include "engine/errors.hpp"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+namespace ladder::engine {
+
+DecodePump::DecodePump(av::InputFile& input, const SourceInfo& source, std::vector<FrameChannel*> outputs,
+                       AudioTrack* audio, ProgressSink& progress)
+    : input_(input), source_(source), outputs_(std::move(outputs)), audio_(audio), progress_(progress) {}
+
+void DecodePump::run(std::stop_token stop) {
+    const auto started = std::chrono::steady_clock::now();
+    try {
+        AVStream* vs = input_.get()->streams[source_.video_stream];
+        decoder_ = av::open_decoder(vs, 0);
+        // Only the streams ladder uses are demuxed at all.
+        for (unsigned i = 0; i < input_.get()->nb_streams; ++i)
+            if (static_cast<int>(i) != source_.video_stream && !(audio_ && static_cast<int>(i) == source_.audio_stream))
+                input_.get()->streams[i]->discard = AVDISCARD_ALL;
+
+        av::PacketPtr pkt = av::make_packet();
+        while (!stop.stop_requested() && input_.read(pkt.get())) {
+            if (pkt->stream_index == source_.video_stream) {
+                ++counters_.video_packets;
+                decode_video(pkt.get(), stop);
+            } else if (audio_ && pkt->stream_index == source_.audio_stream) {
+                audio_->feed(pkt.get());
+            }
+            av_packet_unref(pkt.get());
+        }
+        if (stop.stop_requested()) throw Cancelled();
+        decode_video(nullptr, stop);
+        if (normalizer_)
+            for (auto& f : normalizer_->close(end_pts_)) fan_out(std::move(f), stop);
+        if (audio_) audio_->finish();
+    } catch (...) {
+        if (audio_) audio_->abandon();
+        counters_.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        throw;
+    }
+    counters_.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    close_outputs();
+    progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
+    if (counters_.frames_normalized == 0)
+        throw InputError(fmt::format("input {}: no video frame could be decoded: the file may be damaged", source_.path));
+}
+
+void DecodePump::close_outputs() {
+    for (auto* ch : outputs_) ch->close();
+}
+
+void DecodePump::decode_video(const AVPacket* pkt, std::stop_token stop) {
+    int ret = avcodec_send_packet(decoder_.get(), pkt);
+    if (ret == AVERROR_INVALIDDATA) return;  // damaged packet: the decoder conceals, the fps step fills the gap
+    if (ret != AVERROR_EOF) av::check(ret, fmt::format("decoding video of {}", source_.path));
+    av::FramePtr frame = av::make_frame();
+    for (;;) {
+        ret = avcodec_receive_frame(decoder_.get(), frame.get());
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
+        if (ret == AVERROR_INVALIDDATA) continue;
+        av::check(ret, fmt::format("decoding video of {}", source_.path));
+        ++counters_.frames_decoded;
+        normalize(frame.get(), stop);
+        av_frame_unref(frame.get());
+    }
+}
+
+void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
+    const AVStream* vs = input_.get()->streams[source_.video_stream];
+    if (!normalizer_) {
+        const AVRational tb = vs->time_base;
+        const AVRational sar = frame->sample_aspect_ratio.num > 0 ? frame->sample_aspect_ratio : source_.sample_aspect;
+        const std::string args =
+            fmt::format("video_size={}x{}:pix_fmt={}:time_base={}/{}:pixel_aspect={}/{}", frame->width, frame->height,
+                        frame->format, tb.num, tb.den, sar.num, sar.den);
+        const std::string chain = fmt::format("fps=fps={}/{},format=pix_fmts={}", source_.frame_rate.num,
+                                              source_.frame_rate.den, av_get_pix_fmt_name(source_.pix_fmt));
+        normalizer_ = std::make_unique<av::FilterChain>(false, args, chain);
+    }
+    std::int64_t ts = frame->best_effort_timestamp;
+    if (ts == AV_NOPTS_VALUE)
+        ts = av_rescale_q(counters_.frames_decoded - 1, av_inv_q(source_.frame_rate), vs->time_base);
+    frame->pts = ts;
+    // The stream ends one frame duration after the latest frame.
+    end_pts_ = std::max(end_pts_, ts + std::max<std::int64_t>(1, av_rescale_q(1, av_inv_q(source_.frame_rate), vs->time_base)));
+    for (auto& f : normalizer_->push(frame)) fan_out(std::move(f), stop);
+}
+
+void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
+    frame->pts = counters_.frames_normalized++;
+    for (auto* ch : outputs_) {
+        if (!ch->push(av::ref_frame(frame.get()), stop)) throw Cancelled();
+    }
+    if (counters_.frames_normalized % 25 == 0)
+        progress_.decode_progress(counters_.frames_normalized, source_.estimated_frames);
+}
+
+}  // namespace ladder::engine

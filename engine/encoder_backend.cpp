@@ -1,0 +1,142 @@
+#include "engine/encoder_backend.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "av/av_error.hpp"
+#include "engine/errors.hpp"
+#include "mux/av1_sequence_header.hpp"
+
+extern "C" {
+#include <libavutil/opt.h>
+}
+
+namespace ladder::engine {
+
+int default_preset(const std::string& encoder) { return encoder == "libaom-av1" ? 6 : 8; }
+
+namespace {
+
+class LibavcodecEncoder final : public EncoderBackend {
+public:
+    LibavcodecEncoder(gpu::EncoderSlot slot, EncoderSettings settings)
+        : slot_(std::move(slot)), settings_(settings) {
+        codec_ = avcodec_find_encoder_by_name(slot_.encoder.c_str());
+        if (!codec_)
+            throw RunError(fmt::format("encoder {} is not in this FFmpeg build (slot {})", slot_.encoder, slot_.label));
+    }
+
+    EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) override {
+        try {
+            return encode_unchecked(chunk, stop);
+        } catch (const av::AvError& e) {
+            throw RunError(fmt::format("encoding chunk {} on {} ({}): {}", chunk.index, slot_.label, slot_.encoder,
+                                       e.what()));
+        }
+    }
+
+private:
+    av::CodecContextPtr open(int frames) const {
+        const EncoderSettings& s = settings_;
+        av::CodecContextPtr ctx = av::make_codec_context(codec_);
+        ctx->width = s.width;
+        ctx->height = s.height;
+        ctx->pix_fmt = s.pix_fmt;
+        ctx->framerate = s.frame_rate;
+        ctx->time_base = av_inv_q(s.frame_rate);
+        ctx->sample_aspect_ratio = AVRational{1, 1};
+        ctx->color_primaries = s.color_primaries;
+        ctx->color_trc = s.color_trc;
+        ctx->colorspace = s.colorspace;
+        ctx->color_range = s.color_range;
+        ctx->bit_rate = static_cast<int64_t>(s.bitrate_kbps) * 1000;
+        ctx->rc_buffer_size = (s.bufsize_kbps ? s.bufsize_kbps : 2 * s.bitrate_kbps) * 1000;
+        // One key frame per chunk: the chunk is the GOP (closed).
+        ctx->gop_size = std::max(1, frames);
+        ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER | AV_CODEC_FLAG_CLOSED_GOP;
+        ctx->thread_count = slot_.threads;
+
+        const int preset = s.preset >= 0 ? s.preset : default_preset(slot_.encoder);
+        AVDictionary* opts = nullptr;
+        if (slot_.encoder == "libsvtav1") {
+            // SVT-AV1 1.4 supports a max rate only in CRF mode: plain VBR here.
+            av_dict_set_int(&opts, "preset", std::clamp(preset, 0, 13), 0);
+            av_dict_set(&opts, "svtav1-params", fmt::format("lp={}", slot_.threads).c_str(), 0);
+        } else if (slot_.encoder == "libaom-av1") {
+            ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
+            av_dict_set_int(&opts, "cpu-used", std::clamp(preset, 0, 8), 0);
+            av_dict_set(&opts, "row-mt", "1", 0);
+        }
+        int ret = avcodec_open2(ctx.get(), codec_, &opts);
+        av_dict_free(&opts);
+        av::check(ret, fmt::format("opening {} {}x{} at {} kb/s", slot_.encoder, s.width, s.height, s.bitrate_kbps));
+        return ctx;
+    }
+
+    void drain(AVCodecContext* ctx, const RawChunk& chunk, EncodedChunk& out) const {
+        for (;;) {
+            av::PacketPtr pkt = av::make_packet();
+            int ret = avcodec_receive_packet(ctx, pkt.get());
+            if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
+            av::check(ret, "receiving a packet");
+            // AV1 has no visible reordering: one temporal unit per shown
+            // frame, decode order = presentation order.
+            pkt->pts += chunk.first_frame;
+            pkt->dts = pkt->pts;
+            pkt->duration = 1;
+            out.bytes += static_cast<std::size_t>(pkt->size);
+            out.packets.push_back(std::move(pkt));
+        }
+    }
+
+    EncodedChunk encode_unchecked(const RawChunk& chunk, std::stop_token stop) const {
+        const int frames = static_cast<int>(chunk.frames.size());
+        av::CodecContextPtr ctx = open(frames);
+        EncodedChunk out;
+        out.rung = chunk.rung;
+        out.index = chunk.index;
+        out.first_frame = chunk.first_frame;
+        out.frame_count = frames;
+        out.slot_label = slot_.label;
+        out.encoder = slot_.encoder;
+
+        av::FramePtr frame = av::make_frame();
+        for (int i = 0; i < frames; ++i) {
+            if (stop.stop_requested()) throw Cancelled();
+            av::check(av_frame_ref(frame.get(), chunk.frames[static_cast<std::size_t>(i)].get()), "referencing a frame");
+            frame->pts = i;
+            frame->pict_type = i == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+            av::check(avcodec_send_frame(ctx.get(), frame.get()), "sending a frame");
+            av_frame_unref(frame.get());
+            drain(ctx.get(), chunk, out);
+        }
+        av::check(avcodec_send_frame(ctx.get(), nullptr), "flushing");
+        drain(ctx.get(), chunk, out);
+
+        if (static_cast<int>(out.packets.size()) != frames)
+            throw RunError(fmt::format("{} returned {} packets for {} frames in chunk {}", slot_.encoder,
+                                       out.packets.size(), frames, chunk.index));
+        const AVPacket* first = out.packets.front().get();
+        if (!(first->flags & AV_PKT_FLAG_KEY) ||
+            !mux::parse_sequence_header({first->data, static_cast<std::size_t>(first->size)}))
+            throw RunError(fmt::format("{} did not start chunk {} with a key frame and sequence header",
+                                       slot_.encoder, chunk.index));
+        auto par = av::make_codec_parameters();
+        av::check(avcodec_parameters_from_context(par.get(), ctx.get()), "reading encoder parameters");
+        out.codecpar = std::move(par);
+        return out;
+    }
+
+    gpu::EncoderSlot slot_;
+    EncoderSettings settings_;
+    const AVCodec* codec_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
+    return std::make_unique<LibavcodecEncoder>(slot, settings);
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,42 @@
+#pragma once
+// One interface over libavcodec's AV1 encoders (libsvtav1, libaom-av1 today;
+// av1_nvenc and av1_qsv later). Every chunk is encoded by a fresh encoder, so
+// it starts with a key frame carrying a sequence header and is independent.
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "engine/chunk.hpp"
+#include "gpu/gpu_pool.hpp"
+
+namespace ladder::engine {
+
+struct EncoderSettings {
+    int width = 0;
+    int height = 0;
+    AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;
+    AVRational frame_rate{25, 1};
+    int bitrate_kbps = 0;
+    int maxrate_kbps = 0;
+    int bufsize_kbps = 0;
+    int preset = -1;  // -1: the encoder's ladder default (SVT-AV1 8, libaom cpu-used 6)
+    AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
+    AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
+    AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
+    AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
+};
+
+class EncoderBackend {
+public:
+    virtual ~EncoderBackend() = default;
+    // Encodes the chunk's frames; packets come back with pts counted in
+    // frames from the start of the rung. Throws RunError on failure.
+    virtual EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) = 0;
+};
+
+std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings);
+
+// The default preset an encoder uses when none is given.
+int default_preset(const std::string& encoder);
+
+}  // namespace ladder::engine

@@ -1,0 +1,26 @@
+#pragma once
+// The two kinds of failure the command line maps to exit codes: bad usage or
+// unusable input (2) and a run that failed (1). Messages say what failed,
+// where, and what to do.
+#include <stdexcept>
+#include <string>
+
+namespace ladder::engine {
+
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class RunError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Thrown out of blocking waits when the run is being stopped.
+class Cancelled : public std::runtime_error {
+public:
+    Cancelled() : std::runtime_error("cancelled") {}
+};
+
+}  // namespace ladder::engine

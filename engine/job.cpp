@@ -1,0 +1,202 @@
+#include "engine/job.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "av/av_error.hpp"
+#include "engine/chunk_scheduler.hpp"
+#include "engine/decode_pump.hpp"
+#include "engine/encoder_worker.hpp"
+#include "engine/errors.hpp"
+#include "engine/output_paths.hpp"
+#include "engine/rung_runtime.hpp"
+#include "engine/rung_scaler.hpp"
+#include "engine/source_info.hpp"
+#include "gpu/cpu_info.hpp"
+
+namespace ladder::engine {
+
+namespace {
+
+// The first real error of a run; later Cancelled exceptions (threads that
+// were stopped because of it) do not replace it.
+class FailureLatch {
+public:
+    explicit FailureLatch(std::stop_source& stop) : stop_(stop) {}
+
+    void record(std::exception_ptr e) {
+        bool cancelled = false;
+        try {
+            std::rethrow_exception(e);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        } catch (...) {
+        }
+        {
+            std::lock_guard lock(mu_);
+            if (!cancelled && !first_) first_ = e;
+        }
+        stop_.request_stop();
+    }
+
+    void rethrow_if_failed() {
+        std::lock_guard lock(mu_);
+        if (first_) std::rethrow_exception(first_);
+    }
+
+private:
+    std::stop_source& stop_;
+    std::mutex mu_;
+    std::exception_ptr first_;
+};
+
+int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
+    if (!(segment_seconds > 0) || segment_seconds > 60)
+        throw InputError(fmt::format("--segment-seconds {} must be within (0, 60]", segment_seconds));
+    return std::max(1, static_cast<int>(std::lround(segment_seconds * av_q2d(frame_rate))));
+}
+
+EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset) {
+    EncoderSettings s;
+    s.width = rung.width;
+    s.height = rung.height;
+    s.pix_fmt = src.pix_fmt;
+    s.frame_rate = src.frame_rate;
+    s.bitrate_kbps = rung.bitrate_kbps;
+    s.maxrate_kbps = rung.maxrate_kbps;
+    s.bufsize_kbps = rung.bufsize_kbps;
+    s.preset = preset;
+    s.color_primaries = src.color_primaries;
+    s.color_trc = src.color_trc;
+    s.colorspace = src.colorspace;
+    s.color_range = src.color_range;
+    return s;
+}
+
+}  // namespace
+
+JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop) {
+    const auto started = std::chrono::steady_clock::now();
+
+    // --- Pre-flight: everything that can be wrong with the request fails here,
+    // before a thread starts or a file is written.
+    auto input = open_source(options.input);
+    const SourceInfo src = describe_source(*input);
+    const int chunk_frames = chunk_frames_for(options.segment_seconds, src.frame_rate);
+    FittedLadder fitted = fit_to_source(options.ladder ? *options.ladder : default_ladder(), src.display_width,
+                                        src.display_height);
+    validate_ladder(fitted.ladder);
+    for (const auto& n : fitted.notes) progress.note(NoteLevel::warning, n);
+    if (!gpu::encoder_available(options.encoder))
+        throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
+                                     "--encoder",
+                                     options.encoder));
+    std::vector<std::filesystem::path> outputs;
+    for (const auto& r : fitted.ladder.rungs) outputs.push_back(single_file_path(options.outdir, r.name));
+    prepare_output_dir(options.outdir, outputs, options.overwrite);
+
+    std::unique_ptr<AudioTrack> audio;
+    if (options.audio && src.audio_stream >= 0) {
+        const AVStream* vs = input->get()->streams[src.video_stream];
+        const std::int64_t video_start =
+            vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, AV_TIME_BASE_Q);
+        try {
+            audio = std::make_unique<AudioTrack>(input->get()->streams[src.audio_stream], video_start);
+        } catch (const av::AvError& e) {
+            throw InputError(fmt::format("input {}: cannot decode its audio ({}): pass --audio none to skip audio",
+                                         src.path, e.what()));
+        }
+    } else if (options.audio) {
+        progress.note(NoteLevel::info, fmt::format("input {} has no usable audio stream: outputs are video only",
+                                                    src.path));
+    }
+
+    gpu::GpuPool pool(gpu::make_cpu_slots(options.encoder, options.cpu_slots, gpu::read_cpu_info()));
+
+    // --- Per-rung plumbing.
+    std::vector<RungRuntime> rungs;
+    std::vector<std::int64_t> pixels;
+    for (std::size_t i = 0; i < fitted.ladder.rungs.size(); ++i) {
+        const Rung& r = fitted.ladder.rungs[i];
+        RungRuntime rt;
+        rt.rung = r;
+        rt.settings = settings_for(r, src, options.preset);
+        rt.frames = std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)));
+        rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
+        rt.finalizer = std::make_unique<RungFinalizer>(static_cast<int>(i), r, outputs[i], src.frame_rate,
+                                                       audio.get(), progress);
+        rungs.push_back(std::move(rt));
+        pixels.push_back(static_cast<std::int64_t>(r.width) * r.height);
+        progress.rung_state(static_cast<int>(i), r.name, RungState::pending);
+    }
+    ChunkScheduler scheduler(pixels, options.queue_chunks);
+    std::vector<FrameChannel*> channels;
+    for (auto& r : rungs) channels.push_back(r.frames.get());
+    DecodePump pump(*input, src, channels, audio.get(), progress);
+
+    std::stop_source stop;
+    std::stop_callback forward_stop(external_stop, [&] { stop.request_stop(); });
+    FailureLatch failure(stop);
+
+    // --- Threads. Each stage records its failure (which stops the run)
+    // before its cleanup runs, so no consumer mistakes a failure for an end.
+    {
+        std::vector<std::jthread> threads;
+        auto stage = [&failure](auto body, auto cleanup) {
+            try {
+                body();
+            } catch (...) {
+                failure.record(std::current_exception());
+            }
+            cleanup();
+        };
+        const std::stop_token token = stop.get_token();
+        threads.emplace_back([&, token] { stage([&] { pump.run(token); }, [&] { pump.close_outputs(); }); });
+        std::vector<std::unique_ptr<RungScaler>> scalers;
+        for (std::size_t i = 0; i < rungs.size(); ++i) {
+            RungRuntime& rt = rungs[i];
+            scalers.push_back(std::make_unique<RungScaler>(
+                static_cast<int>(i), rt.rung, src.pix_fmt, chunk_frames, *rt.frames, scheduler.queue(static_cast<int>(i)),
+                [&rt](int chunks, std::int64_t frames) { rt.finalizer->set_total(chunks, frames); }));
+            RungScaler* scaler = scalers.back().get();
+            SegmentChunkQueue* queue = &scheduler.queue(static_cast<int>(i));
+            threads.emplace_back([&, scaler, queue, token] {
+                stage([&] { scaler->run(token); }, [queue] { queue->close(); });
+            });
+            threads.emplace_back([&, token, fin = rt.finalizer.get()] { stage([&] { fin->run(token); }, [] {}); });
+        }
+        std::vector<std::unique_ptr<EncoderWorker>> workers;
+        for (std::size_t i = 0; i < pool.size(); ++i) {
+            workers.push_back(std::make_unique<EncoderWorker>(pool, scheduler, rungs, progress, started));
+            threads.emplace_back([&, w = workers.back().get(), token] { stage([&] { w->run(token); }, [] {}); });
+        }
+        for (auto& t : threads) t.join();
+    }
+
+    failure.rethrow_if_failed();
+    if (stop.stop_requested()) throw Cancelled();
+
+    JobReport report;
+    report.input = src.path;
+    report.source_video_packets = pump.counters().video_packets;
+    report.source_frames_decoded = pump.counters().frames_decoded;
+    report.frames_normalized = pump.counters().frames_normalized;
+    report.audio_packets = audio ? audio->packet_count() : 0;
+    report.frame_rate = av_q2d(src.frame_rate);
+    report.encoder_slots = static_cast<int>(pool.size());
+    report.decode_seconds = pump.counters().busy_seconds;
+    for (auto& r : rungs) {
+        report.rungs.push_back(r.finalizer->report());
+        auto recs = r.finalizer->chunk_records();
+        report.chunks.insert(report.chunks.end(), recs.begin(), recs.end());
+    }
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,51 @@
+#pragma once
+// What a run did, for the user, for tests and (as JSON) for tooling.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ladder::engine {
+
+struct ChunkRecord {
+    int rung = 0;
+    int index = 0;
+    std::int64_t first_frame = 0;
+    std::int64_t frames = 0;
+    std::size_t bytes = 0;
+    std::string slot;
+    std::string encoder;
+    double start_seconds = 0;
+    double end_seconds = 0;
+};
+
+struct RungReport {
+    std::string name;
+    int width = 0;
+    int height = 0;
+    int bitrate_kbps = 0;
+    int chunks = 0;
+    std::int64_t frames = 0;
+    std::size_t video_bytes = 0;
+    std::string output;  // path of the finished file
+};
+
+struct JobReport {
+    std::string input;
+    std::vector<RungReport> rungs;
+    std::vector<ChunkRecord> chunks;
+    // Proof of "decode once": what the pump read and decoded from the source.
+    std::int64_t source_video_packets = 0;
+    std::int64_t source_frames_decoded = 0;
+    std::int64_t frames_normalized = 0;  // after the constant-frame-rate step
+    std::int64_t audio_packets = 0;
+    double frame_rate = 0;  // of every output
+    int encoder_slots = 0;
+    double decode_seconds = 0;  // pump thread busy time
+    double wall_seconds = 0;
+};
+
+void to_json(nlohmann::json& j, const JobReport& r);
+
+}  // namespace ladder::engine

@@ -1,0 +1,146 @@
+#include "engine/ladder_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "engine/errors.hpp"
+
+namespace ladder::engine {
+
+LadderSpec default_ladder() {
+    return LadderSpec{{
+        {"1080p", 0, 1080, 4500, 0, 0},
+        {"720p", 0, 720, 2500, 0, 0},
+        {"540p", 0, 540, 1200, 0, 0},
+        {"360p", 0, 360, 600, 0, 0},
+    }};
+}
+
+namespace {
+
+int even_round(double v) { return std::max(2, static_cast<int>(std::lround(v / 2.0)) * 2); }
+
+int get_int(const nlohmann::json& j, const char* key, int fallback, const std::string& where) {
+    if (!j.contains(key)) return fallback;
+    const auto& v = j.at(key);
+    if (!v.is_number_integer())
+        throw InputError(fmt::format("{}: \"{}\" must be an integer", where, key));
+    return v.get<int>();
+}
+
+}  // namespace
+
+LadderSpec parse_ladder_json(const std::string& text, const std::string& origin) {
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(fmt::format("ladder file {} is not valid JSON (byte {}): fix the file or pass --rung instead",
+                                     origin, e.byte));
+    }
+    if (!doc.is_object() || !doc.contains("rungs") || !doc["rungs"].is_array())
+        throw InputError(fmt::format("ladder file {} has no \"rungs\" array: expected {{\"rungs\": [{{\"name\": "
+                                     "\"720p\", \"height\": 720, \"bitrate_kbps\": 2500}}]}}",
+                                     origin));
+    LadderSpec spec;
+    int i = 0;
+    for (const auto& r : doc["rungs"]) {
+        std::string where = fmt::format("ladder file {}, rung {}", origin, i++);
+        if (!r.is_object()) throw InputError(where + ": must be an object");
+        if (!r.contains("name") || !r["name"].is_string()) throw InputError(where + ": needs a string \"name\"");
+        Rung rung;
+        rung.name = r["name"].get<std::string>();
+        rung.width = get_int(r, "width", 0, where);
+        rung.height = get_int(r, "height", 0, where);
+        rung.bitrate_kbps = get_int(r, "bitrate_kbps", 0, where);
+        rung.maxrate_kbps = get_int(r, "maxrate_kbps", 0, where);
+        rung.bufsize_kbps = get_int(r, "bufsize_kbps", 0, where);
+        spec.rungs.push_back(std::move(rung));
+    }
+    try {
+        validate_ladder(spec);
+    } catch (const InputError& e) {
+        throw InputError(fmt::format("ladder file {}: {}", origin, e.what()));
+    }
+    return spec;
+}
+
+LadderSpec load_ladder_file(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(fmt::format("cannot read ladder file {}: check the path", path.string()));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_ladder_json(ss.str(), path.string());
+}
+
+Rung parse_rung_argument(const std::string& arg) {
+    static const std::regex re(R"(^([^=]+)=(\d*)x(\d+)@(\d+)k?$)");
+    std::smatch m;
+    if (!std::regex_match(arg, m, re))
+        throw InputError(fmt::format("--rung '{}' is not NAME=WxH@KBPS (for example 720p=1280x720@2500)", arg));
+    Rung r;
+    r.name = m[1];
+    r.width = m[2].length() ? std::stoi(m[2]) : 0;
+    r.height = std::stoi(m[3]);
+    r.bitrate_kbps = std::stoi(m[4]);
+    return r;
+}
+
+void validate_ladder(const LadderSpec& spec) {
+    if (spec.rungs.empty()) throw InputError("the ladder has no rungs");
+    static const std::regex safe_name(R"(^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$)");
+    std::set<std::string> names;
+    for (const auto& r : spec.rungs) {
+        if (!std::regex_match(r.name, safe_name))
+            throw InputError(fmt::format(
+                "rung name '{}' is not allowed: use 1-64 letters, digits, '_', '-' or '.', starting with a "
+                "letter or digit",
+                r.name));
+        if (!names.insert(r.name).second) throw InputError(fmt::format("rung name '{}' is used twice", r.name));
+        if (r.height < 16 || r.height > 8192 || (r.height % 2) != 0)
+            throw InputError(fmt::format("rung '{}': height {} must be even and within 16..8192", r.name, r.height));
+        if (r.width != 0 && (r.width < 16 || r.width > 8192 || (r.width % 2) != 0))
+            throw InputError(fmt::format("rung '{}': width {} must be even and within 16..8192", r.name, r.width));
+        if (r.bitrate_kbps <= 0 || r.bitrate_kbps > 200000)
+            throw InputError(fmt::format("rung '{}': bitrate_kbps {} must be within 1..200000", r.name, r.bitrate_kbps));
+        if (r.maxrate_kbps < 0 || (r.maxrate_kbps && r.maxrate_kbps < r.bitrate_kbps))
+            throw InputError(fmt::format("rung '{}': maxrate_kbps must be at least bitrate_kbps", r.name));
+        if (r.bufsize_kbps < 0) throw InputError(fmt::format("rung '{}': bufsize_kbps must be positive", r.name));
+    }
+}
+
+FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h) {
+    FittedLadder out;
+    const double dar = static_cast<double>(display_w) / display_h;
+    for (Rung r : spec.rungs) {
+        if (r.width == 0) r.width = even_round(r.height * dar);
+        if (r.height > display_h || r.width > display_w) {
+            out.notes.push_back(fmt::format("rung {} ({}x{}) dropped: the source is only {}x{} and ladder never upscales",
+                                            r.name, r.width, r.height, display_w, display_h));
+            continue;
+        }
+        out.ladder.rungs.push_back(r);
+    }
+    if (out.ladder.rungs.empty()) {
+        // Keep one rung at the source size, with the smallest requested bitrate.
+        const auto smallest = std::min_element(spec.rungs.begin(), spec.rungs.end(),
+                                               [](const Rung& a, const Rung& b) { return a.height < b.height; });
+        Rung r = *smallest;
+        r.height = display_h & ~1;
+        r.width = display_w & ~1;
+        r.name = fmt::format("{}p", r.height);
+        out.notes.push_back(fmt::format("every rung is larger than the source: making one rung {} at {}x{}", r.name,
+                                        r.width, r.height));
+        out.ladder.rungs.push_back(r);
+    }
+    return out;
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,53 @@
+#pragma once
+// The ladder: which renditions ("rungs") to make. Loaded from JSON presets or
+// --rung arguments, or the default ladder; fitted to the source so that no
+// rung upscales and widths follow the display aspect ratio.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <libavutil/rational.h>
+}
+
+namespace ladder::engine {
+
+struct Rung {
+    std::string name;
+    int width = 0;  // 0: derived from the source's display aspect ratio
+    int height = 0;
+    int bitrate_kbps = 0;
+    int maxrate_kbps = 0;  // 0: 1.5 x bitrate
+    int bufsize_kbps = 0;  // 0: 2 x bitrate
+};
+
+struct LadderSpec {
+    std::vector<Rung> rungs;
+};
+
+// 1080p 4500k, 720p 2500k, 540p 1200k, 360p 600k.
+LadderSpec default_ladder();
+
+// Preset JSON: {"rungs": [{"name": "720p", "height": 720, "bitrate_kbps": 2500,
+// "width": 1280?, "maxrate_kbps": ?, "bufsize_kbps": ?}, ...]}.
+// origin names the file in error messages. Throws InputError.
+LadderSpec parse_ladder_json(const std::string& text, const std::string& origin);
+LadderSpec load_ladder_file(const std::filesystem::path& path);
+
+// "NAME=WxH@KBPS" (W may be 0 or omitted as "xH" to derive it). Throws InputError.
+Rung parse_rung_argument(const std::string& arg);
+
+// Checks names (unique, safe as file names) and numbers. Throws InputError.
+void validate_ladder(const LadderSpec& spec);
+
+struct FittedLadder {
+    LadderSpec ladder;
+    std::vector<std::string> notes;  // what was dropped or derived, for the user
+};
+
+// Fits the ladder to a source of display size display_w x display_h: derives
+// missing widths from the aspect ratio (even), drops rungs that would
+// upscale; if none is left, keeps one rung at the source's own size.
+FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h);
+
+}  // namespace ladder::engine

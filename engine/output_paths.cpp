@@ -1,0 +1,44 @@
+#include "engine/output_paths.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "engine/errors.hpp"
+
+namespace ladder::engine {
+
+std::filesystem::path single_file_path(const std::filesystem::path& outdir, const std::string& rung_name) {
+    return outdir / (rung_name + ".mp4");
+}
+
+void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<std::filesystem::path>& outputs,
+                        bool overwrite) {
+    std::error_code ec;
+    if (std::filesystem::exists(outdir, ec) && !std::filesystem::is_directory(outdir, ec))
+        throw InputError(fmt::format("output {} exists and is not a directory: choose another -o", outdir.string()));
+    std::filesystem::create_directories(outdir, ec);
+    if (ec)
+        throw InputError(fmt::format("cannot create output directory {}: {}: choose another -o or fix permissions",
+                                     outdir.string(), ec.message()));
+    // access() is not enough (root, read-only mounts): really create a file.
+    const auto probe = outdir / ".ladder-write-test";
+    int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        throw InputError(fmt::format("output directory {} is not writable: {}: choose another -o or fix permissions",
+                                     outdir.string(), std::strerror(errno)));
+    ::close(fd);
+    std::filesystem::remove(probe, ec);
+
+    for (const auto& out : outputs) {
+        if (std::filesystem::exists(out, ec) && !overwrite)
+            throw InputError(fmt::format("output {} already exists: pass --overwrite to replace it or choose another -o",
+                                         out.string()));
+    }
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,43 @@
+#pragma once
+// How the engine tells the outside world what is happening. The engine never
+// prints: cli/ renders these events (terminal lines today, JSON later).
+// Calls come from many threads; implementations synchronize themselves.
+#include <cstdint>
+#include <string>
+
+namespace ladder::engine {
+
+enum class RungState { pending, running, finalizing, completed, failed };
+enum class NoteLevel { info, warning };
+
+const char* to_string(RungState s);
+
+struct ChunkDone {
+    int rung = 0;
+    std::string rung_name;
+    int chunk = 0;
+    std::int64_t frames = 0;
+    std::size_t bytes = 0;
+    std::string slot;
+    double encode_seconds = 0;
+    int chunks_done = 0;       // of this rung, including this one
+    int chunks_expected = 0;   // estimate until the source is fully read
+};
+
+class ProgressSink {
+public:
+    virtual ~ProgressSink() = default;
+    virtual void note(NoteLevel, const std::string& message) { (void)message; }
+    virtual void rung_state(int rung, const std::string& name, RungState state) {
+        (void)rung, (void)name, (void)state;
+    }
+    virtual void chunk_done(const ChunkDone& event) { (void)event; }
+    virtual void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) {
+        (void)frames_decoded, (void)frames_expected;
+    }
+};
+
+// A sink that ignores everything (tests, library use).
+class NullProgressSink final : public ProgressSink {};
+
+}  // namespace ladder::engine

@@ -1,0 +1,64 @@
+#pragma once
+// One per rung, on its own thread: takes encoded chunks in any order and
+// writes them strictly in order into the rung's output, with continuous
+// timestamps and the shared AAC audio interleaved. The output is renamed into
+// place only after the last chunk, so a failed run leaves nothing that looks
+// complete.
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <vector>
+
+#include "engine/audio_track.hpp"
+#include "engine/chunk.hpp"
+#include "engine/job_report.hpp"
+#include "engine/ladder_spec.hpp"
+#include "engine/progress_sink.hpp"
+#include "mux/single_file_writer.hpp"
+
+namespace ladder::engine {
+
+class RungFinalizer {
+public:
+    RungFinalizer(int rung_index, Rung rung, std::filesystem::path output, AVRational frame_rate, AudioTrack* audio,
+                  ProgressSink& progress);
+
+    // From encoder workers, in any order.
+    void deliver(EncodedChunk chunk);
+    // From the rung's scaler, once it has queued its last chunk.
+    void set_total(int chunks, std::int64_t frames);
+
+    // Writes until the last chunk is in, then finishes the file.
+    void run(std::stop_token stop);
+
+    RungReport report() const;
+    std::vector<ChunkRecord> chunk_records() const;
+
+private:
+    std::optional<EncodedChunk> wait_for(int index, std::stop_token stop);
+    void write_chunk(EncodedChunk& chunk, std::stop_token stop);
+    void write_audio_until(std::int64_t limit, std::stop_token stop);
+
+    int rung_index_;
+    Rung rung_;
+    std::filesystem::path output_;
+    AVRational frame_rate_;
+    AudioTrack* audio_;
+    ProgressSink& progress_;
+
+    mutable std::mutex mu_;
+    std::condition_variable_any cv_;
+    std::map<int, EncodedChunk> waiting_;
+    std::optional<int> total_chunks_;
+    std::int64_t total_frames_ = 0;
+
+    std::unique_ptr<mux::SingleFileWriter> writer_;
+    std::size_t audio_cursor_ = 0;
+    RungReport report_;
+    std::vector<ChunkRecord> records_;
+};
+
+}  // namespace ladder::engine

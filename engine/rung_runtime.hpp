@@ -1,0 +1,21 @@
+#pragma once
+// Everything the threads of one rung share during a run.
+#include <memory>
+
+#include "engine/decode_pump.hpp"
+#include "engine/encoder_backend.hpp"
+#include "engine/ladder_spec.hpp"
+#include "engine/rung_codec_invariant.hpp"
+#include "engine/rung_finalizer.hpp"
+
+namespace ladder::engine {
+
+struct RungRuntime {
+    Rung rung;
+    EncoderSettings settings;
+    std::unique_ptr<FrameChannel> frames;  // pump -> scaler
+    std::unique_ptr<RungCodecInvariant> invariant;
+    std::unique_ptr<RungFinalizer> finalizer;
+};
+
+}  // namespace ladder::engine

@@ -1,0 +1,68 @@
+#include "engine/rung_scaler.hpp"
+
+#include <fmt/format.h>
+
+#include "av/av_error.hpp"
+#include "engine/errors.hpp"
+
+extern "C" {
+#include <libavutil/imgutils.h>
+}
+
+namespace ladder::engine {
+
+RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames,
+                       FrameChannel& input, SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end)
+    : rung_index_(rung_index),
+      rung_(rung),
+      pix_fmt_(pix_fmt),
+      chunk_frames_(chunk_frames),
+      input_(input),
+      output_(output),
+      on_end_(std::move(on_end)) {}
+
+av::FramePtr RungScaler::scale(av::FramePtr src) {
+    const bool square = src->sample_aspect_ratio.num == src->sample_aspect_ratio.den || src->sample_aspect_ratio.num == 0;
+    if (src->width == rung_.width && src->height == rung_.height && square) return src;  // same buffers, no copy
+    if (!sws_) {
+        sws_.reset(sws_getContext(src->width, src->height, static_cast<AVPixelFormat>(src->format), rung_.width,
+                                  rung_.height, pix_fmt_, SWS_BICUBIC, nullptr, nullptr, nullptr));
+        if (!sws_) throw RunError(fmt::format("rung {}: cannot scale {}x{} to {}x{}", rung_.name, src->width,
+                                              src->height, rung_.width, rung_.height));
+    }
+    av::FramePtr dst = av::make_frame();
+    dst->width = rung_.width;
+    dst->height = rung_.height;
+    dst->format = pix_fmt_;
+    av::check(av_frame_get_buffer(dst.get(), 0), "allocating a scaled frame");
+    av::check(av_frame_copy_props(dst.get(), src.get()), "copying frame properties");
+    av::check(sws_scale_frame(sws_.get(), dst.get(), src.get()), fmt::format("scaling for rung {}", rung_.name));
+    dst->sample_aspect_ratio = AVRational{1, 1};
+    return dst;
+}
+
+void RungScaler::emit(std::stop_token stop) {
+    if (pending_.frames.empty()) return;
+    pending_.rung = rung_index_;
+    pending_.index = chunks_++;
+    if (!output_.push(std::move(pending_), stop)) throw Cancelled();
+    pending_ = RawChunk{};
+}
+
+void RungScaler::run(std::stop_token stop) {
+    const auto frame_bytes =
+        static_cast<std::size_t>(av_image_get_buffer_size(pix_fmt_, rung_.width, rung_.height, 1));
+    while (auto frame = input_.pop(stop)) {
+        if (pending_.frames.empty()) pending_.first_frame = frames_;
+        pending_.frames.push_back(scale(std::move(*frame)));
+        pending_.bytes += frame_bytes;
+        ++frames_;
+        if (static_cast<int>(pending_.frames.size()) == chunk_frames_) emit(stop);
+    }
+    if (stop.stop_requested()) throw Cancelled();
+    emit(stop);
+    output_.close();
+    on_end_(chunks_, frames_);
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,42 @@
+#pragma once
+// One per rung, on its own thread: scales the pump's normalized frames to the
+// rung's size and cuts them into chunks of N frames (the same frame numbers
+// in every rung) on the rung's SegmentChunkQueue.
+#include <cstdint>
+#include <functional>
+#include <stop_token>
+
+#include "engine/decode_pump.hpp"
+#include "engine/ladder_spec.hpp"
+#include "engine/segment_chunk_queue.hpp"
+
+namespace ladder::engine {
+
+class RungScaler {
+public:
+    // on_end(chunks, frames) runs once the last chunk is queued.
+    RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames, FrameChannel& input,
+               SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end);
+
+    // Closes the queue after the last chunk. When it throws, the caller stops
+    // the run before closing the queue.
+    void run(std::stop_token stop);
+
+private:
+    av::FramePtr scale(av::FramePtr src);
+    void emit(std::stop_token stop);
+
+    int rung_index_;
+    Rung rung_;
+    AVPixelFormat pix_fmt_;
+    int chunk_frames_;
+    FrameChannel& input_;
+    SegmentChunkQueue& output_;
+    std::function<void(int, std::int64_t)> on_end_;
+    av::SwsPtr sws_;
+    RawChunk pending_;
+    int chunks_ = 0;
+    std::int64_t frames_ = 0;
+};
+
+}  // namespace ladder::engine

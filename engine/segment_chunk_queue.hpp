@@ -1,0 +1,48 @@
+#pragma once
+// Per-rung queue of raw chunks waiting for an encoder. push() blocks while
+// the queue holds `capacity` chunks (backpressure up to the pump);
+// push_front() requeues a chunk a worker could not finish, ahead of the rest,
+// and never blocks; pop() returns nothing only when the queue is closed and
+// drained (or the run stops).
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+
+#include "engine/chunk.hpp"
+
+namespace ladder::engine {
+
+class SegmentChunkQueue {
+public:
+    // on_change is called (without the queue's lock) after every push,
+    // requeue and close, so a scheduler watching many queues can wake.
+    explicit SegmentChunkQueue(std::size_t capacity, std::function<void()> on_change = {});
+
+    bool push(RawChunk chunk, std::stop_token stop = {});
+    void push_front(RawChunk chunk);
+    std::optional<RawChunk> pop(std::stop_token stop = {});
+    std::optional<RawChunk> try_pop();
+    void close();
+
+    bool closed() const;
+    bool drained() const;  // closed and empty
+    std::size_t size() const;
+    // Index of the chunk at the front, or -1 when empty.
+    int front_index() const;
+
+private:
+    void changed();
+
+    std::size_t capacity_;
+    std::function<void()> on_change_;
+    mutable std::mutex mu_;
+    std::condition_variable_any cv_;
+    std::deque<RawChunk> chunks_;
+    bool closed_ = false;
+};
+
+}  // namespace ladder::engine

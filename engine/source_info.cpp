@@ -1,0 +1,102 @@
+#include "engine/source_info.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <system_error>
+
+#include "av/av_error.hpp"
+#include "engine/errors.hpp"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+namespace ladder::engine {
+
+std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw InputError(fmt::format("input {} does not exist: check the path", path.string()));
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(fmt::format("input {} is a directory: pass a video file", path.string()));
+    if (std::filesystem::file_size(path, ec) == 0 && !ec)
+        throw InputError(fmt::format("input {} is empty (0 bytes): pass a video file", path.string()));
+    try {
+        return std::make_unique<av::InputFile>(path.string());
+    } catch (const av::AvError& e) {
+        throw InputError(fmt::format("input {} is not a media file ladder can read ({}): pass a video file",
+                                     path.string(), av::error_string(e.code())));
+    }
+}
+
+namespace {
+
+AVRational pick_frame_rate(AVFormatContext* fmt, AVStream* st) {
+    AVRational r = av_guess_frame_rate(fmt, st, nullptr);
+    if (r.num <= 0 || r.den <= 0 || av_q2d(r) > 240.0) r = st->avg_frame_rate;
+    if (r.num <= 0 || r.den <= 0 || av_q2d(r) > 240.0) r = AVRational{25, 1};
+    return av_make_q(r.num, r.den);
+}
+
+}  // namespace
+
+SourceInfo describe_source(const av::InputFile& input) {
+    SourceInfo s;
+    s.path = input.path();
+    AVFormatContext* fmt_ctx = input.get();
+    s.video_stream = input.best_stream(AVMEDIA_TYPE_VIDEO);
+    // Cover art is a one-picture "video" stream: it does not make a video.
+    if (s.video_stream >= 0 && (fmt_ctx->streams[s.video_stream]->disposition & AV_DISPOSITION_ATTACHED_PIC))
+        s.video_stream = -1;
+    if (s.video_stream < 0)
+        throw InputError(fmt::format("input {} has no video stream: ladder needs a video to encode", s.path));
+    AVStream* vs = fmt_ctx->streams[s.video_stream];
+    const AVCodecParameters* par = vs->codecpar;
+    if (par->width <= 0 || par->height <= 0 || par->format < 0)
+        throw InputError(fmt::format("input {}: the video stream ({}) has no usable size or pixel format: the file may "
+                                     "be damaged",
+                                     s.path, avcodec_get_name(par->codec_id)));
+    if (!avcodec_find_decoder(par->codec_id))
+        throw InputError(fmt::format("input {}: no decoder for video codec '{}' in this FFmpeg build", s.path,
+                                     avcodec_get_name(par->codec_id)));
+    s.codec_name = avcodec_get_name(par->codec_id);
+    s.width = par->width;
+    s.height = par->height;
+    AVRational sar = av_guess_sample_aspect_ratio(fmt_ctx, vs, nullptr);
+    s.sample_aspect = (sar.num > 0 && sar.den > 0) ? sar : AVRational{1, 1};
+    s.display_height = s.height & ~1;
+    s.display_width = static_cast<int>(std::lround(s.width * av_q2d(s.sample_aspect) / 2.0)) * 2;
+    s.frame_rate = pick_frame_rate(fmt_ctx, vs);
+    s.source_pix_fmt = static_cast<AVPixelFormat>(par->format);
+    const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(s.source_pix_fmt);
+    s.bit_depth = desc ? desc->comp[0].depth : 8;
+    s.pix_fmt = s.bit_depth > 8 ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
+    s.color_primaries = par->color_primaries;
+    s.color_trc = par->color_trc;
+    s.colorspace = par->color_space;
+    s.color_range = par->color_range;
+
+    if (vs->duration > 0 && vs->duration != AV_NOPTS_VALUE)
+        s.duration_seconds = vs->duration * av_q2d(vs->time_base);
+    else if (fmt_ctx->duration > 0)
+        s.duration_seconds = static_cast<double>(fmt_ctx->duration) / AV_TIME_BASE;
+    s.estimated_frames = vs->nb_frames > 0 ? vs->nb_frames
+                                            : static_cast<std::int64_t>(std::llround(s.duration_seconds * av_q2d(s.frame_rate)));
+
+    s.audio_stream = input.best_stream(AVMEDIA_TYPE_AUDIO);
+    if (s.audio_stream >= 0) {
+        AVStream* as = fmt_ctx->streams[s.audio_stream];
+        if (!avcodec_find_decoder(as->codecpar->codec_id) || as->codecpar->ch_layout.nb_channels <= 0 ||
+            as->codecpar->sample_rate <= 0) {
+            s.audio_stream = -1;  // reported by the job as "audio skipped"
+        } else {
+            s.audio_codec_name = avcodec_get_name(as->codecpar->codec_id);
+            if (const AVDictionaryEntry* lang = av_dict_get(as->metadata, "language", nullptr, 0))
+                s.audio_language = lang->value;
+        }
+    }
+    return s;
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,43 @@
+#pragma once
+// Opening and describing the source: the one place where "is this a usable
+// video file" is decided, with errors that say what to do.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "av/input_file.hpp"
+
+namespace ladder::engine {
+
+struct SourceInfo {
+    std::string path;
+    int video_stream = -1;
+    int audio_stream = -1;  // -1: no audio
+    int width = 0;          // coded size
+    int height = 0;
+    AVRational sample_aspect{1, 1};
+    int display_width = 0;  // width x SAR, even
+    int display_height = 0;
+    AVRational frame_rate{0, 1};  // the constant rate ladder outputs
+    AVPixelFormat source_pix_fmt = AV_PIX_FMT_NONE;
+    AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;  // normalized format
+    int bit_depth = 8;
+    double duration_seconds = 0;
+    std::int64_t estimated_frames = 0;
+    std::string codec_name;
+    std::string audio_codec_name;
+    std::string audio_language = "und";
+    AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
+    AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
+    AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
+    AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
+};
+
+// Opens the file; throws InputError for a missing file or one libavformat
+// cannot read as media.
+std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path);
+
+// Describes an opened source; throws InputError when it has no usable video.
+SourceInfo describe_source(const av::InputFile& input);
+
+}  // namespace ladder::engine

@@ -1,0 +1,90 @@
+#include "gpu/cpu_info.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+}
+
+namespace ladder::gpu {
+
+namespace {
+
+int usable_cores() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::uint64_t mem_available() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kb = 0;
+    std::string unit;
+    while (in >> key >> kb >> unit) {
+        if (key == "MemAvailable:") return kb * 1024;
+    }
+    long pages = sysconf(_SC_AVPHYS_PAGES);
+    long page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            auto pos = line.find(':');
+            if (pos != std::string::npos) return line.substr(pos + 2);
+        }
+    }
+    return "unknown";
+}
+
+}  // namespace
+
+CpuInfo read_cpu_info() { return CpuInfo{usable_cores(), mem_available(), cpu_model()}; }
+
+std::string cpu_encoder_name(const std::string& short_name) {
+    if (short_name == "svt" || short_name == "libsvtav1") return "libsvtav1";
+    if (short_name == "aom" || short_name == "libaom-av1") return "libaom-av1";
+    throw std::invalid_argument(fmt::format("unknown CPU encoder '{}' (use svt or aom)", short_name));
+}
+
+bool encoder_available(const std::string& encoder_name) {
+    return avcodec_find_encoder_by_name(encoder_name.c_str()) != nullptr;
+}
+
+std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu) {
+    if (count <= 0) {
+        // A 1080p SVT-AV1 session with its queued frames needs about 1 GiB;
+        // never plan more sessions than memory holds or cores can run.
+        constexpr std::uint64_t per_slot = 1ull << 30;
+        int by_memory = cpu.available_memory_bytes ? static_cast<int>(cpu.available_memory_bytes / per_slot) : 1;
+        count = std::clamp(std::min(cpu.cores, by_memory), 1, 64);
+    }
+    const int threads = std::max(1, cpu.cores / count);
+    const std::string short_name = encoder_name == "libsvtav1" ? "svt" : encoder_name == "libaom-av1" ? "aom" : encoder_name;
+    std::vector<EncoderSlot> slots;
+    for (int i = 0; i < count; ++i) {
+        EncoderSlot s;
+        s.kind = DeviceKind::cpu;
+        s.encoder = encoder_name;
+        s.threads = threads;
+        s.label = fmt::format("cpu{}:{}", i, short_name);
+        slots.push_back(std::move(s));
+    }
+    return slots;
+}
+
+}  // namespace ladder::gpu

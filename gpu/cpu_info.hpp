@@ -1,0 +1,29 @@
+#pragma once
+// What the CPU side of the machine offers: usable cores (affinity-aware, so
+// a container's cpuset is respected), memory, and the software AV1 encoders
+// this libavcodec build has.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_pool.hpp"
+
+namespace ladder::gpu {
+
+struct CpuInfo {
+    int cores = 1;
+    std::uint64_t available_memory_bytes = 0;
+    std::string model;
+};
+
+CpuInfo read_cpu_info();
+
+// Encoder name for the CLI's short form: "svt" -> "libsvtav1", "aom" -> "libaom-av1".
+std::string cpu_encoder_name(const std::string& short_name);
+bool encoder_available(const std::string& encoder_name);
+
+// CPU slots for `count` sessions of one encoder. count = 0 chooses from cores
+// and memory. Threads per slot are split so slots x threads ~= cores.
+std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu);
+
+}  // namespace ladder::gpu

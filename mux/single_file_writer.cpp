@@ -1,0 +1,75 @@
+#include "mux/single_file_writer.hpp"
+
+#include <fmt/format.h>
+
+
+#include "av/av_error.hpp"
+
+namespace ladder::mux {
+
+std::filesystem::path temporary_path_for(const std::filesystem::path& final_path) {
+    return final_path.parent_path() / ("." + final_path.filename().string() + ".part");
+}
+
+SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video,
+                                   AVRational video_time_base, const AVCodecParameters* audio,
+                                   AVRational audio_time_base)
+    : final_path_(std::move(final_path)),
+      temp_path_(temporary_path_for(final_path_)),
+      video_tb_(video_time_base),
+      audio_tb_(audio_time_base) {
+    AVFormatContext* raw = nullptr;
+    av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", temp_path_.c_str()),
+              fmt::format("creating MP4 muxer for {}", final_path_.string()));
+    ctx_.reset(raw);
+
+    AVStream* vs = avformat_new_stream(ctx_.get(), nullptr);
+    if (!vs) throw std::bad_alloc();
+    av::check(avcodec_parameters_copy(vs->codecpar, video), "copying video parameters");
+    vs->codecpar->codec_tag = 0;
+    vs->time_base = video_tb_;
+    if (audio) {
+        AVStream* as = avformat_new_stream(ctx_.get(), nullptr);
+        if (!as) throw std::bad_alloc();
+        av::check(avcodec_parameters_copy(as->codecpar, audio), "copying audio parameters");
+        as->codecpar->codec_tag = 0;
+        as->time_base = audio_tb_;
+        audio_stream_ = as->index;
+    }
+
+    av::check(avio_open(&ctx_->pb, temp_path_.c_str(), AVIO_FLAG_WRITE), fmt::format("creating {}", temp_path_.string()));
+    AVDictionary* opts = nullptr;
+    av_dict_set(&opts, "movflags", "+faststart", 0);
+    int ret = avformat_write_header(ctx_.get(), &opts);
+    av_dict_free(&opts);
+    av::check(ret, fmt::format("writing MP4 header of {}", final_path_.string()));
+}
+
+SingleFileWriter::~SingleFileWriter() {
+    if (finished_) return;
+    ctx_.reset();
+    std::error_code ec;
+    std::filesystem::remove(temp_path_, ec);
+}
+
+void SingleFileWriter::write(AVPacket* pkt, int stream, AVRational from) {
+    pkt->stream_index = stream;
+    av_packet_rescale_ts(pkt, from, ctx_->streams[stream]->time_base);
+    av::check(av_interleaved_write_frame(ctx_.get(), pkt), fmt::format("writing {}", final_path_.string()));
+}
+
+void SingleFileWriter::write_video(AVPacket* pkt) { write(pkt, 0, video_tb_); }
+
+void SingleFileWriter::write_audio(AVPacket* pkt) {
+    if (audio_stream_ >= 0) write(pkt, audio_stream_, audio_tb_);
+}
+
+void SingleFileWriter::finish() {
+    av::check(av_write_trailer(ctx_.get()), fmt::format("finishing {}", final_path_.string()));
+    av::check(avio_closep(&ctx_->pb), fmt::format("closing {}", temp_path_.string()));
+    ctx_.reset();
+    std::filesystem::rename(temp_path_, final_path_.string());
+    finished_ = true;
+}
+
+}  // namespace ladder::mux
