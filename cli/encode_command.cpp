@@ -94,8 +94,6 @@ int run_encode(const EncodeArgs& args) {
     SignalStop signals;
     try {
         const engine::JobOptions options = to_job_options(args);
-        if (args.policy == "auto")
-            progress.note(engine::NoteLevel::info, "policy auto: no GPU encoder support in this version, using the CPU");
         engine::JobReport report = engine::run_job(options, progress, signals.token());
         fmt::print("ladder: {} rungs in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
                    report.rungs.size(), report.wall_seconds, report.decode_seconds, report.frames_normalized,

@@ -106,7 +106,9 @@ private:
             if (stop.stop_requested()) throw Cancelled();
             av::check(av_frame_ref(frame.get(), chunk.frames[static_cast<std::size_t>(i)].get()), "referencing a frame");
             frame->pts = i;
-            frame->pict_type = i == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+            // A fresh encoder starts with a key frame on its own; forcing one on
+            // frame 0 makes libaom emit a second key frame right after it.
+            frame->pict_type = AV_PICTURE_TYPE_NONE;
             av::check(avcodec_send_frame(ctx.get(), frame.get()), "sending a frame");
             av_frame_unref(frame.get());
             drain(ctx.get(), chunk, out);

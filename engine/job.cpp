@@ -117,6 +117,11 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     }
 
     gpu::GpuPool pool(gpu::make_cpu_slots(options.encoder, options.cpu_slots, gpu::read_cpu_info()));
+    progress.note(NoteLevel::info,
+                  fmt::format("{}: {}x{} {} fps, {} frames; {} rungs, {}-frame chunks; {} {} sessions x {} threads",
+                              src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
+                              src.estimated_frames, fitted.ladder.rungs.size(), chunk_frames, pool.size(),
+                              options.encoder, pool.slots().front().threads));
 
     // --- Per-rung plumbing.
     std::vector<RungRuntime> rungs;

@@ -1,0 +1,195 @@
+#include "media_tools.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace ladder::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+fs::path scratch_root() {
+    static const fs::path root = [] {
+        fs::path p = fs::temp_directory_path() / ("ladder-e2e-" + std::to_string(::getpid()));
+        fs::create_directories(p);
+        return p;
+    }();
+    return root;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv) {
+    static std::mutex mu;
+    static int counter = 0;
+    fs::path out_file, err_file;
+    {
+        std::lock_guard lock(mu);
+        const int n = counter++;
+        out_file = scratch_root() / ("proc" + std::to_string(n) + ".out");
+        err_file = scratch_root() / ("proc" + std::to_string(n) + ".err");
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ProcessResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out_file);
+    r.err = slurp(err_file);
+    fs::remove(out_file);
+    fs::remove(err_file);
+    return r;
+}
+
+ProcessResult run_ladder(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{LADDER_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+}
+
+fs::path fresh_dir(const std::string& name) {
+    fs::path p = scratch_root() / name;
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
+
+fs::path make_clip(const std::string& name, const ClipSpec& s) {
+    static std::mutex mu;
+    std::lock_guard lock(mu);
+    fs::path out = scratch_root() / "clips" / (name + ".mp4");
+    if (fs::exists(out)) return out;
+    fs::create_directories(out.parent_path());
+    const std::string size = std::to_string(s.width) + "x" + std::to_string(s.height);
+    const std::string dur = std::to_string(s.seconds);
+    std::string vf = "testsrc2=size=" + size + ":rate=" + s.rate + ":duration=" + dur;
+    if (!s.extra_video_filter.empty()) vf += "," + s.extra_video_filter;
+    std::vector<std::string> argv{"ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", vf};
+    if (s.audio) {
+        for (std::string a : {"-f", "lavfi", "-i"}) argv.push_back(a);
+        argv.push_back("sine=frequency=440:sample_rate=48000:duration=" + dur);
+    }
+    for (std::string a : {"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-g", "30"})
+        argv.push_back(a);
+    if (s.audio)
+        for (std::string a : {"-c:a", "aac", "-b:a", "128k", "-ac", "2"}) argv.push_back(a);
+    argv.push_back("-y");
+    argv.push_back(out.string());
+    ProcessResult r = run_process(argv);
+    if (r.exit_code != 0) throw std::runtime_error("ffmpeg could not make clip " + name + ": " + r.err);
+    return out;
+}
+
+FileFacts probe(const fs::path& file) {
+    ProcessResult r = run_process({"ffprobe", "-v", "error", "-count_frames", "-count_packets", "-show_streams",
+                                   "-show_format", "-of", "json", file.string()});
+    if (r.exit_code != 0) throw std::runtime_error("ffprobe failed on " + file.string() + ": " + r.err);
+    auto j = nlohmann::json::parse(r.out);
+    FileFacts facts;
+    facts.format_name = j["format"].value("format_name", "");
+    facts.duration = std::stod(j["format"].value("duration", "0"));
+    for (const auto& s : j["streams"]) {
+        StreamFacts f;
+        f.codec = s.value("codec_name", "");
+        f.width = s.value("width", 0);
+        f.height = s.value("height", 0);
+        f.frames = std::stol(s.value("nb_read_frames", "0"));
+        f.packets = std::stol(s.value("nb_read_packets", "0"));
+        f.duration = std::stod(s.value("duration", "0"));
+        f.pix_fmt = s.value("pix_fmt", "");
+        if (s.value("codec_type", "") == "video") facts.video.push_back(f);
+        if (s.value("codec_type", "") == "audio") facts.audio.push_back(f);
+    }
+    return facts;
+}
+
+std::vector<long> key_frame_indexes(const fs::path& file) {
+    ProcessResult r = run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                   "packet=flags,pts", "-of", "json", file.string()});
+    if (r.exit_code != 0) throw std::runtime_error("ffprobe failed on " + file.string());
+    auto j = nlohmann::json::parse(r.out);
+    std::vector<std::pair<long, bool>> packets;
+    for (const auto& p : j["packets"]) packets.emplace_back(p.value("pts", 0L), p.value("flags", "").find('K') == 0);
+    std::sort(packets.begin(), packets.end());
+    std::vector<long> keys;
+    for (std::size_t i = 0; i < packets.size(); ++i)
+        if (packets[i].second) keys.push_back(static_cast<long>(i));
+    return keys;
+}
+
+std::string decode_errors(const fs::path& file) {
+    ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-v", "error", "-c:v", "libdav1d", "-i", file.string(),
+                                   "-map", "0:v:0", "-f", "null", "-"});
+    if (r.exit_code != 0) return "ffmpeg exit " + std::to_string(r.exit_code) + ": " + r.err;
+    return r.err;
+}
+
+double psnr_against_source(const fs::path& file, const fs::path& source, int width, int height) {
+    const std::string graph = "[1:v]scale=" + std::to_string(width) + ":" + std::to_string(height) +
+                              ":flags=bicubic,format=yuv420p[ref];[0:v]format=yuv420p[enc];[enc][ref]psnr";
+    ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-c:v", "libdav1d", "-i", file.string(), "-i",
+                                   source.string(), "-filter_complex", graph, "-f", "null", "-"});
+    static const std::regex avg(R"(PSNR .* average:([0-9.]+|inf))");
+    std::smatch m;
+    if (r.exit_code != 0 || !std::regex_search(r.err, m, avg))
+        throw std::runtime_error("PSNR measurement failed for " + file.string() + ": " + r.err);
+    return m[1] == "inf" ? 100.0 : std::stod(m[1]);
+}
+
+bool moov_before_mdat(const fs::path& file) {
+    // Walk the top-level ISO-BMFF boxes: size (32-bit, or 64-bit when 1) + type.
+    std::ifstream in(file, std::ios::binary);
+    std::vector<std::string> order;
+    for (;;) {
+        unsigned char hdr[8];
+        if (!in.read(reinterpret_cast<char*>(hdr), 8)) break;
+        std::uint64_t size = (std::uint64_t(hdr[0]) << 24) | (hdr[1] << 16) | (hdr[2] << 8) | hdr[3];
+        std::string type(reinterpret_cast<char*>(hdr + 4), 4);
+        std::uint64_t header = 8;
+        if (size == 1) {
+            unsigned char big[8];
+            if (!in.read(reinterpret_cast<char*>(big), 8)) break;
+            size = 0;
+            for (unsigned char b : big) size = (size << 8) | b;
+            header = 16;
+        }
+        order.push_back(type);
+        if (size < header) break;
+        in.seekg(static_cast<std::streamoff>(size - header), std::ios::cur);
+    }
+    auto moov = std::find(order.begin(), order.end(), "moov");
+    auto mdat = std::find(order.begin(), order.end(), "mdat");
+    return moov != order.end() && mdat != order.end() && moov < mdat;
+}
+
+}  // namespace ladder::test

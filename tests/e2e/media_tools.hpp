@@ -1,0 +1,74 @@
+#pragma once
+// Test helpers: run programs (argv vectors, no shell), make clips with the
+// ffmpeg CLI and read outputs back with ffprobe / ffmpeg + libdav1d, which
+// are independent of ladder's own code.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ladder::test {
+
+struct ProcessResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+ProcessResult run_process(const std::vector<std::string>& argv);
+
+// Runs the ladder binary under test.
+ProcessResult run_ladder(const std::vector<std::string>& args);
+
+struct ClipSpec {
+    int width = 320;
+    int height = 240;
+    std::string rate = "25";  // frames per second, e.g. "30000/1001"
+    double seconds = 3.0;
+    bool audio = true;
+    std::string extra_video_filter;  // appended to the source chain
+};
+
+// Generates an H.264 (+ AAC) clip with lavfi sources; cached per name in a
+// temporary folder shared by the tests of one process.
+std::filesystem::path make_clip(const std::string& name, const ClipSpec& spec);
+
+// A fresh empty directory for one test.
+std::filesystem::path fresh_dir(const std::string& name);
+
+struct StreamFacts {
+    std::string codec;
+    int width = 0;
+    int height = 0;
+    long frames = 0;          // decoded (ffprobe -count_frames)
+    long packets = 0;         // demuxed (ffprobe -count_packets)
+    double duration = 0;      // seconds
+    std::string pix_fmt;
+};
+
+struct FileFacts {
+    std::vector<StreamFacts> video;
+    std::vector<StreamFacts> audio;
+    std::string format_name;
+    double duration = 0;
+};
+
+FileFacts probe(const std::filesystem::path& file);
+
+// Indexes (in presentation order) of the video frames flagged as key frames.
+std::vector<long> key_frame_indexes(const std::filesystem::path& file);
+
+// Decodes every video frame with libdav1d; returns ffmpeg's error output
+// (empty when the stream decodes cleanly).
+std::string decode_errors(const std::filesystem::path& file);
+
+// Average PSNR (dB, all planes) of the file's video against the source
+// scaled to the same size with the same filter ladder uses.
+double psnr_against_source(const std::filesystem::path& file, const std::filesystem::path& source, int width,
+                           int height);
+
+// Whether the MP4's moov box comes before its mdat (faststart).
+bool moov_before_mdat(const std::filesystem::path& file);
+
+}  // namespace ladder::test
