@@ -39,8 +39,8 @@ void EncoderWorker::run(std::stop_token stop) {
         done.bytes = chunk.bytes;
         done.slot = chunk.slot_label;
         done.encode_seconds = chunk.end_seconds - chunk.start_seconds;
-        r.finalizer->deliver(std::move(chunk));
         progress_.chunk_done(done);
+        r.finalizer->deliver(std::move(chunk));
     }
 }
 
