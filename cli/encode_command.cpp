@@ -95,8 +95,8 @@ int run_encode(const EncodeArgs& args) {
     try {
         const engine::JobOptions options = to_job_options(args);
         engine::JobReport report = engine::run_job(options, progress, signals.token());
-        fmt::print("ladder: {} rungs in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
-                   report.rungs.size(), report.wall_seconds, report.decode_seconds, report.frames_normalized,
+        fmt::print("ladder: {} rung{} in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
+                   report.rungs.size(), report.rungs.size() == 1 ? "" : "s", report.wall_seconds, report.decode_seconds, report.frames_normalized,
                    report.encoder_slots);
         for (const auto& r : report.rungs) {
             const double seconds = report.frame_rate > 0 ? r.frames / report.frame_rate : 0.0;

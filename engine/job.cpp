@@ -91,7 +91,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     FittedLadder fitted = fit_to_source(options.ladder ? *options.ladder : default_ladder(), src.display_width,
                                         src.display_height);
     validate_ladder(fitted.ladder);
-    for (const auto& n : fitted.notes) progress.note(NoteLevel::warning, n);
+    // Trimming the default ladder is expected; trimming the user's own is worth a warning.
+    for (const auto& n : fitted.notes) progress.note(options.ladder ? NoteLevel::warning : NoteLevel::info, n);
     if (!gpu::encoder_available(options.encoder))
         throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
                                      "--encoder",

@@ -95,7 +95,7 @@ TEST(EncodeMp4, DefaultLadderIsTrimmedToTheSource) {
     // 640x360 source: the default ladder keeps only 360p, at 640x360.
     const fs::path src = make_clip("src360", {640, 360, "25", 2.0, true, ""});
     const fs::path out = fresh_dir("default-ladder");
-    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--preset", "12", "-q"});
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--preset", "12"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(out)) files.push_back(e.path().filename().string());
