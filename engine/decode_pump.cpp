@@ -45,10 +45,12 @@ void DecodePump::run(std::stop_token stop) {
         if (audio_) audio_->finish();
     } catch (...) {
         if (audio_) audio_->abandon();
-        counters_.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        counters_.busy_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - blocked_seconds_;
         throw;
     }
-    counters_.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    counters_.busy_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - blocked_seconds_;
     close_outputs();
     progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
     if (counters_.frames_normalized == 0)
@@ -98,9 +100,12 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
 
 void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
     frame->pts = counters_.frames_normalized++;
+    // Time spent waiting for room downstream is not decoding time.
+    const auto waiting = std::chrono::steady_clock::now();
     for (auto* ch : outputs_) {
         if (!ch->push(av::ref_frame(frame.get()), stop)) throw Cancelled();
     }
+    blocked_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
     if (counters_.frames_normalized % 25 == 0)
         progress_.decode_progress(counters_.frames_normalized, source_.estimated_frames);
 }

@@ -22,7 +22,7 @@ struct PumpCounters {
     std::int64_t video_packets = 0;
     std::int64_t frames_decoded = 0;
     std::int64_t frames_normalized = 0;
-    double busy_seconds = 0;
+    double busy_seconds = 0;  // demux + decode + normalize, without waiting for room downstream
 };
 
 class DecodePump {
@@ -53,6 +53,7 @@ private:
     std::unique_ptr<av::FilterChain> normalizer_;
     PumpCounters counters_;
     std::int64_t end_pts_ = 0;  // source time base
+    double blocked_seconds_ = 0;
 };
 
 }  // namespace ladder::engine

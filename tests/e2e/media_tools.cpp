@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <regex>
@@ -27,13 +28,22 @@ std::string slurp(const fs::path& p) {
     return ss.str();
 }
 
+// One scratch folder per test process, removed when the process exits
+// (unless LADDER_KEEP_TEST_FILES is set, to look at the outputs).
+struct ScratchRoot {
+    fs::path path;
+    ScratchRoot() : path(fs::temp_directory_path() / ("ladder-e2e-" + std::to_string(::getpid()))) {
+        fs::create_directories(path);
+    }
+    ~ScratchRoot() {
+        std::error_code ec;
+        if (!std::getenv("LADDER_KEEP_TEST_FILES")) fs::remove_all(path, ec);
+    }
+};
+
 fs::path scratch_root() {
-    static const fs::path root = [] {
-        fs::path p = fs::temp_directory_path() / ("ladder-e2e-" + std::to_string(::getpid()));
-        fs::create_directories(p);
-        return p;
-    }();
-    return root;
+    static const ScratchRoot root;
+    return root.path;
 }
 
 }  // namespace
