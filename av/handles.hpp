@@ -5,6 +5,7 @@
 
 extern "C" {
 #include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
 #include <libavfilter/avfilter.h>
 #include <libavformat/avformat.h>
 #include <libavutil/frame.h>
@@ -34,6 +35,9 @@ struct OutputFormatDeleter {
 struct CodecParametersDeleter {
     void operator()(AVCodecParameters* p) const noexcept { avcodec_parameters_free(&p); }
 };
+struct BsfDeleter {
+    void operator()(AVBSFContext* b) const noexcept { av_bsf_free(&b); }
+};
 struct SwsDeleter {
     void operator()(SwsContext* s) const noexcept { sws_freeContext(s); }
 };
@@ -50,6 +54,7 @@ using CodecContextPtr = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
 using InputFormatPtr = std::unique_ptr<AVFormatContext, InputFormatDeleter>;
 using OutputFormatPtr = std::unique_ptr<AVFormatContext, OutputFormatDeleter>;
 using CodecParametersPtr = std::unique_ptr<AVCodecParameters, CodecParametersDeleter>;
+using BsfPtr = std::unique_ptr<AVBSFContext, BsfDeleter>;
 using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
 using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphDeleter>;
 using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutDeleter>;

@@ -27,7 +27,8 @@ struct EncodedChunk {
     // Packets with pts/dts in frames since the start of the rung (time base
     // 1/frame_rate); the first is a key frame carrying a sequence header.
     std::vector<av::PacketPtr> packets;
-    // Stream parameters of the encoder that made it (extradata = sequence header).
+    // Stream parameters of the encoder that made it; extradata is the
+    // sequence header OBU taken from the first packet (what av1C holds).
     std::shared_ptr<const AVCodecParameters> codecpar;
     std::size_t bytes = 0;
     std::string slot_label;

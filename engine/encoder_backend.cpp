@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "av/av_error.hpp"
+#include "av/extradata.hpp"
 #include "engine/errors.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -126,6 +127,12 @@ private:
                                        slot_.encoder, chunk.index));
         auto par = av::make_codec_parameters();
         av::check(avcodec_parameters_from_context(par.get(), ctx.get()), "reading encoder parameters");
+        // av1C must carry the sequence header the key frames signal, not
+        // whatever the encoder offered at open time.
+        av::set_extradata(par.get(), av::extract_extradata(first, par.get()));
+        if (par->extradata_size == 0)
+            throw RunError(fmt::format("{}: no sequence header could be extracted from chunk {}", slot_.encoder,
+                                       chunk.index));
         out.codecpar = std::move(par);
         return out;
     }

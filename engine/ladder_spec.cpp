@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -32,7 +33,13 @@ int get_int(const nlohmann::json& j, const char* key, int fallback, const std::s
     const auto& v = j.at(key);
     if (!v.is_number_integer())
         throw InputError(fmt::format("{}: \"{}\" must be an integer", where, key));
-    return v.get<int>();
+    // Read wide first: get<int>() would silently wrap 4294968016 to 720.
+    const auto wide = v.is_number_unsigned() ? static_cast<long long>(std::min<unsigned long long>(
+                                                   v.get<unsigned long long>(), 1ull << 40))
+                                             : v.get<long long>();
+    if (wide < std::numeric_limits<int>::min() || wide > std::numeric_limits<int>::max())
+        throw InputError(fmt::format("{}: \"{}\" = {} is out of range", where, key, v.dump()));
+    return static_cast<int>(wide);
 }
 
 }  // namespace
@@ -81,7 +88,9 @@ LadderSpec load_ladder_file(const std::filesystem::path& path) {
 }
 
 Rung parse_rung_argument(const std::string& arg) {
-    static const std::regex re(R"(^([^=]+)=(\d*)x(\d+)@(\d+)k?$)");
+    // At most 6 digits per number: validate_ladder() gives the real limits,
+    // and std::stoi never sees a value it cannot hold.
+    static const std::regex re(R"(^([^=]+)=(\d{0,6})x(\d{1,6})@(\d{1,6})k?$)");
     std::smatch m;
     if (!std::regex_match(arg, m, re))
         throw InputError(fmt::format("--rung '{}' is not NAME=WxH@KBPS (for example 720p=1280x720@2500)", arg));
@@ -120,7 +129,9 @@ FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h)
     FittedLadder out;
     const double dar = static_cast<double>(display_w) / display_h;
     for (Rung r : spec.rungs) {
-        if (r.width == 0) r.width = even_round(r.height * dar);
+        // Never wider than the source's own (even) width: rounding must not
+        // turn the source-height rung into an "upscale".
+        if (r.width == 0) r.width = std::min(even_round(r.height * dar), display_w & ~1);
         if (r.height > display_h || r.width > display_w) {
             out.notes.push_back(fmt::format("rung {} ({}x{}) dropped: the source is only {}x{} and ladder never upscales",
                                             r.name, r.width, r.height, display_w, display_h));
@@ -129,7 +140,7 @@ FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h)
         out.ladder.rungs.push_back(r);
     }
     if (out.ladder.rungs.empty()) {
-        // Keep one rung at the source size, with the smallest requested bitrate.
+        // Keep one rung at the source size, with the bitrate of the smallest requested rung.
         const auto smallest = std::min_element(spec.rungs.begin(), spec.rungs.end(),
                                                [](const Rung& a, const Rung& b) { return a.height < b.height; });
         Rung r = *smallest;

@@ -40,6 +40,7 @@ void expect_valid_rung(const fs::path& file, const fs::path& source, const RungE
     EXPECT_GE(psnr, 30.0);
 
     EXPECT_TRUE(moov_before_mdat(file)) << "faststart: moov before mdat";
+    EXPECT_EQ(av1c_vs_inband_differences(file), std::vector<std::string>{}) << "av1C holds the in-band sequence header";
     if (source_audio_duration > 0) {
         ASSERT_EQ(f.audio.size(), 1u);
         EXPECT_EQ(f.audio[0].codec, "aac");

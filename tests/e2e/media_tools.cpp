@@ -1,5 +1,8 @@
 #include "media_tools.hpp"
 
+#include "av/input_file.hpp"
+#include "mux/av1_sequence_header.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -174,6 +177,21 @@ double psnr_against_source(const fs::path& file, const fs::path& source, int wid
     if (r.exit_code != 0 || !std::regex_search(r.err, m, avg))
         throw std::runtime_error("PSNR measurement failed for " + file.string() + ": " + r.err);
     return m[1] == "inf" ? 100.0 : std::stod(m[1]);
+}
+
+std::vector<std::string> av1c_vs_inband_differences(const fs::path& file) {
+    av::InputFile in(file.string());
+    const int v = in.best_stream(AVMEDIA_TYPE_VIDEO);
+    if (v < 0) throw std::runtime_error("no video in " + file.string());
+    const AVCodecParameters* par = in.get()->streams[v]->codecpar;
+    // av1C: 4 bytes of fields, then the configOBUs.
+    if (par->extradata_size <= 4) throw std::runtime_error("empty av1C in " + file.string());
+    auto from_av1c = mux::parse_sequence_header({par->extradata + 4, static_cast<std::size_t>(par->extradata_size - 4)});
+    av::PacketPtr pkt = av::make_packet();
+    while (in.read(pkt.get()) && pkt->stream_index != v) av_packet_unref(pkt.get());
+    auto in_band = mux::parse_sequence_header({pkt->data, static_cast<std::size_t>(pkt->size)});
+    if (!from_av1c || !in_band) throw std::runtime_error("sequence header missing in " + file.string());
+    return mux::sequence_header_differences(*from_av1c, *in_band, mux::SpliceCheck::strict);
 }
 
 bool moov_before_mdat(const fs::path& file) {

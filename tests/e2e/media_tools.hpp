@@ -68,6 +68,12 @@ std::string decode_errors(const std::filesystem::path& file);
 double psnr_against_source(const std::filesystem::path& file, const std::filesystem::path& source, int width,
                            int height);
 
+// Reads the file back with libavformat and compares the sequence header in
+// its av1C (sample entry) with the one in the first key frame, strictly.
+// Returns the differing fields (empty: they agree); throws when either is
+// missing.
+std::vector<std::string> av1c_vs_inband_differences(const std::filesystem::path& file);
+
 // Whether the MP4's moov box comes before its mdat (faststart).
 bool moov_before_mdat(const std::filesystem::path& file);
 
