@@ -4,8 +4,12 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/frame.h>
+#include <libavformat/avio.h>
+#include <libavformat/version.h>
 #include <libavutil/version.h>
 }
+
+#include <cstdint>
 
 namespace ladder::av {
 
@@ -24,5 +28,12 @@ inline bool frame_is_interlaced(const AVFrame* f) {
     return f->interlaced_frame != 0;
 #endif
 }
+
+// The buffer of an AVIO write callback became const in libavformat 61.
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+using AvioWriteBuffer = const std::uint8_t*;
+#else
+using AvioWriteBuffer = std::uint8_t*;
+#endif
 
 }  // namespace ladder::av

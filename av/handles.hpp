@@ -35,6 +35,12 @@ struct OutputFormatDeleter {
 struct CodecParametersDeleter {
     void operator()(AVCodecParameters* p) const noexcept { avcodec_parameters_free(&p); }
 };
+struct AvioContextDeleter {
+    void operator()(AVIOContext* io) const noexcept {
+        if (io) av_freep(&io->buffer);
+        avio_context_free(&io);
+    }
+};
 struct BsfDeleter {
     void operator()(AVBSFContext* b) const noexcept { av_bsf_free(&b); }
 };
@@ -54,6 +60,7 @@ using CodecContextPtr = std::unique_ptr<AVCodecContext, CodecContextDeleter>;
 using InputFormatPtr = std::unique_ptr<AVFormatContext, InputFormatDeleter>;
 using OutputFormatPtr = std::unique_ptr<AVFormatContext, OutputFormatDeleter>;
 using CodecParametersPtr = std::unique_ptr<AVCodecParameters, CodecParametersDeleter>;
+using AvioContextPtr = std::unique_ptr<AVIOContext, AvioContextDeleter>;
 using BsfPtr = std::unique_ptr<AVBSFContext, BsfDeleter>;
 using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
 using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphDeleter>;

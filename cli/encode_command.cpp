@@ -18,8 +18,10 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
     cmd->add_option("input", a.input, "Source video file (any format FFmpeg reads)")->required();
     cmd->add_option("-o,--output", a.outdir, "Output directory (created if missing)")->required();
     cmd->add_option("--format", a.format,
-                    "Output packaging: mp4 = one MP4 per rung (OUTDIR/<rung>.mp4, faststart, AAC audio shared by all)")
-        ->check(CLI::IsMember({"mp4"}))
+                    "Output packaging: hls = CMAF/HLS (OUTDIR/master.m3u8, OUTDIR/<rung>/ with init.mp4, "
+                    "seg_NNNNN.m4s, index.m3u8, iframes.m3u8, OUTDIR/audio/aac/); mp4 = one MP4 per rung "
+                    "(OUTDIR/<rung>.mp4, faststart, AAC audio); both = HLS and MP4 from the same encode")
+        ->check(CLI::IsMember({"hls", "mp4", "both"}))
         ->capture_default_str();
     auto* ladder = cmd->add_option("--ladder", a.ladder_file,
                                    "Ladder preset JSON ({\"rungs\": [{\"name\", \"height\", \"bitrate_kbps\", "
@@ -84,6 +86,9 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.overwrite = a.overwrite;
     o.preset = a.preset;
     o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
+    o.format = a.format == "mp4" ? engine::OutputFormat::mp4
+               : a.format == "both" ? engine::OutputFormat::both
+                                    : engine::OutputFormat::hls;
     return o;
 }
 

@@ -11,7 +11,7 @@ namespace ladder::cli {
 struct EncodeArgs {
     std::string input;
     std::string outdir;
-    std::string format = "mp4";
+    std::string format = "hls";
     std::string ladder_file;
     std::vector<std::string> rungs;
     std::string encoder = "svt";

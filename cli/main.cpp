@@ -5,6 +5,7 @@
 
 #include "av/logging.hpp"
 #include "cli/encode_command.hpp"
+#include "cli/validate_command.hpp"
 
 int main(int argc, char** argv) {
     ladder::av::quiet_library_logs();
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "ladder 0.1.0");
     ladder::cli::EncodeArgs encode;
     CLI::App* encode_cmd = ladder::cli::add_encode_command(app, encode);
+    ladder::cli::ValidateArgs validate;
+    CLI::App* validate_cmd = ladder::cli::add_validate_command(app, validate);
 
     try {
         app.parse(argc, argv);
@@ -28,5 +31,6 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (encode_cmd->parsed()) return ladder::cli::run_encode(encode);
+    if (validate_cmd->parsed()) return ladder::cli::run_validate(validate);
     return 2;
 }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "av/av_error.hpp"
+#include "engine/audio_rendition_writer.hpp"
 #include "engine/chunk_scheduler.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_worker.hpp"
@@ -18,6 +19,10 @@
 #include "engine/rung_scaler.hpp"
 #include "engine/source_info.hpp"
 #include "gpu/cpu_info.hpp"
+#include "mux/atomic_file.hpp"
+#include "mux/av1_codecs_string.hpp"
+#include "mux/hls_master_builder.hpp"
+#include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
 
@@ -78,6 +83,50 @@ EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset
     return s;
 }
 
+constexpr const char* kAudioFolder = "audio";
+constexpr const char* kAudioRendition = "aac";
+
+std::string relative_uri(const std::filesystem::path& outdir, const std::filesystem::path& file) {
+    return std::filesystem::relative(file, outdir).generic_string();
+}
+
+// Written last, after every rung and the audio are complete: its presence
+// means the ladder is whole.
+void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
+                           const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,
+                           const AudioTrack* audio) {
+    std::vector<mux::VideoRenditionSummary> video;
+    for (const auto& r : rungs) {
+        const auto contract = r.invariant->contract();
+        if (!contract) throw RunError(fmt::format("rung {}: no sequence header to describe", r.rung.name));
+        mux::VideoRenditionSummary v;
+        const auto dir = hls_rung_dir(outdir, r.rung.name);
+        v.uri = relative_uri(outdir, dir / "index.m3u8");
+        v.iframe_uri = relative_uri(outdir, dir / "iframes.m3u8");
+        v.width = r.rung.width;
+        v.height = r.rung.height;
+        v.frame_rate = av_q2d(src.frame_rate);
+        v.codecs = mux::av1_codecs_string(*contract);
+        v.video_range = mux::video_range_for_transfer(contract->trc);
+        v.segments = mux::segment_sizes(r.finalizer->hls_segments());
+        v.iframes = mux::iframe_sizes(r.finalizer->hls_segments());
+        video.push_back(std::move(v));
+    }
+    std::optional<mux::AudioRenditionSummary> audio_summary;
+    if (audio_rendition && audio) {
+        mux::AudioRenditionSummary a;
+        a.group_id = "audio-aac";
+        a.language = src.audio_language.empty() ? "und" : src.audio_language;
+        a.name = a.language == "und" ? "Audio" : a.language;
+        a.uri = relative_uri(outdir, audio_rendition->dir() / "index.m3u8");
+        a.channels = audio->channels();
+        a.segments = mux::segment_sizes(audio_rendition->segments());
+        audio_summary = std::move(a);
+    }
+    mux::write_file_atomically(master_playlist_path(outdir),
+                               mux::render_master_playlist(mux::build_master_playlist(video, audio_summary)));
+}
+
 }  // namespace
 
 JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop) {
@@ -97,9 +146,31 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
                                      "--encoder",
                                      options.encoder));
-    std::vector<std::filesystem::path> outputs;
-    for (const auto& r : fitted.ladder.rungs) outputs.push_back(single_file_path(options.outdir, r.name));
-    prepare_output_dir(options.outdir, outputs, options.overwrite);
+    const bool write_mp4 = options.format != OutputFormat::hls;
+    const bool write_hls = options.format != OutputFormat::mp4;
+    const bool hls_audio = write_hls && options.audio && src.audio_stream >= 0;
+    std::vector<RungOutputs> rung_outputs;
+    std::vector<std::filesystem::path> existing_check;
+    for (const auto& r : fitted.ladder.rungs) {
+        RungOutputs o;
+        if (write_mp4) existing_check.push_back(*(o.mp4 = single_file_path(options.outdir, r.name)));
+        if (write_hls) {
+            if (r.name == kAudioFolder)
+                throw InputError(fmt::format("rung name '{}' is reserved for the HLS audio folder: rename the rung",
+                                             r.name));
+            o.hls_dir = hls_rung_dir(options.outdir, r.name);
+            existing_check.push_back(*o.hls_dir / "index.m3u8");
+        }
+        rung_outputs.push_back(std::move(o));
+    }
+    if (write_hls) {
+        existing_check.push_back(master_playlist_path(options.outdir));
+        if (hls_audio) existing_check.push_back(hls_audio_dir(options.outdir, kAudioRendition) / "index.m3u8");
+    }
+    prepare_output_dir(options.outdir, existing_check, options.overwrite);
+    // An old master playlist would point at a mix of old and new segments
+    // while this run is under way: it goes first and comes back last.
+    if (write_hls) std::filesystem::remove(master_playlist_path(options.outdir));
 
     std::unique_ptr<AudioTrack> audio;
     if (options.audio && src.audio_stream >= 0) {
@@ -134,8 +205,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         rt.settings = settings_for(r, src, options.preset);
         rt.frames = std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)));
         rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
-        rt.finalizer = std::make_unique<RungFinalizer>(static_cast<int>(i), r, outputs[i], src.frame_rate,
-                                                       audio.get(), progress);
+        rt.finalizer = std::make_unique<RungFinalizer>(static_cast<int>(i), r, rung_outputs[i], src.frame_rate,
+                                                       write_mp4 ? audio.get() : nullptr, progress);
         rungs.push_back(std::move(rt));
         pixels.push_back(static_cast<std::int64_t>(r.width) * r.height);
         progress.rung_state(static_cast<int>(i), r.name, RungState::pending);
@@ -144,6 +215,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
     DecodePump pump(*input, src, channels, audio.get(), progress);
+    std::unique_ptr<AudioRenditionWriter> audio_rendition;
+    if (hls_audio && audio)
+        audio_rendition = std::make_unique<AudioRenditionWriter>(hls_audio_dir(options.outdir, kAudioRendition),
+                                                                 *audio, chunk_frames, src.frame_rate);
 
     std::stop_source stop;
     std::stop_callback forward_stop(external_stop, [&] { stop.request_stop(); });
@@ -168,7 +243,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             RungRuntime& rt = rungs[i];
             scalers.push_back(std::make_unique<RungScaler>(
                 static_cast<int>(i), rt.rung, src.pix_fmt, chunk_frames, *rt.frames, scheduler.queue(static_cast<int>(i)),
-                [&rt](int chunks, std::int64_t frames) { rt.finalizer->set_total(chunks, frames); }));
+                [&rt, &audio_rendition](int chunks, std::int64_t frames) {
+                    rt.finalizer->set_total(chunks, frames);
+                    if (audio_rendition) audio_rendition->set_video_frames(frames);
+                }));
             RungScaler* scaler = scalers.back().get();
             SegmentChunkQueue* queue = &scheduler.queue(static_cast<int>(i));
             threads.emplace_back([&, scaler, queue, token] {
@@ -176,6 +254,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             });
             threads.emplace_back([&, token, fin = rt.finalizer.get()] { stage([&] { fin->run(token); }, [] {}); });
         }
+        if (audio_rendition)
+            threads.emplace_back([&, token] { stage([&] { audio_rendition->run(token); }, [] {}); });
         std::vector<std::unique_ptr<EncoderWorker>> workers;
         for (std::size_t i = 0; i < pool.size(); ++i) {
             workers.push_back(std::make_unique<EncoderWorker>(pool, scheduler, rungs, progress, started));
@@ -186,6 +266,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
 
     failure.rethrow_if_failed();
     if (stop.stop_requested()) throw Cancelled();
+    if (write_hls) write_master_playlist(options.outdir, src, rungs, audio_rendition.get(), audio.get());
 
     JobReport report;
     report.input = src.path;

@@ -14,7 +14,9 @@
 
 namespace ladder::engine {
 
-enum class OutputFormat { mp4 };
+// hls: CMAF segments + playlists (OUTDIR/master.m3u8); mp4: OUTDIR/<rung>.mp4;
+// both: the two from the same encoded chunks.
+enum class OutputFormat { hls, mp4, both };
 
 struct JobOptions {
     std::filesystem::path input;
@@ -27,7 +29,7 @@ struct JobOptions {
     bool overwrite = false;
     int preset = -1;
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
-    OutputFormat format = OutputFormat::mp4;
+    OutputFormat format = OutputFormat::hls;
     std::size_t queue_chunks = 2;      // raw chunks waiting per rung
 };
 

@@ -16,6 +16,16 @@ std::filesystem::path single_file_path(const std::filesystem::path& outdir, cons
     return outdir / (rung_name + ".mp4");
 }
 
+std::filesystem::path hls_rung_dir(const std::filesystem::path& outdir, const std::string& rung_name) {
+    return outdir / rung_name;
+}
+
+std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const std::string& rendition_name) {
+    return outdir / "audio" / rendition_name;
+}
+
+std::filesystem::path master_playlist_path(const std::filesystem::path& outdir) { return outdir / "master.m3u8"; }
+
 void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<std::filesystem::path>& outputs,
                         bool overwrite) {
     std::error_code ec;

@@ -3,14 +3,16 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "mux/atomic_file.hpp"
+#include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
 
-RungFinalizer::RungFinalizer(int rung_index, Rung rung, std::filesystem::path output, AVRational frame_rate,
+RungFinalizer::RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate,
                              AudioTrack* audio, ProgressSink& progress)
     : rung_index_(rung_index),
       rung_(std::move(rung)),
-      output_(std::move(output)),
+      outputs_(std::move(outputs)),
       frame_rate_(frame_rate),
       audio_(audio),
       progress_(progress) {
@@ -55,47 +57,80 @@ void RungFinalizer::write_audio_until(std::int64_t limit, std::stop_token stop) 
     if (!audio_) return;
     while (auto pkt = audio_->packet(audio_cursor_, stop)) {
         if ((*pkt)->pts >= limit) break;
-        writer_->write_audio(pkt->get());
+        mp4_->write_audio(pkt->get());
         ++audio_cursor_;
     }
     if (stop.stop_requested()) throw Cancelled();
 }
 
+void RungFinalizer::open_outputs(const EncodedChunk& first) {
+    const AVRational tb = av_inv_q(frame_rate_);
+    if (outputs_.mp4)
+        mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb,
+                                                       audio_ ? audio_->codecpar() : nullptr,
+                                                       audio_ ? audio_->time_base() : AVRational{1, 1});
+    if (outputs_.hls_dir) cmaf_ = std::make_unique<mux::CmafTrackWriter>(*outputs_.hls_dir, first.codecpar.get(), tb);
+}
+
 void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
-    if (!writer_) {
-        writer_ = std::make_unique<mux::SingleFileWriter>(output_, chunk.codecpar.get(), av_inv_q(frame_rate_),
-                                                          audio_ ? audio_->codecpar() : nullptr,
-                                                          audio_ ? audio_->time_base() : AVRational{1, 1});
-    }
     if (chunk.first_frame != report_.frames)
         throw RunError(fmt::format("rung {}: chunk {} starts at frame {} but {} frames were written before it",
                                    rung_.name, chunk.index, chunk.first_frame, report_.frames));
-    for (auto& pkt : chunk.packets) writer_->write_video(pkt.get());
+    for (auto& pkt : chunk.packets) {
+        // Muxers take the packet's reference: the second output gets its own.
+        if (cmaf_) cmaf_->write(mp4_ ? av::ref_packet(pkt.get()).get() : pkt.get());
+        if (mp4_) mp4_->write_video(pkt.get());
+    }
+    if (cmaf_) {
+        hls_segments_.push_back(cmaf_->close_segment());
+        if (hls_segments_.back().samples != chunk.frame_count)
+            throw RunError(fmt::format("rung {}: segment {} holds {} samples, chunk {} has {} frames", rung_.name,
+                                       hls_segments_.back().uri, hls_segments_.back().samples, chunk.index,
+                                       chunk.frame_count));
+    }
     report_.frames += chunk.frame_count;
     report_.video_bytes += chunk.bytes;
     ++report_.chunks;
     records_.push_back(ChunkRecord{chunk.rung, chunk.index, chunk.first_frame, chunk.frame_count, chunk.bytes,
                                    chunk.slot_label, chunk.encoder, chunk.start_seconds, chunk.end_seconds});
-    if (audio_) write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
+    if (mp4_ && audio_)
+        write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
+}
+
+void RungFinalizer::finish_hls() {
+    cmaf_->finish();
+    mux::write_file_atomically(*outputs_.hls_dir / "iframes.m3u8",
+                               mux::render_media_playlist(mux::iframe_playlist_for(hls_segments_)));
+    mux::write_file_atomically(*outputs_.hls_dir / "index.m3u8",
+                               mux::render_media_playlist(mux::media_playlist_for(hls_segments_)));
 }
 
 void RungFinalizer::run(std::stop_token stop) {
     for (int index = 0;; ++index) {
         auto chunk = wait_for(index, stop);
         if (!chunk) break;
-        if (index == 0) progress_.rung_state(rung_index_, rung_.name, RungState::running);
+        if (index == 0) {
+            progress_.rung_state(rung_index_, rung_.name, RungState::running);
+            open_outputs(*chunk);
+        }
         write_chunk(*chunk, stop);
     }
     progress_.rung_state(rung_index_, rung_.name, RungState::finalizing);
-    if (!writer_) throw RunError(fmt::format("rung {}: no chunk was encoded", rung_.name));
+    if (report_.chunks == 0) throw RunError(fmt::format("rung {}: no chunk was encoded", rung_.name));
     {
         std::lock_guard lock(mu_);
         if (report_.frames != total_frames_)
             throw RunError(fmt::format("rung {}: wrote {} frames of {}", rung_.name, report_.frames, total_frames_));
     }
-    write_audio_until(INT64_MAX, stop);
-    writer_->finish();
-    report_.output = output_.string();
+    if (mp4_) {
+        if (audio_) write_audio_until(INT64_MAX, stop);
+        mp4_->finish();
+        report_.output = outputs_.mp4->string();
+    }
+    if (cmaf_) {
+        finish_hls();
+        if (report_.output.empty()) report_.output = (*outputs_.hls_dir / "index.m3u8").string();
+    }
     progress_.rung_state(rung_index_, rung_.name, RungState::completed);
 }
 

@@ -17,13 +17,17 @@
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
 #include "engine/progress_sink.hpp"
+#include "engine/rung_outputs.hpp"
+#include "mux/cmaf_track_writer.hpp"
 #include "mux/single_file_writer.hpp"
 
 namespace ladder::engine {
 
 class RungFinalizer {
 public:
-    RungFinalizer(int rung_index, Rung rung, std::filesystem::path output, AVRational frame_rate, AudioTrack* audio,
+    // audio (may be null) is interleaved into the MP4 output only; HLS audio
+    // is its own rendition.
+    RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate, AudioTrack* audio,
                   ProgressSink& progress);
 
     // From encoder workers, in any order.
@@ -36,15 +40,19 @@ public:
 
     RungReport report() const;
     std::vector<ChunkRecord> chunk_records() const;
+    // The HLS segments written (empty without HLS output). Valid after run().
+    const std::vector<mux::CmafSegment>& hls_segments() const { return hls_segments_; }
 
 private:
     std::optional<EncodedChunk> wait_for(int index, std::stop_token stop);
     void write_chunk(EncodedChunk& chunk, std::stop_token stop);
     void write_audio_until(std::int64_t limit, std::stop_token stop);
+    void open_outputs(const EncodedChunk& first);
+    void finish_hls();
 
     int rung_index_;
     Rung rung_;
-    std::filesystem::path output_;
+    RungOutputs outputs_;
     AVRational frame_rate_;
     AudioTrack* audio_;
     ProgressSink& progress_;
@@ -55,7 +63,9 @@ private:
     std::optional<int> total_chunks_;
     std::int64_t total_frames_ = 0;
 
-    std::unique_ptr<mux::SingleFileWriter> writer_;
+    std::unique_ptr<mux::SingleFileWriter> mp4_;
+    std::unique_ptr<mux::CmafTrackWriter> cmaf_;
+    std::vector<mux::CmafSegment> hls_segments_;
     std::size_t audio_cursor_ = 0;
     RungReport report_;
     std::vector<ChunkRecord> records_;

@@ -39,6 +39,21 @@ AVRational pick_frame_rate(AVFormatContext* fmt, AVStream* st) {
     return av_make_q(r.num, r.den);
 }
 
+// Untagged sources get what players assume for them anyway (BT.709 from 720
+// lines up, SMPTE 170M below; limited range), written down explicitly so
+// every rung's sequence header, colr box and CODECS say the same thing.
+void fill_missing_color(SourceInfo& s) {
+    const bool hd = s.height >= 720;
+    if (s.color_primaries == AVCOL_PRI_UNSPECIFIED || s.color_primaries == AVCOL_PRI_RESERVED ||
+        s.color_primaries == AVCOL_PRI_RESERVED0)
+        s.color_primaries = hd ? AVCOL_PRI_BT709 : AVCOL_PRI_SMPTE170M;
+    if (s.color_trc == AVCOL_TRC_UNSPECIFIED || s.color_trc == AVCOL_TRC_RESERVED || s.color_trc == AVCOL_TRC_RESERVED0)
+        s.color_trc = hd ? AVCOL_TRC_BT709 : AVCOL_TRC_SMPTE170M;
+    if (s.colorspace == AVCOL_SPC_UNSPECIFIED || s.colorspace == AVCOL_SPC_RESERVED)
+        s.colorspace = hd ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M;
+    if (s.color_range == AVCOL_RANGE_UNSPECIFIED) s.color_range = AVCOL_RANGE_MPEG;
+}
+
 }  // namespace
 
 SourceInfo describe_source(const av::InputFile& input) {
@@ -76,6 +91,7 @@ SourceInfo describe_source(const av::InputFile& input) {
     s.color_trc = par->color_trc;
     s.colorspace = par->color_space;
     s.color_range = par->color_range;
+    fill_missing_color(s);
 
     if (vs->duration > 0 && vs->duration != AV_NOPTS_VALUE)
         s.duration_seconds = vs->duration * av_q2d(vs->time_base);

@@ -29,7 +29,7 @@ void expect_no_outputs(const fs::path& dir) {
     for (const auto& e : fs::recursive_directory_iterator(dir)) ADD_FAILURE() << "left behind: " << e.path();
 }
 
-const std::vector<std::string> kQuick{"--rung", "120p=160x120@200", "--preset", "12"};
+const std::vector<std::string> kQuick{"--format", "mp4", "--rung", "120p=160x120@200", "--preset", "12"};
 
 std::vector<std::string> encode_args(const fs::path& in, const fs::path& out, std::vector<std::string> extra = kQuick) {
     std::vector<std::string> a{"encode", in.string(), "-o", out.string()};

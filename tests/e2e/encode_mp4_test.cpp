@@ -75,7 +75,7 @@ TEST(EncodeMp4, TwoRungsAomNtscRate) {
     const fs::path out = fresh_dir("aom-two-rungs");
     FileFacts sf = probe(src);
     const long frames = sf.video[0].frames;
-    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "180p=320x180@500",
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "mp4", "--rung", "180p=320x180@500",
                                   "--rung", "90p=x90@150", "--encoder", "aom", "--segment-seconds", "1.5",
                                   "--preset", "8", "--cpu-slots", "2"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -86,7 +86,7 @@ TEST(EncodeMp4, TwoRungsAomNtscRate) {
 TEST(EncodeMp4, VideoOnlySourceAndAudioNone) {
     const fs::path src = make_clip("noaudio", {256, 144, "24", 2.0, false, ""});
     const fs::path out = fresh_dir("video-only");
-    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "144p=256x144@300",
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "mp4", "--rung", "144p=256x144@300",
                                   "--preset", "12", "--audio", "none"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     expect_valid_rung(out / "144p.mp4", src, {"144p", 256, 144}, 48, 24.0, 48, 0);
@@ -96,7 +96,7 @@ TEST(EncodeMp4, DefaultLadderIsTrimmedToTheSource) {
     // 640x360 source: the default ladder keeps only 360p, at 640x360.
     const fs::path src = make_clip("src360", {640, 360, "25", 2.0, true, ""});
     const fs::path out = fresh_dir("default-ladder");
-    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--preset", "12"});
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "mp4", "--preset", "12"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(out)) files.push_back(e.path().filename().string());

@@ -1,0 +1,38 @@
+#include "cli/validate_command.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "engine/ladder_validator.hpp"
+
+namespace ladder::cli {
+
+CLI::App* add_validate_command(CLI::App& app, ValidateArgs& a) {
+    CLI::App* cmd = app.add_subcommand(
+        "validate",
+        "Check an HLS ladder written by `ladder encode`: playlists parse, every referenced file exists, every "
+        "segment starts with a key frame, CODECS matches each init segment's av1C, BANDWIDTH and "
+        "AVERAGE-BANDWIDTH are within 10% of the measured rates, EXTINF matches the samples, and segment "
+        "boundaries line up across rungs and with the audio. Exit 0 when valid, 1 with problems.");
+    cmd->add_option("outdir", a.outdir, "The ladder's folder (the one holding master.m3u8)")->required();
+    cmd->add_flag("-q,--quiet", a.quiet, "Print only problems");
+    return cmd;
+}
+
+int run_validate(const ValidateArgs& a) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(a.outdir, ec)) {
+        fmt::print(stderr, "ladder: error: {} is not a directory: pass the folder holding master.m3u8\n", a.outdir);
+        return 2;
+    }
+    const engine::ValidationReport report = engine::validate_hls_ladder(a.outdir);
+    for (const auto& p : report.problems) fmt::print("{}/{}\n", a.outdir, p);
+    if (!a.quiet || !report.problems.empty())
+        fmt::print(stderr, "ladder: {}: {} variant{}, {} segment{} checked, {} problem{}\n", a.outdir, report.variants,
+                   report.variants == 1 ? "" : "s", report.segments, report.segments == 1 ? "" : "s",
+                   report.problems.size(), report.problems.size() == 1 ? "" : "s");
+    return report.problems.empty() ? 0 : 1;
+}
+
+}  // namespace ladder::cli

@@ -1,0 +1,57 @@
+#include "engine/audio_rendition_writer.hpp"
+
+#include <limits>
+
+#include "engine/errors.hpp"
+#include "mux/atomic_file.hpp"
+#include "mux/hls_track_playlists.hpp"
+
+namespace ladder::engine {
+
+AudioRenditionWriter::AudioRenditionWriter(std::filesystem::path dir, AudioTrack& audio, int chunk_frames,
+                                           AVRational frame_rate)
+    : dir_(std::move(dir)), audio_(audio), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
+
+void AudioRenditionWriter::set_video_frames(std::int64_t frames) {
+    {
+        std::lock_guard lock(mu_);
+        if (!video_frames_) video_frames_ = frames;
+    }
+    cv_.notify_all();
+}
+
+void AudioRenditionWriter::run(std::stop_token stop) {
+    std::int64_t video_frames = 0;
+    {
+        std::unique_lock lock(mu_);
+        if (!cv_.wait(lock, stop, [&] { return video_frames_.has_value(); })) throw Cancelled();
+        video_frames = *video_frames_;
+    }
+    const std::int64_t chunks = (video_frames + chunk_frames_ - 1) / chunk_frames_;
+    const AVRational frame_tb = av_inv_q(frame_rate_);
+    // Segment k ends at frame (k+1)*N; the last one takes whatever audio is left.
+    auto boundary = [&](std::int64_t k) {
+        return k + 1 >= chunks ? std::numeric_limits<std::int64_t>::max()
+                               : av_rescale_q((k + 1) * chunk_frames_, frame_tb, audio_.time_base());
+    };
+    mux::CmafTrackWriter writer(dir_, audio_.codecpar(), audio_.time_base());
+    std::int64_t k = 0;
+    bool open_segment = false;
+    for (std::size_t i = 0;; ++i) {
+        auto pkt = audio_.packet(i, stop);
+        if (!pkt) break;
+        while ((*pkt)->pts >= boundary(k)) {
+            if (open_segment) segments_.push_back(writer.close_segment());
+            open_segment = false;
+            ++k;
+        }
+        writer.write(pkt->get());
+        open_segment = true;
+    }
+    if (stop.stop_requested()) throw Cancelled();
+    if (open_segment) segments_.push_back(writer.close_segment());
+    writer.finish();
+    mux::write_file_atomically(dir_ / "index.m3u8", mux::render_media_playlist(mux::media_playlist_for(segments_)));
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,41 @@
+#pragma once
+// The HLS audio rendition: the shared AAC packets cut into CMAF segments at
+// the video's chunk boundaries (frame k*N of every rung), so audio and video
+// segments line up. It starts once the source is fully read, when the last
+// boundary is known; the audio is all in memory by then.
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <vector>
+
+#include "engine/audio_track.hpp"
+#include "mux/cmaf_track_writer.hpp"
+
+namespace ladder::engine {
+
+class AudioRenditionWriter {
+public:
+    AudioRenditionWriter(std::filesystem::path dir, AudioTrack& audio, int chunk_frames, AVRational frame_rate);
+
+    // From a rung scaler once the video's length is known.
+    void set_video_frames(std::int64_t frames);
+    void run(std::stop_token stop);
+
+    const std::vector<mux::CmafSegment>& segments() const { return segments_; }
+    const std::filesystem::path& dir() const { return dir_; }
+
+private:
+    std::filesystem::path dir_;
+    AudioTrack& audio_;
+    int chunk_frames_;
+    AVRational frame_rate_;
+    std::mutex mu_;
+    std::condition_variable_any cv_;
+    std::optional<std::int64_t> video_frames_;
+    std::vector<mux::CmafSegment> segments_;
+};
+
+}  // namespace ladder::engine

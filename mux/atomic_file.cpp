@@ -1,0 +1,49 @@
+#include "mux/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "mux/single_file_writer.hpp"
+
+namespace ladder::mux {
+
+void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
+    const auto temp = temporary_path_for(path);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", temp.string(), std::strerror(errno)));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int err = errno;
+            ::close(fd);
+            ::unlink(temp.c_str());
+            throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(temp.c_str());
+        throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+    }
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) {
+        ::unlink(temp.c_str());
+        throw std::runtime_error(fmt::format("cannot rename {} into place: {}", path.string(), ec.message()));
+    }
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+    write_file_atomically(path, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+}  // namespace ladder::mux

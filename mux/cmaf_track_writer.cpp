@@ -1,0 +1,116 @@
+#include "mux/cmaf_track_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "av/av_error.hpp"
+#include "mux/atomic_file.hpp"
+#include "mux/bmff_boxes.hpp"
+
+namespace ladder::mux {
+
+namespace {
+
+std::string segment_name(int n) { return fmt::format("seg_{:05d}.m4s", n); }
+
+}  // namespace
+
+int CmafTrackWriter::on_write(void* opaque, av::AvioWriteBuffer buf, int size) {
+    auto* self = static_cast<CmafTrackWriter*>(opaque);
+    self->pending_.insert(self->pending_.end(), buf, buf + size);
+    return size;
+}
+
+std::vector<std::uint8_t> CmafTrackWriter::take_bytes() {
+    avio_flush(ctx_->pb);
+    std::vector<std::uint8_t> out;
+    out.swap(pending_);
+    return out;
+}
+
+CmafTrackWriter::CmafTrackWriter(std::filesystem::path dir, const AVCodecParameters* par, AVRational time_base)
+    : dir_(std::move(dir)), time_base_(time_base) {
+    std::filesystem::create_directories(dir_);
+    AVFormatContext* raw = nullptr;
+    av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", nullptr), "creating the CMAF muxer");
+    ctx_.reset(raw);
+
+    constexpr int io_buffer_size = 64 * 1024;
+    auto* buffer = static_cast<unsigned char*>(av_malloc(io_buffer_size));
+    if (!buffer) throw std::bad_alloc();
+    io_.reset(avio_alloc_context(buffer, io_buffer_size, 1, this, nullptr, &CmafTrackWriter::on_write, nullptr));
+    if (!io_) {
+        av_free(buffer);
+        throw std::bad_alloc();
+    }
+    ctx_->pb = io_.get();
+    ctx_->flags |= AVFMT_FLAG_CUSTOM_IO;
+
+    AVStream* st = avformat_new_stream(ctx_.get(), nullptr);
+    if (!st) throw std::bad_alloc();
+    av::check(avcodec_parameters_copy(st->codecpar, par), "copying stream parameters");
+    st->codecpar->codec_tag = 0;
+    st->time_base = time_base_;
+
+    AVDictionary* opts = nullptr;
+    // cmaf: iso6/cmfc brands; frag_custom: a fragment exactly where ladder
+    // cuts a segment; empty_moov: the init segment holds no samples;
+    // default_base_moof: offsets relative to each moof, so every segment file
+    // stands alone; write_colr: colr (nclx) even for unspecified colour.
+    av_dict_set(&opts, "movflags", "+cmaf+frag_custom+empty_moov+default_base_moof+write_colr+skip_trailer", 0);
+    int ret = avformat_write_header(ctx_.get(), &opts);
+    av_dict_free(&opts);
+    av::check(ret, fmt::format("writing the CMAF header for {}", dir_.string()));
+    write_file_atomically(dir_ / init_name, take_bytes());
+}
+
+CmafTrackWriter::~CmafTrackWriter() {
+    // The muxer must let go of the custom AVIO before it is freed.
+    if (ctx_) ctx_->pb = nullptr;
+}
+
+void CmafTrackWriter::write(AVPacket* pkt) {
+    if (seg_samples_ == 0) {
+        seg_first_pts_ = pkt->pts;
+        seg_end_pts_ = pkt->pts;
+    }
+    seg_end_pts_ = std::max(seg_end_pts_, pkt->pts + std::max<std::int64_t>(pkt->duration, 0));
+    ++seg_samples_;
+    pkt->stream_index = 0;
+    av_packet_rescale_ts(pkt, time_base_, ctx_->streams[0]->time_base);
+    av::check(av_write_frame(ctx_.get(), pkt), fmt::format("writing a sample into {}", dir_.string()));
+}
+
+CmafSegment CmafTrackWriter::close_segment() {
+    if (seg_samples_ == 0) throw std::logic_error("close_segment() with no sample written");
+    av::check(av_write_frame(ctx_.get(), nullptr), fmt::format("cutting a fragment in {}", dir_.string()));
+    std::vector<std::uint8_t> bytes = take_bytes();
+    CmafSegment seg;
+    seg.uri = segment_name(next_segment_++);
+    seg.first_pts = seg_first_pts_;
+    seg.duration = static_cast<double>(seg_end_pts_ - seg_first_pts_) * av_q2d(time_base_);
+    seg.bytes = bytes.size();
+    seg.samples = seg_samples_;
+    const auto layout = read_fragment_layout(bytes);
+    if (!layout || layout->sample_count != seg_samples_)
+        throw std::runtime_error(fmt::format("{}: the muxer wrote an unexpected fragment for {}", dir_.string(), seg.uri));
+    seg.iframe_bytes = layout->first_sample_offset + layout->first_sample_size;
+    write_file_atomically(dir_ / seg.uri, bytes);
+    seg_samples_ = 0;
+    return seg;
+}
+
+void CmafTrackWriter::finish() {
+    if (finished_) return;
+    av::check(av_write_trailer(ctx_.get()), fmt::format("ending the CMAF track in {}", dir_.string()));
+    take_bytes();  // nothing of use after the last fragment (skip_trailer)
+    finished_ = true;
+    for (int n = next_segment_;; ++n) {
+        std::error_code ec;
+        if (!std::filesystem::remove(dir_ / segment_name(n), ec)) break;
+    }
+}
+
+}  // namespace ladder::mux

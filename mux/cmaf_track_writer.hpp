@@ -1,0 +1,60 @@
+#pragma once
+// One CMAF track (a video rung or an audio rendition) as HLS wants it: an
+// init segment (ftyp with the cmfc brand + moov with av1C/colr or esds) and
+// one moof+mdat media segment per call to close_segment(), produced by
+// libavformat's mp4 muxer into memory and written to files atomically.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "av/compat.hpp"
+#include "av/handles.hpp"
+
+namespace ladder::mux {
+
+struct CmafSegment {
+    std::string uri;             // file name within the track's folder
+    std::int64_t first_pts = 0;  // in the packets' time base
+    double duration = 0;         // seconds, from the samples' timestamps and durations
+    std::uint64_t bytes = 0;     // the whole file
+    std::uint64_t iframe_bytes = 0;  // from the start through the first sample (moof included)
+    std::uint32_t samples = 0;
+};
+
+class CmafTrackWriter {
+public:
+    // Creates dir and writes dir/init.mp4. Packets are in time_base.
+    CmafTrackWriter(std::filesystem::path dir, const AVCodecParameters* par, AVRational time_base);
+    ~CmafTrackWriter();
+    CmafTrackWriter(const CmafTrackWriter&) = delete;
+    CmafTrackWriter& operator=(const CmafTrackWriter&) = delete;
+
+    void write(AVPacket* pkt);
+    // Cuts the fragment written since the last cut into dir/seg_NNNNN.m4s
+    // (numbered from 1).
+    CmafSegment close_segment();
+    // Ends the track; removes seg files numbered past the last one written
+    // (left over from an earlier, longer run in the same folder).
+    void finish();
+
+    const std::filesystem::path& dir() const { return dir_; }
+    static constexpr const char* init_name = "init.mp4";
+
+private:
+    static int on_write(void* opaque, av::AvioWriteBuffer buf, int size);
+    std::vector<std::uint8_t> take_bytes();
+
+    std::filesystem::path dir_;
+    AVRational time_base_;
+    av::AvioContextPtr io_;
+    av::OutputFormatPtr ctx_;
+    std::vector<std::uint8_t> pending_;
+    int next_segment_ = 1;
+    std::int64_t seg_first_pts_ = 0;
+    std::int64_t seg_end_pts_ = 0;
+    std::uint32_t seg_samples_ = 0;
+    bool finished_ = false;
+};
+
+}  // namespace ladder::mux

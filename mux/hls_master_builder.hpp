@@ -1,0 +1,44 @@
+#pragma once
+// The master playlist ladder writes itself (FFmpeg's hls muxer writes no AV1
+// CODECS): one variant per rung with measured BANDWIDTH/AVERAGE-BANDWIDTH
+// (audio included), CODECS from the sequence header, RESOLUTION,
+// FRAME-RATE, VIDEO-RANGE and the audio group; EXT-X-MEDIA for the audio
+// rendition; an I-frame stream per rung.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mux/hls_bandwidth.hpp"
+#include "mux/hls_playlist.hpp"
+
+namespace ladder::mux {
+
+struct VideoRenditionSummary {
+    std::string uri;         // "720p/index.m3u8"
+    std::string iframe_uri;  // "720p/iframes.m3u8"
+    int width = 0;
+    int height = 0;
+    double frame_rate = 0;
+    std::string codecs;       // av01....
+    std::string video_range;  // SDR, PQ or HLG
+    std::vector<SegmentSize> segments;
+    std::vector<SegmentSize> iframes;
+};
+
+struct AudioRenditionSummary {
+    std::string group_id;  // "audio-aac"
+    std::string name;
+    std::string language;  // BCP 47 / ISO 639, "und" when unknown
+    std::string uri;       // "audio/aac/index.m3u8"
+    int channels = 2;
+    std::string codecs = "mp4a.40.2";
+    std::vector<SegmentSize> segments;
+};
+
+// VIDEO-RANGE for an AV1/ISO 23091-2 transfer characteristic.
+std::string video_range_for_transfer(int transfer_characteristics);
+
+MasterPlaylist build_master_playlist(const std::vector<VideoRenditionSummary>& video,
+                                     const std::optional<AudioRenditionSummary>& audio);
+
+}  // namespace ladder::mux
