@@ -137,3 +137,35 @@ TEST(Cli, HelpExplainsEveryOption) {
 
 }  // namespace
 }  // namespace ladder::test
+
+namespace ladder::test {
+namespace {
+
+TEST(BadInput, ExistingHlsLadderNeedsOverwrite) {
+    const fs::path src = make_clip("bad-src", {160, 120, "25", 1.0, true, ""});
+    const fs::path out = fresh_dir("bad-hls-exists");
+    const std::vector<std::string> hls{"--rung", "120p=160x120@200", "--preset", "12"};
+    ASSERT_EQ(run_ladder(encode_args(src, out, hls)).exit_code, 0);
+    const std::string master_before = [&] {
+        std::ifstream in(out / "master.m3u8");
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    auto r = run_ladder(encode_args(src, out, hls));
+    expect_usage_error(r, "already exists");
+    EXPECT_TRUE(fs::exists(out / "master.m3u8")) << "the existing ladder is untouched";
+    std::vector<std::string> again = hls;
+    again.push_back("--overwrite");
+    EXPECT_EQ(run_ladder(encode_args(src, out, again)).exit_code, 0);
+    EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
+}
+
+TEST(BadInput, RungNamedAudioCollidesWithTheAudioFolder) {
+    const fs::path src = make_clip("bad-src", {160, 120, "25", 1.0, true, ""});
+    const fs::path out = fresh_dir("bad-audio-name");
+    auto r = run_ladder(encode_args(src, out, {"--rung", "audio=160x120@200"}));
+    expect_usage_error(r, "'audio'");
+    expect_no_outputs(out);
+}
+
+}  // namespace
+}  // namespace ladder::test
