@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install everything needed to build and test ladder from the distribution's
 # packages: compiler and build tools, the FFmpeg libraries, dav1d, CLI11,
-# nlohmann/json, fmt, spdlog, GoogleTest, and the ffmpeg/ffprobe tools that
-# the end-to-end tests use to check outputs.
+# nlohmann/json, fmt, spdlog, GoogleTest, the ffmpeg/ffprobe tools that
+# the end-to-end tests use to check outputs, and Chromium + Node.js/npm for the
+# real-player check in tests/player (hls.js in headless Chromium).
 #
 # Works on Debian 12 (bookworm), Debian 13 (trixie) and Ubuntu 24.04 (noble):
-# the package names are the same on all three. Run as root or as a user with
+# the package names are the same on all three, except Chromium (see below).
+# Run as root or as a user with
 # sudo. If every package is already installed, apt is not touched at all, so
 # repeated runs are fast.
 #
@@ -28,7 +30,28 @@ PACKAGES=(
   ffmpeg
   # misc
   ca-certificates git
+  # real-player check (tests/player/play.mjs drives /usr/bin/chromium)
+  chromium
 )
+
+# Ubuntu's Chromium is the chromium-browser package, a transitional stub that
+# installs the snap: it needs snapd (so it does not work in most containers)
+# and gives no /usr/bin/chromium (tests/player takes another binary through
+# LADDER_CHROMIUM). Not solved here: on Ubuntu the player check may not run.
+os_id="$(sed -n 's/^ID=//p' /etc/os-release 2>/dev/null | tr -d '"' || true)"
+if [[ "$os_id" == ubuntu ]]; then
+  for i in "${!PACKAGES[@]}"; do
+    if [[ "${PACKAGES[$i]}" == chromium ]]; then PACKAGES[i]=chromium-browser; fi
+  done
+fi
+
+# Node.js and npm (tests/player: npm ci, then node play.mjs; Node >= 18) only
+# when the commands are missing. Machines that already have a Node.js from
+# elsewhere must not get Debian's npm: NodeSource's nodejs bundles npm and
+# declares "Conflicts: npm", so apt would refuse the whole install.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: this script needs a Debian/Ubuntu system with apt-get and dpkg" >&2
