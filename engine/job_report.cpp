@@ -37,6 +37,20 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                          {"frames", g.frames},
                          {"video_bytes", g.video_bytes},
                          {"output", g.output}});
+    auto& slots = j["slots"] = nlohmann::json::array();
+    for (const auto& s : r.slots)
+        slots.push_back({{"label", s.label},
+                         {"encoder", s.encoder},
+                         {"chunks", s.chunks},
+                         {"busy_seconds", s.busy_seconds},
+                         {"failures", s.failures},
+                         {"quarantined", s.quarantined}});
+    auto& mismatches = j["mismatches"] = nlohmann::json::array();
+    for (const auto& m : r.mismatches)
+        mismatches.push_back({{"rung", m.rung}, {"encoder", m.encoder}, {"count", m.count}, {"fields", m.fields}});
+    auto& retries = j["retries"] = nlohmann::json::array();
+    for (const auto& t : r.retries)
+        retries.push_back({{"rung", t.rung}, {"chunk", t.chunk}, {"slot", t.slot}, {"error", t.error}});
     auto& chunks = j["chunks"] = nlohmann::json::array();
     for (const auto& c : r.chunks)
         chunks.push_back({{"rung", c.rung},

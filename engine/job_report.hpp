@@ -31,6 +31,31 @@ struct RungReport {
     std::string output;  // path of the finished file
 };
 
+struct SlotReport {
+    std::string label;  // "cpu0:svt"
+    std::string encoder;
+    int chunks = 0;
+    double busy_seconds = 0;  // encoding
+    int failures = 0;
+    bool quarantined = false;
+};
+
+// Chunks a rung's codec contract refused, per encoder.
+struct MismatchRecord {
+    std::string rung;
+    std::string encoder;
+    int count = 0;
+    std::vector<std::string> fields;  // of the first refusal
+};
+
+// A chunk attempt that failed and was retried elsewhere.
+struct RetryRecord {
+    std::string rung;
+    int chunk = 0;
+    std::string slot;
+    std::string error;
+};
+
 struct JobReport {
     std::string input;
     std::vector<RungReport> rungs;
@@ -42,6 +67,9 @@ struct JobReport {
     std::int64_t audio_packets = 0;
     double frame_rate = 0;  // of every output
     int encoder_slots = 0;
+    std::vector<SlotReport> slots;
+    std::vector<MismatchRecord> mismatches;
+    std::vector<RetryRecord> retries;
     double decode_seconds = 0;  // pump thread busy time
     double wall_seconds = 0;
 };

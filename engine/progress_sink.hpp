@@ -31,7 +31,15 @@ public:
     virtual void rung_state(int rung, const std::string& name, RungState state) {
         (void)rung, (void)name, (void)state;
     }
+    virtual void chunk_started(int rung, const std::string& rung_name, int chunk, const std::string& slot) {
+        (void)rung, (void)rung_name, (void)chunk, (void)slot;
+    }
     virtual void chunk_done(const ChunkDone& event) { (void)event; }
+    // A chunk attempt failed (it is retried elsewhere unless the run fails).
+    virtual void chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
+                              const std::string& error) {
+        (void)rung_name, (void)chunk, (void)slot, (void)error;
+    }
     virtual void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) {
         (void)frames_decoded, (void)frames_expected;
     }
