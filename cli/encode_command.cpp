@@ -2,11 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "cli/progress_renderer.hpp"
+#include "cli/json_progress_renderer.hpp"
+#include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
+#include "cli/stderr_capture.hpp"
 #include "engine/errors.hpp"
 #include "engine/job.hpp"
 #include "gpu/cpu_info.hpp"
@@ -45,6 +54,15 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "cores/slots threads")
         ->check(CLI::Range(0, 256))
         ->capture_default_str();
+    cmd->add_option("--cpu-encoders", a.cpu_encoders,
+                    "Mixed CPU encoder sessions, e.g. svt:2,aom:1 (replaces --encoder and --cpu-slots). With "
+                    "--splice-check strict a rung only takes chunks from the encoder kind that made its first chunk; "
+                    "the others help other rungs");
+    cmd->add_option("--max-tries", a.max_tries,
+                    "Attempts per chunk (on any slot) before the run fails; a slot that fails 3 times in a row is "
+                    "quarantined for the rest of the run")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
     cmd->add_option("--segment-seconds", a.segment_seconds,
                     "Chunk (and segment) length in seconds; every chunk starts with a key frame")
         ->capture_default_str();
@@ -62,6 +80,18 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->check(CLI::IsMember({"strict", "config"}))
         ->capture_default_str();
     cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
+    cmd->add_option("--progress", a.progress,
+                    "Progress on stderr: bars = live terminal bars (per rung: percent, fps, slots on it; per slot: "
+                    "busy share; decode); plain = event lines and a summary line every 2 s, no ANSI (CI logs); "
+                    "json = one JSON object per event per line (docs/progress-json.md); none = errors only; "
+                    "auto = bars when stderr is a terminal and TERM is not dumb, else plain")
+        ->check(CLI::IsMember({"auto", "bars", "plain", "json", "none"}))
+        ->capture_default_str();
+    cmd->add_option("--report", a.report,
+                    "Write the run's report (JSON: per rung, per slot, per chunk with slot, encoder, start/end "
+                    "time, frames, bytes; retries, mismatches, decode and wall time) to FILE; also written, with "
+                    "\"ok\": false, when the run fails. Default OUTDIR/report.json; none = no report")
+        ->type_name("FILE|none");
     return cmd;
 }
 
@@ -81,6 +111,8 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     }
     o.encoder = gpu::cpu_encoder_name(a.encoder);
     o.cpu_slots = a.cpu_slots;
+    if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
+    o.max_tries = a.max_tries;
     o.segment_seconds = a.segment_seconds;
     o.audio = a.audio == "aac";
     o.overwrite = a.overwrite;
@@ -95,11 +127,63 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
 }  // namespace
 
 int run_encode(const EncodeArgs& args) {
-    PlainProgressRenderer progress(stderr, args.quiet);
+    // First: threads started after this (the renderer's, the engine's)
+    // inherit the blocked SIGINT/SIGTERM.
     SignalStop signals;
+    const auto started = std::chrono::steady_clock::now();
+    auto since_start = [&started] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
+    ProgressMode mode;
     try {
+        mode = resolve_progress_mode(args.progress, ::isatty(STDERR_FILENO) == 1, std::getenv("TERM"));
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "ladder: error: {}\n", e.what());
+        return 2;
+    }
+    // JSON lines only on stderr: what libraries print there becomes "log" events.
+    std::unique_ptr<StderrCapture> capture;
+    std::unique_ptr<ProgressRenderer> renderer;
+    if (mode == ProgressMode::json) {
+        capture = std::make_unique<StderrCapture>();
+        auto json = std::make_unique<JsonProgressRenderer>(capture->stream());
+        capture->start([r = json.get()](const std::string& line) { r->log_line(line); });
+        renderer = std::move(json);
+    } else {
+        renderer = make_progress_renderer(mode, stderr, args.quiet);
+    }
+    ReportCollector collector;
+    ProgressTee progress(*renderer, collector);
+    auto finish = [&](RunOutcome outcome) {
+        if (capture) capture->stop();
+        renderer->finish(outcome);
+    };
+    auto end = [&](int code, const std::string& error, std::string message,
+                   std::optional<std::string> report_written = std::nullopt) {
+        finish(RunOutcome{code, error, std::move(message), since_start(), std::move(report_written)});
+        return code;
+    };
+
+    std::optional<std::filesystem::path> report_path;
+    try {
+        report_path = report_path_for(args.report, args.outdir);
+        std::error_code ec;
+        if (report_path && std::filesystem::is_directory(*report_path, ec))
+            throw std::invalid_argument(
+                fmt::format("--report {} is a directory: name a file (or pass --report none)", report_path->string()));
         const engine::JobOptions options = to_job_options(args);
         engine::JobReport report = engine::run_job(options, progress, signals.token());
+        collector.fill_missing(report);
+        std::optional<std::string> written;
+        if (report_path) {
+            try {
+                write_report(*report_path, report_json(report, true, ""), true);
+                written = report_path->string();
+            } catch (const std::exception& e) {
+                return end(1, e.what(), fmt::format("ladder: error: the outputs are complete but {}", e.what()));
+            }
+        }
+        finish(RunOutcome{0, "", "", report.wall_seconds, written});
         fmt::print("ladder: {} rung{} in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
                    report.rungs.size(), report.rungs.size() == 1 ? "" : "s", report.wall_seconds, report.decode_seconds, report.frames_normalized,
                    report.encoder_slots);
@@ -110,17 +194,30 @@ int run_encode(const EncodeArgs& args) {
         }
         return 0;
     } catch (const engine::InputError& e) {
-        fmt::print(stderr, "ladder: error: {}\n", e.what());
-        return 2;
+        return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
     } catch (const std::invalid_argument& e) {
-        fmt::print(stderr, "ladder: error: {}\n", e.what());
-        return 2;
+        return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
     } catch (const engine::Cancelled&) {
-        fmt::print(stderr, "ladder: interrupted; no output was left looking complete\n");
-        return 130;
+        return end(130, "interrupted", "ladder: interrupted; no output was left looking complete");
     } catch (const std::exception& e) {
-        fmt::print(stderr, "ladder: error: the run failed: {}\n", e.what());
-        return 1;
+        std::string message = fmt::format("ladder: error: the run failed: {}", e.what());
+        std::optional<std::string> written;
+        // A failed run's report, from what the progress events said; only
+        // into an output folder that exists (never created for it).
+        std::error_code ec;
+        if (report_path && std::filesystem::is_directory(args.outdir, ec)) {
+            const auto folder = report_path->parent_path();
+            if (folder.empty() || std::filesystem::is_directory(folder, ec)) {
+                try {
+                    write_report(*report_path, collector.partial_report_json(args.input, since_start(), e.what()),
+                                 false);
+                    written = report_path->string();
+                } catch (const std::exception& w) {
+                    message += fmt::format("\nladder: error: {}", w.what());
+                }
+            }
+        }
+        return end(1, e.what(), std::move(message), std::move(written));
     }
 }
 

@@ -17,12 +17,16 @@ struct EncodeArgs {
     std::string encoder = "svt";
     std::string policy = "auto";
     int cpu_slots = 0;
+    std::string cpu_encoders;
+    int max_tries = 3;
     double segment_seconds = 2.0;
     std::string audio = "aac";
     bool overwrite = false;
     int preset = -1;
     std::string splice_check = "strict";
     bool quiet = false;
+    std::string progress = "auto";  // auto, bars, plain, json, none
+    std::string report;             // empty: OUTDIR/report.json; "none": no report
 };
 
 // Registers the subcommand's options on `app`, bound to `args`.

@@ -106,7 +106,8 @@ void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
         if (!ch->push(av::ref_frame(frame.get()), stop)) throw Cancelled();
     }
     blocked_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
-    if (counters_.frames_normalized % 25 == 0)
+    // The last report comes from run(), with the real total.
+    if (counters_.frames_normalized % 25 == 0 && counters_.frames_normalized < source_.estimated_frames)
         progress_.decode_progress(counters_.frames_normalized, source_.estimated_frames);
 }
 

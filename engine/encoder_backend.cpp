@@ -7,6 +7,7 @@
 #include "av/av_error.hpp"
 #include "av/extradata.hpp"
 #include "engine/errors.hpp"
+#include "engine/fault_injection.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 extern "C" {
@@ -145,7 +146,7 @@ private:
 }  // namespace
 
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
-    return std::make_unique<LibavcodecEncoder>(slot, settings);
+    return with_injected_faults(slot, std::make_unique<LibavcodecEncoder>(slot, settings));
 }
 
 }  // namespace ladder::engine

@@ -2,6 +2,7 @@
 // One interface over libavcodec's AV1 encoders (libsvtav1, libaom-av1 today;
 // av1_nvenc and av1_qsv later). Every chunk is encoded by a fresh encoder, so
 // it starts with a key frame carrying a sequence header and is independent.
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -35,6 +36,10 @@ public:
 };
 
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings);
+
+// How a worker gets an encoder for a chunk; tests substitute their own.
+using EncoderFactory =
+    std::function<std::unique_ptr<EncoderBackend>(const gpu::EncoderSlot&, const EncoderSettings&)>;
 
 // The default preset an encoder uses when none is given.
 int default_preset(const std::string& encoder);

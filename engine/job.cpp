@@ -5,12 +5,13 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include "av/av_error.hpp"
 #include "engine/audio_rendition_writer.hpp"
-#include "engine/chunk_scheduler.hpp"
+#include "engine/chunk_dispatcher.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
@@ -83,6 +84,14 @@ EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset
     return s;
 }
 
+std::string describe_slots(const gpu::GpuPool& pool) {
+    std::map<std::string, int> counts;
+    for (const auto& s : pool.slots()) ++counts[s.encoder];
+    std::string out;
+    for (const auto& [encoder, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n, encoder);
+    return out;
+}
+
 constexpr const char* kAudioFolder = "audio";
 constexpr const char* kAudioRendition = "aac";
 
@@ -142,10 +151,14 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     validate_ladder(fitted.ladder);
     // Trimming the default ladder is expected; trimming the user's own is worth a warning.
     for (const auto& n : fitted.notes) progress.note(options.ladder ? NoteLevel::warning : NoteLevel::info, n);
-    if (!gpu::encoder_available(options.encoder))
-        throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
-                                     "--encoder",
-                                     options.encoder));
+    const auto encoder_mix = options.cpu_encoders.empty()
+                                 ? std::vector<std::pair<std::string, int>>{{options.encoder, options.cpu_slots}}
+                                 : options.cpu_encoders;
+    for (const auto& [encoder, count] : encoder_mix)
+        if (!gpu::encoder_available(encoder))
+            throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
+                                         "--encoder",
+                                         encoder));
     const bool write_mp4 = options.format != OutputFormat::hls;
     const bool write_hls = options.format != OutputFormat::mp4;
     const bool hls_audio = write_hls && options.audio && src.audio_stream >= 0;
@@ -188,12 +201,12 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                                                     src.path));
     }
 
-    gpu::GpuPool pool(gpu::make_cpu_slots(options.encoder, options.cpu_slots, gpu::read_cpu_info()));
+    gpu::GpuPool pool(gpu::make_cpu_slots(encoder_mix, gpu::read_cpu_info()));
     progress.note(NoteLevel::info,
-                  fmt::format("{}: {}x{} {} fps, {} frames; {} rungs, {}-frame chunks; {} {} sessions x {} threads",
+                  fmt::format("{}: {}x{} {} fps, {} frames; {} rungs, {}-frame chunks; {} encoder sessions ({}) x {} threads",
                               src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
                               src.estimated_frames, fitted.ladder.rungs.size(), chunk_frames, pool.size(),
-                              options.encoder, pool.slots().front().threads));
+                              describe_slots(pool), pool.slots().front().threads));
 
     // --- Per-rung plumbing.
     std::vector<RungRuntime> rungs;
@@ -211,7 +224,13 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         pixels.push_back(static_cast<std::int64_t>(r.width) * r.height);
         progress.rung_state(static_cast<int>(i), r.name, RungState::pending);
     }
-    ChunkScheduler scheduler(pixels, options.queue_chunks);
+    const bool fixed = options.dispatch == DispatchMode::fixed;
+    const int worker_count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
+    std::vector<RungPlan> plans;
+    for (std::size_t i = 0; i < rungs.size(); ++i)
+        plans.push_back(RungPlan{rungs[i].rung.name, pixels[i], src.estimated_frames, chunk_frames});
+    ChunkDispatcher scheduler(std::move(plans), options.queue_chunks, options.dispatch, options.max_tries,
+                              worker_count);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
     DecodePump pump(*input, src, channels, audio.get(), progress);
@@ -223,6 +242,17 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     std::stop_source stop;
     std::stop_callback forward_stop(external_stop, [&] { stop.request_stop(); });
     FailureLatch failure(stop);
+
+    WorkerSetup setup;
+    setup.pool = &pool;
+    setup.dispatcher = &scheduler;
+    setup.rungs = &rungs;
+    setup.progress = &progress;
+    setup.factory = options.encoder_factory ? options.encoder_factory : EncoderFactory(make_encoder_backend);
+    setup.job_start = started;
+    setup.quarantine_after = options.quarantine_after;
+    std::vector<std::unique_ptr<EncoderWorker>> workers;
+    for (int i = 0; i < worker_count; ++i) workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 
     // --- Threads. Each stage records its failure (which stops the run)
     // before its cleanup runs, so no consumer mistakes a failure for an end.
@@ -256,11 +286,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         }
         if (audio_rendition)
             threads.emplace_back([&, token] { stage([&] { audio_rendition->run(token); }, [] {}); });
-        std::vector<std::unique_ptr<EncoderWorker>> workers;
-        for (std::size_t i = 0; i < pool.size(); ++i) {
-            workers.push_back(std::make_unique<EncoderWorker>(pool, scheduler, rungs, progress, started));
-            threads.emplace_back([&, w = workers.back().get(), token] { stage([&] { w->run(token); }, [] {}); });
-        }
+        for (auto& w : workers)
+            threads.emplace_back([&, w = w.get(), token] { stage([&] { w->run(token); }, [] {}); });
         for (auto& t : threads) t.join();
     }
 
@@ -282,6 +309,18 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         auto recs = r.finalizer->chunk_records();
         report.chunks.insert(report.chunks.end(), recs.begin(), recs.end());
     }
+    std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
+    for (const auto& w : workers) {
+        if (w->slot_report().label.empty()) continue;  // never got a lease
+        report.slots.push_back(w->slot_report());
+        report.retries.insert(report.retries.end(), w->retries().begin(), w->retries().end());
+        for (const auto& [key, m] : w->mismatches()) {
+            auto& total = mismatches[key];
+            if (total.count == 0) total = m;
+            else total.count += m.count;
+        }
+    }
+    for (auto& [key, m] : mismatches) report.mismatches.push_back(m);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

@@ -6,7 +6,11 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "engine/chunk_dispatcher.hpp"
+#include "engine/encoder_backend.hpp"
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
 #include "engine/progress_sink.hpp"
@@ -24,6 +28,13 @@ struct JobOptions {
     std::optional<LadderSpec> ladder;  // nullopt: the default ladder
     std::string encoder = "libsvtav1";
     int cpu_slots = 0;                 // 0: from cores and memory
+    // Mixed CPU encoders, e.g. {{"libsvtav1", 2}, {"libaom-av1", 1}}; when
+    // set, it replaces encoder x cpu_slots.
+    std::vector<std::pair<std::string, int>> cpu_encoders;
+    int max_tries = 3;         // attempts per chunk before the run fails
+    int quarantine_after = 3;  // failures in a row before a slot is dropped
+    DispatchMode dispatch = DispatchMode::helpers;
+    EncoderFactory encoder_factory;  // empty: the real libavcodec encoders (tests substitute)
     double segment_seconds = 2.0;
     bool audio = true;
     bool overwrite = false;

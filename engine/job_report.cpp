@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "engine/progress_sink.hpp"
 
 namespace ladder::engine {
@@ -28,7 +30,27 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"decode_seconds", r.decode_seconds},
                        {"wall_seconds", r.wall_seconds}};
     auto& rungs = j["rungs"] = nlohmann::json::array();
-    for (const auto& g : r.rungs)
+    for (std::size_t i = 0; i < r.rungs.size(); ++i) {
+        const auto& g = r.rungs[i];
+        // Per-rung summaries derived from the chunk, retry and mismatch records.
+        double encode_seconds = 0, start = 0, end = 0;
+        bool any = false;
+        std::vector<std::string> slot_labels, encoders;
+        for (const auto& c : r.chunks) {
+            if (c.rung != static_cast<int>(i)) continue;
+            encode_seconds += c.end_seconds - c.start_seconds;
+            start = any ? std::min(start, c.start_seconds) : c.start_seconds;
+            end = any ? std::max(end, c.end_seconds) : c.end_seconds;
+            any = true;
+            if (std::find(slot_labels.begin(), slot_labels.end(), c.slot) == slot_labels.end())
+                slot_labels.push_back(c.slot);
+            if (!c.encoder.empty() && std::find(encoders.begin(), encoders.end(), c.encoder) == encoders.end())
+                encoders.push_back(c.encoder);
+        }
+        int retries = 0, mismatches = 0;
+        for (const auto& t : r.retries) retries += t.rung == g.name ? 1 : 0;
+        for (const auto& m : r.mismatches) mismatches += m.rung == g.name ? m.count : 0;
+        const double media_seconds = r.frame_rate > 0 ? static_cast<double>(g.frames) / r.frame_rate : 0.0;
         rungs.push_back({{"name", g.name},
                          {"width", g.width},
                          {"height", g.height},
@@ -36,13 +58,24 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                          {"chunks", g.chunks},
                          {"frames", g.frames},
                          {"video_bytes", g.video_bytes},
-                         {"output", g.output}});
+                         {"output", g.output},
+                         {"average_kbps", media_seconds > 0 ? static_cast<double>(g.video_bytes) * 8.0 / 1000.0 / media_seconds : 0.0},
+                         {"encode_seconds", encode_seconds},
+                         {"start_seconds", start},
+                         {"end_seconds", end},
+                         {"encode_fps", encode_seconds > 0 ? static_cast<double>(g.frames) / encode_seconds : 0.0},
+                         {"slots", slot_labels},
+                         {"encoders", encoders},
+                         {"retries", retries},
+                         {"mismatches", mismatches}});
+    }
     auto& slots = j["slots"] = nlohmann::json::array();
     for (const auto& s : r.slots)
         slots.push_back({{"label", s.label},
                          {"encoder", s.encoder},
                          {"chunks", s.chunks},
                          {"busy_seconds", s.busy_seconds},
+                         {"busy_share", r.wall_seconds > 0 ? s.busy_seconds / r.wall_seconds : 0.0},
                          {"failures", s.failures},
                          {"quarantined", s.quarantined}});
     auto& mismatches = j["mismatches"] = nlohmann::json::array();

@@ -87,4 +87,40 @@ std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int cou
     return slots;
 }
 
+std::vector<EncoderSlot> make_cpu_slots(const std::vector<std::pair<std::string, int>>& mix, const CpuInfo& cpu) {
+    if (mix.size() == 1) return make_cpu_slots(mix[0].first, mix[0].second, cpu);
+    int total = 0;
+    for (const auto& [name, count] : mix) total += std::max(1, count);
+    const int threads = std::max(1, cpu.cores / std::max(1, total));
+    std::vector<EncoderSlot> slots;
+    for (const auto& [name, count] : mix) {
+        for (auto s : make_cpu_slots(name, std::max(1, count), cpu)) {
+            s.threads = threads;
+            const auto colon = s.label.find(':');
+            s.label = fmt::format("cpu{}{}", slots.size(), s.label.substr(colon));
+            slots.push_back(std::move(s));
+        }
+    }
+    return slots;
+}
+
+std::vector<std::pair<std::string, int>> parse_encoder_mix(const std::string& text) {
+    std::vector<std::pair<std::string, int>> mix;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const auto comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        const auto colon = item.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == item.size() ||
+            item.find_first_not_of("0123456789", colon + 1) != std::string::npos || item.size() - colon > 4)
+            throw std::invalid_argument(
+                fmt::format("--cpu-encoders '{}': expected ENCODER:COUNT[,ENCODER:COUNT...] such as svt:2,aom:1", text));
+        const int count = std::stoi(item.substr(colon + 1));
+        if (count < 1) throw std::invalid_argument(fmt::format("--cpu-encoders '{}': counts start at 1", text));
+        mix.emplace_back(cpu_encoder_name(item.substr(0, colon)), count);
+        pos = comma + 1;
+    }
+    return mix;
+}
+
 }  // namespace ladder::gpu

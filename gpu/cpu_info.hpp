@@ -4,6 +4,7 @@
 // this libavcodec build has.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/gpu_pool.hpp"
@@ -25,5 +26,9 @@ bool encoder_available(const std::string& encoder_name);
 // CPU slots for `count` sessions of one encoder. count = 0 chooses from cores
 // and memory. Threads per slot are split so slots x threads ~= cores.
 std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu);
+// Several encoders: {encoder name, count} each (a count of 0 = as above).
+std::vector<EncoderSlot> make_cpu_slots(const std::vector<std::pair<std::string, int>>& mix, const CpuInfo& cpu);
+// "svt:2,aom:1" -> {{"libsvtav1", 2}, {"libaom-av1", 1}}; throws invalid_argument.
+std::vector<std::pair<std::string, int>> parse_encoder_mix(const std::string& text);
 
 }  // namespace ladder::gpu

@@ -51,7 +51,7 @@ fs::path scratch_root() {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
     static std::mutex mu;
     static int counter = 0;
     fs::path out_file, err_file;
@@ -69,8 +69,12 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    std::vector<char*> env;
+    for (char** e = environ; *e; ++e) env.push_back(*e);
+    for (const auto& e : extra_env) env.push_back(const_cast<char*>(e.c_str()));
+    env.push_back(nullptr);
     pid_t pid = 0;
-    int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
     int status = 0;
@@ -84,10 +88,10 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
     return r;
 }
 
-ProcessResult run_ladder(const std::vector<std::string>& args) {
+ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector<std::string>& extra_env) {
     std::vector<std::string> argv{LADDER_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv);
+    return run_process(argv, extra_env);
 }
 
 fs::path fresh_dir(const std::string& name) {

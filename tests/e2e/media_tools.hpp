@@ -16,10 +16,10 @@ struct ProcessResult {
     std::string err;
 };
 
-ProcessResult run_process(const std::vector<std::string>& argv);
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
 
-// Runs the ladder binary under test.
-ProcessResult run_ladder(const std::vector<std::string>& args);
+// Runs the ladder binary under test; extra_env entries are "NAME=value".
+ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {});
 
 struct ClipSpec {
     int width = 320;

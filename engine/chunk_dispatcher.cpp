@@ -1,0 +1,249 @@
+#include "engine/chunk_dispatcher.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/errors.hpp"
+
+namespace ladder::engine {
+
+ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode,
+                                 int max_tries, int expected_workers)
+    : rungs_(std::move(rungs)),
+      mode_(mode),
+      max_tries_(std::max(1, max_tries)),
+      expected_workers_(static_cast<std::size_t>(std::max(1, expected_workers))) {
+    for (std::size_t i = 0; i < rungs_.size(); ++i)
+        queues_.push_back(std::make_unique<SegmentChunkQueue>(queue_capacity, [this] { notify(); }));
+    claimed_frames_.assign(rungs_.size(), 0);
+    refused_kinds_.resize(rungs_.size());
+    in_flight_.assign(rungs_.size(), 0);
+}
+
+void ChunkDispatcher::notify() {
+    {
+        std::lock_guard lock(mu_);
+        ++generation_;
+    }
+    cv_.notify_all();
+}
+
+int ChunkDispatcher::add_worker(const std::string& encoder, int pinned_rung) {
+    std::lock_guard lock(mu_);
+    workers_.push_back(Worker{encoder, -1, pinned_rung, 0, false});
+    check_orphans();  // the last one to register may complete the picture
+    return static_cast<int>(workers_.size()) - 1;
+}
+
+bool ChunkDispatcher::can_serve(const Worker& w, std::size_t rung) const {
+    if (mode_ == DispatchMode::fixed && w.pinned != static_cast<int>(rung)) return false;
+    return refused_kinds_[rung].count(w.encoder) == 0;
+}
+
+bool ChunkDispatcher::ready_for(int worker, std::size_t rung) const {
+    const int front = queues_[rung]->front_index();
+    if (front < 0) return false;
+    // A chunk that failed on this slot goes to another slot that can take
+    // it, when there is one.
+    auto it = failed_on_.find({static_cast<int>(rung), front});
+    if (it == failed_on_.end() || it->second.count(worker) == 0) return true;
+    for (std::size_t i = 0; i < workers_.size(); ++i)
+        if (!workers_[i].retired && can_serve(workers_[i], rung) && it->second.count(static_cast<int>(i)) == 0)
+            return false;
+    return true;
+}
+
+// Finished: nothing queued, nothing more coming, nothing in flight that a
+// failure could bring back.
+bool ChunkDispatcher::rung_finished(std::size_t rung) const {
+    return in_flight_[rung] == 0 && queues_[rung]->drained();
+}
+
+double ChunkDispatcher::remaining_time(std::size_t rung) const {
+    const std::int64_t frames = std::max<std::int64_t>(
+        rungs_[rung].expected_frames - claimed_frames_[rung], static_cast<std::int64_t>(queues_[rung]->size()));
+    const double work = static_cast<double>(frames) * static_cast<double>(rungs_[rung].pixels);
+    double throughput = 0;
+    double known = 0;
+    int unmeasured = 0;
+    for (const auto& w : workers_) {
+        if (w.retired) continue;
+        if (w.speed > 0) known += w.speed;
+        if (w.rung != static_cast<int>(rung)) continue;
+        if (w.speed > 0)
+            throughput += w.speed;
+        else
+            ++unmeasured;
+    }
+    // A worker not measured yet counts as an average one.
+    if (unmeasured > 0) {
+        int measured = 0;
+        for (const auto& w : workers_) measured += (!w.retired && w.speed > 0);
+        throughput += unmeasured * (measured ? known / measured : 1.0);
+    }
+    if (throughput > 0) return work / throughput;
+    return work > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+}
+
+bool ChunkDispatcher::would_delay(int worker, std::size_t rung) const {
+    // A slot whose one chunk would take longer than the other workers on the
+    // rung need for everything that is left only makes the rung end later.
+    const Worker& w = workers_[static_cast<std::size_t>(worker)];
+    if (w.speed <= 0) return false;
+    double others = 0;
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+        const Worker& o = workers_[i];
+        if (static_cast<int>(i) == worker || o.retired || o.rung != static_cast<int>(rung)) continue;
+        others += o.speed > 0 ? o.speed : w.speed;
+    }
+    if (others <= 0) return false;
+    const double chunk_work = static_cast<double>(rungs_[rung].pixels) * rungs_[rung].chunk_frames;
+    const std::int64_t frames = std::max<std::int64_t>(rungs_[rung].expected_frames - claimed_frames_[rung],
+                                                       static_cast<std::int64_t>(queues_[rung]->size()));
+    const double left = static_cast<double>(frames) * static_cast<double>(rungs_[rung].pixels);
+    return chunk_work / w.speed > left / others;
+}
+
+int ChunkDispatcher::pick_rung(int worker) const {
+    const Worker& w = workers_[static_cast<std::size_t>(worker)];
+    int best = -1;
+    double best_time = -1;
+    for (std::size_t r = 0; r < queues_.size(); ++r) {
+        if (!can_serve(w, r) || !ready_for(worker, r)) continue;
+        // A rung nobody works on has infinite remaining time: it goes first,
+        // the biggest of them first.
+        if (would_delay(worker, r)) continue;
+        double t = remaining_time(r);
+        if (std::isinf(t)) t = std::numeric_limits<double>::max() / 2 + static_cast<double>(rungs_[r].pixels);
+        if (t > best_time) {
+            best = static_cast<int>(r);
+            best_time = t;
+        }
+    }
+    return best;
+}
+
+void ChunkDispatcher::check_orphans() {
+    if (failure_ || workers_.size() < expected_workers_) return;
+    for (std::size_t r = 0; r < queues_.size(); ++r) {
+        if (rung_finished(r)) continue;
+        bool served = false;
+        for (const auto& w : workers_) served = served || (!w.retired && can_serve(w, r));
+        if (!served) {
+            std::vector<std::string> refused(refused_kinds_[r].begin(), refused_kinds_[r].end());
+            failure_ = fmt::format(
+                "rung {}: no encoder slot left can encode it ({}); its remaining chunks cannot be written",
+                rungs_[r].name,
+                refused.empty() ? std::string("every slot that could was quarantined")
+                                : fmt::format("its contract refused {}; the others were quarantined or finished",
+                                              fmt::join(refused, ", ")));
+        }
+    }
+    if (failure_) cv_.notify_all();
+}
+
+std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) {
+    std::unique_lock lock(mu_);
+    const auto index = static_cast<std::size_t>(worker);
+    for (;;) {
+        if (failure_) throw RunError(*failure_);
+        if (stop.stop_requested()) return std::nullopt;
+        Worker& w = workers_[index];
+        // Stay on the current rung while it has a chunk ready.
+        const int rung = w.rung >= 0 && can_serve(w, static_cast<std::size_t>(w.rung)) &&
+                                 ready_for(worker, static_cast<std::size_t>(w.rung)) &&
+                                 !would_delay(worker, static_cast<std::size_t>(w.rung))
+                             ? w.rung
+                             : pick_rung(worker);
+        if (rung >= 0) {
+            w.rung = rung;
+            // Popping notifies (the queue's on_change takes mu_): unlock first.
+            lock.unlock();
+            auto chunk = queues_[static_cast<std::size_t>(rung)]->try_pop();
+            lock.lock();
+            if (chunk) {
+                claimed_frames_[static_cast<std::size_t>(rung)] += static_cast<std::int64_t>(chunk->frames.size());
+                ++in_flight_[static_cast<std::size_t>(rung)];
+                return chunk;
+            }
+            continue;  // another worker took it first
+        }
+        w.rung = -1;  // helpers leave a rung once it has nothing ready
+        bool anything_left = false;
+        for (std::size_t r = 0; r < queues_.size(); ++r)
+            anything_left = anything_left || (!rung_finished(r) && can_serve(w, r));
+        if (!anything_left) return std::nullopt;
+        const std::uint64_t seen = generation_;
+        if (!cv_.wait(lock, stop, [&] { return generation_ != seen || failure_.has_value(); })) return std::nullopt;
+    }
+}
+
+void ChunkDispatcher::done(int worker, const RawChunk& chunk, double seconds) {
+    std::lock_guard lock(mu_);
+    Worker& w = workers_[static_cast<std::size_t>(worker)];
+    const double rate = static_cast<double>(chunk.frames.size()) *
+                        static_cast<double>(rungs_[static_cast<std::size_t>(chunk.rung)].pixels) /
+                        std::max(seconds, 1e-6);
+    w.speed = w.speed > 0 ? 0.7 * w.speed + 0.3 * rate : rate;
+    --in_flight_[static_cast<std::size_t>(chunk.rung)];
+    ++generation_;
+    cv_.notify_all();
+}
+
+void ChunkDispatcher::refused(int worker, RawChunk chunk) {
+    const auto rung = static_cast<std::size_t>(chunk.rung);
+    {
+        std::lock_guard lock(mu_);
+        Worker& w = workers_[static_cast<std::size_t>(worker)];
+        refused_kinds_[rung].insert(w.encoder);
+        claimed_frames_[rung] -= static_cast<std::int64_t>(chunk.frames.size());
+        --in_flight_[rung];
+        w.rung = -1;
+    }
+    queues_[rung]->push_front(std::move(chunk));
+    std::lock_guard lock(mu_);
+    check_orphans();
+}
+
+void ChunkDispatcher::failed(int worker, RawChunk chunk, const std::string& error) {
+    const auto rung = static_cast<std::size_t>(chunk.rung);
+    {
+        std::lock_guard lock(mu_);
+        auto& errors = chunk_errors_[{chunk.rung, chunk.index}];
+        errors.push_back(error);
+        failed_on_[{chunk.rung, chunk.index}].insert(worker);
+        if (static_cast<int>(errors.size()) >= max_tries_) {
+            failure_ = fmt::format("rung {}: chunk {} failed on all {} tries: {}", rungs_[rung].name, chunk.index,
+                                   errors.size(), fmt::join(errors, "; "));
+            cv_.notify_all();
+            throw RunError(*failure_);
+        }
+        claimed_frames_[rung] -= static_cast<std::int64_t>(chunk.frames.size());
+        --in_flight_[rung];
+        workers_[static_cast<std::size_t>(worker)].rung = -1;
+    }
+    queues_[rung]->push_front(std::move(chunk));
+}
+
+void ChunkDispatcher::retire(int worker) {
+    std::lock_guard lock(mu_);
+    Worker& w = workers_[static_cast<std::size_t>(worker)];
+    w.retired = true;
+    w.rung = -1;
+    check_orphans();
+    ++generation_;
+    cv_.notify_all();
+    if (failure_) throw RunError(*failure_);
+}
+
+std::string ChunkDispatcher::rung_of(int worker) const {
+    std::lock_guard lock(mu_);
+    const int r = workers_[static_cast<std::size_t>(worker)].rung;
+    return r >= 0 ? rungs_[static_cast<std::size_t>(r)].name : "";
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,110 @@
+#pragma once
+// Decides which chunk each encoder worker encodes next, across the rungs'
+// SegmentChunkQueues.
+//
+// helpers (default): a worker stays on its rung while the rung has a chunk
+// ready; when it has none, the worker leaves and joins the rung with the
+// largest estimated remaining time (remaining pixel-frames ÷ measured
+// throughput of the workers on it) among the rungs with a chunk ready whose
+// contract its encoder can meet — a rung nobody works on goes first. fixed:
+// one worker pinned to each rung (the baseline helpers are measured against).
+//
+// A chunk refused by a rung's codec contract goes back to the front of its
+// queue and that encoder kind is never sent to the rung again; a failed chunk
+// goes back for another slot until it has been tried max_tries times. When no
+// worker left can serve a rung that still has chunks, the run fails naming
+// the rung instead of waiting forever.
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "engine/segment_chunk_queue.hpp"
+
+namespace ladder::engine {
+
+enum class DispatchMode { helpers, fixed };
+
+struct RungPlan {
+    std::string name;
+    std::int64_t pixels = 0;           // width x height
+    std::int64_t expected_frames = 0;  // estimate from the source
+    int chunk_frames = 1;
+};
+
+class ChunkDispatcher {
+public:
+    // expected_workers: how many workers will register; no rung is declared
+    // orphaned before they all have.
+    ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode, int max_tries,
+                    int expected_workers);
+
+    SegmentChunkQueue& queue(int rung) { return *queues_[static_cast<std::size_t>(rung)]; }
+    std::size_t rung_count() const { return queues_.size(); }
+
+    // A worker for one encoder session, registered once it holds its lease;
+    // pinned_rung is used in fixed mode.
+    int add_worker(const std::string& encoder, int pinned_rung);
+
+    // The next chunk for this worker; nullopt when there is nothing left it
+    // may do (it should give its lease back), or on stop. Throws RunError
+    // when the run cannot complete (a rung nobody left can serve).
+    std::optional<RawChunk> next(int worker, std::stop_token stop);
+
+    // The worker finished a chunk (accepted by the rung): throughput bookkeeping.
+    void done(int worker, const RawChunk& chunk, double seconds);
+    // The rung's contract refused the chunk: back to the front of its queue;
+    // this worker's encoder kind is not sent to that rung again.
+    void refused(int worker, RawChunk chunk);
+    // The encode failed: back to the front of the queue for another try, or
+    // RunError (with every error of that chunk) after max_tries.
+    void failed(int worker, RawChunk chunk, const std::string& error);
+    // The worker stops for good (quarantined, or nothing left for it).
+    // Throws RunError when that orphans a rung.
+    void retire(int worker);
+
+    std::string rung_of(int worker) const;  // for progress: "" when none
+
+private:
+    struct Worker {
+        std::string encoder;
+        int rung = -1;     // current rung, -1 none
+        int pinned = -1;
+        double speed = 0;  // pixel-frames per second, measured
+        bool retired = false;
+    };
+
+    void notify();
+    bool can_serve(const Worker& w, std::size_t rung) const;
+    bool rung_finished(std::size_t rung) const;
+    double remaining_time(std::size_t rung) const;
+    int pick_rung(int worker) const;
+    bool ready_for(int worker, std::size_t rung) const;
+    bool would_delay(int worker, std::size_t rung) const;
+    void check_orphans();  // requires mu_
+
+    std::vector<RungPlan> rungs_;
+    std::vector<std::unique_ptr<SegmentChunkQueue>> queues_;
+    DispatchMode mode_;
+    int max_tries_;
+    std::size_t expected_workers_;
+
+    mutable std::mutex mu_;
+    std::condition_variable_any cv_;
+    std::uint64_t generation_ = 0;
+    std::vector<Worker> workers_;
+    std::vector<std::int64_t> claimed_frames_;
+    std::vector<int> in_flight_;  // chunks handed out and not yet done, refused or failed
+    std::vector<std::set<std::string>> refused_kinds_;
+    std::map<std::pair<int, int>, std::vector<std::string>> chunk_errors_;
+    std::map<std::pair<int, int>, std::set<int>> failed_on_;  // (rung, chunk) -> workers
+    std::optional<std::string> failure_;
+};
+
+}  // namespace ladder::engine

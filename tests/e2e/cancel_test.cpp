@@ -1,0 +1,80 @@
+// SIGINT / SIGTERM stop a run within 2 seconds, join every thread, leave
+// nothing that claims to be complete, and exit with 130.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <thread>
+
+#include "media_tools.hpp"
+
+extern char** environ;
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Stopped {
+    int exit_code = -1;
+    double seconds_after_signal = 0;
+};
+
+Stopped run_and_signal(const std::vector<std::string>& args, int signal, double after_seconds) {
+    std::vector<std::string> argv{LADDER_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargs;
+    for (auto& a : argv) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    EXPECT_EQ(posix_spawn(&pid, cargs[0], &actions, nullptr, cargs.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    std::this_thread::sleep_for(std::chrono::duration<double>(after_seconds));
+    const auto sent = std::chrono::steady_clock::now();
+    kill(pid, signal);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    Stopped s;
+    s.seconds_after_signal = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+    s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return s;
+}
+
+void expect_nothing_complete(const fs::path& out) {
+    EXPECT_FALSE(fs::exists(out / "master.m3u8"));
+    if (!fs::exists(out)) return;
+    for (const auto& e : fs::recursive_directory_iterator(out)) {
+        const std::string name = e.path().filename().string();
+        EXPECT_EQ(name.find(".part"), std::string::npos) << e.path();
+        EXPECT_NE(name, "index.m3u8") << "a finished-looking playlist: " << e.path();
+        if (e.path().extension() == ".mp4" && e.path().parent_path() == out)
+            ADD_FAILURE() << "a finished-looking MP4: " << e.path();
+    }
+}
+
+class Cancel : public ::testing::TestWithParam<int> {};
+
+TEST_P(Cancel, StopsWithin2SecondsAndLeavesNothingLookingComplete) {
+    const fs::path src = make_clip("cancel", {640, 360, "25", 20.0, true, ""});
+    const fs::path out = fresh_dir(GetParam() == SIGINT ? "cancel-int" : "cancel-term");
+    const Stopped s = run_and_signal({"encode", src.string(), "-o", out.string(), "--format", "both", "--rung",
+                                      "360p=640x360@800", "--rung", "180p=320x180@300", "--preset", "8"},
+                                     GetParam(), 1.5);
+    std::printf("[ metric   ] stopped %.2f s after the signal\n", s.seconds_after_signal);
+    EXPECT_EQ(s.exit_code, 130);
+    EXPECT_LT(s.seconds_after_signal, 2.0);
+    expect_nothing_complete(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, Cancel, ::testing::Values(SIGINT, SIGTERM));
+
+}  // namespace
+}  // namespace ladder::test

@@ -1,0 +1,208 @@
+// The scheduler at work on real encoders: helper dispatch against one fixed
+// worker per rung, mixed encoder kinds under the codec invariant, and faults
+// injected around real encoders.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "av/logging.hpp"
+#include "engine/job.hpp"
+#include "engine/ladder_validator.hpp"
+#include "media_tools.hpp"
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A real encoder that first sleeps in proportion to the chunk's pixels,
+// divided by its slot's speed: slots of different speeds with a known cost.
+class SlowEncoder final : public engine::EncoderBackend {
+public:
+    SlowEncoder(std::unique_ptr<engine::EncoderBackend> real, double seconds_per_megapixel, double speed)
+        : real_(std::move(real)), per_mp_(seconds_per_megapixel), speed_(speed) {}
+    engine::EncodedChunk encode(const engine::RawChunk& chunk, std::stop_token stop) override {
+        const double mp = chunk.frames.size() * chunk.frames[0]->width * chunk.frames[0]->height / 1e6;
+        std::this_thread::sleep_for(std::chrono::duration<double>(mp * per_mp_ / speed_));
+        return real_->encode(chunk, stop);
+    }
+
+private:
+    std::unique_ptr<engine::EncoderBackend> real_;
+    double per_mp_;
+    double speed_;
+};
+
+engine::JobOptions four_rungs(const fs::path& src, const fs::path& out) {
+    engine::JobOptions o;
+    o.input = src;
+    o.outdir = out;
+    o.ladder = engine::LadderSpec{{{"480p", 640, 480, 800, 0, 0},
+                                   {"240p", 320, 240, 300, 0, 0},
+                                   {"168p", 224, 168, 200, 0, 0},
+                                   {"120p", 160, 120, 150, 0, 0}}};
+    o.preset = 13;
+    o.cpu_slots = 3;
+    o.segment_seconds = 0.2;  // 5-frame chunks, 10 per rung
+    o.audio = false;
+    o.queue_chunks = 100;     // the fixed baseline must not stall the pump
+    o.encoder_factory = [](const gpu::EncoderSlot& slot, const engine::EncoderSettings& s) {
+        const double speed = slot.id == 2 ? 0.5 : 1.0;  // the third slot is twice as slow
+        return std::make_unique<SlowEncoder>(engine::make_encoder_backend(slot, s), 0.3, speed);
+    };
+    return o;
+}
+
+void expect_every_chunk_once(const engine::JobReport& r, int rungs, int chunks_per_rung) {
+    std::set<std::pair<int, int>> seen;
+    for (const auto& c : r.chunks) EXPECT_TRUE(seen.insert({c.rung, c.index}).second) << c.rung << "/" << c.index;
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(rungs * chunks_per_rung));
+}
+
+TEST(Scheduler, HelpersCutTheMakespanOfAnUnevenLadder) {
+    av::quiet_library_logs();
+    const fs::path src = make_clip("sched640", {640, 480, "25", 2.0, false, ""});
+    engine::NullProgressSink sink;
+
+    engine::JobOptions fixed = four_rungs(src, fresh_dir("sched-fixed"));
+    fixed.dispatch = engine::DispatchMode::fixed;
+    const engine::JobReport f = engine::run_job(fixed, sink);
+
+    engine::JobOptions helpers = four_rungs(src, fresh_dir("sched-helpers"));
+    const engine::JobReport h = engine::run_job(helpers, sink);
+
+    std::printf("[ metric   ] makespan fixed %.2f s, helpers %.2f s, ratio %.2f\n", f.wall_seconds, h.wall_seconds,
+                h.wall_seconds / f.wall_seconds);
+    EXPECT_LE(h.wall_seconds, 0.75 * f.wall_seconds) << "helpers cut the makespan by at least 25%";
+    if (std::getenv("LADDER_PRINT_TIMELINE"))
+        for (const auto* r : {&f, &h})
+            for (const auto& c : r->chunks)
+                std::printf("  %s rung %d chunk %d %s %.2f-%.2f\n", r == &f ? "fixed" : "helpers", c.rung, c.index,
+                            c.slot.c_str(), c.start_seconds, c.end_seconds);
+    for (const auto* r : {&f, &h}) {
+        expect_every_chunk_once(*r, 4, 10);
+        for (const auto& rung : r->rungs) EXPECT_EQ(rung.frames, 50) << rung.name;
+    }
+    // With helpers, the big rung was worked on by more than one slot.
+    std::set<std::string> on_big;
+    for (const auto& c : h.chunks)
+        if (c.rung == 0) on_big.insert(c.slot);
+    EXPECT_GE(on_big.size(), 2u);
+    EXPECT_TRUE(engine::validate_hls_ladder(helpers.outdir).problems.empty());
+}
+
+// Every segment of a rung carries the same sequence header (strict splice).
+std::set<std::string> encoders_per_rung(const engine::JobReport& r, int rung) {
+    std::set<std::string> kinds;
+    for (const auto& c : r.chunks)
+        if (c.rung == rung) kinds.insert(c.encoder);
+    return kinds;
+}
+
+TEST(Scheduler, MixedEncodersUnderAStrictContractEachRungKeepsOneKind) {
+    av::quiet_library_logs();
+    const fs::path src = make_clip("mixed", {320, 240, "25", 3.0, true, ""});
+    engine::JobOptions o;
+    o.input = src;
+    o.outdir = fresh_dir("mixed-strict");
+    o.ladder = engine::LadderSpec{{{"240p", 320, 240, 400, 0, 0}, {"120p", 160, 120, 150, 0, 0}}};
+    o.cpu_encoders = {{"libsvtav1", 2}, {"libaom-av1", 1}};
+    o.preset = 8;  // libaom cpu-used 8; SVT-AV1 8
+    o.segment_seconds = 0.5;
+    engine::NullProgressSink sink;
+    const engine::JobReport r = engine::run_job(o, sink);
+    for (int rung = 0; rung < 2; ++rung) {
+        const auto kinds = encoders_per_rung(r, rung);
+        EXPECT_EQ(kinds.size(), 1u) << "strict: one encoder kind per rung";
+        EXPECT_EQ(r.rungs[static_cast<std::size_t>(rung)].frames, 75);
+    }
+    int refused = 0;
+    for (const auto& m : r.mismatches) {
+        std::printf("[ metric   ] rung %s refused %d chunk(s) from %s\n", m.rung.c_str(), m.count, m.encoder.c_str());
+        refused += m.count;
+        EXPECT_FALSE(m.fields.empty());
+    }
+    std::printf("[ metric   ] %d refusal(s); slots:", refused);
+    for (const auto& s : r.slots) std::printf(" %s=%d", s.label.c_str(), s.chunks);
+    std::printf("\n");
+    expect_every_chunk_once(r, 2, 6);
+    const auto problems = engine::validate_hls_ladder(o.outdir).problems;
+    EXPECT_TRUE(problems.empty()) << (problems.empty() ? "" : problems[0]);
+
+    o.outdir = fresh_dir("mixed-config");
+    o.splice_check = mux::SpliceCheck::config;
+    const engine::JobReport c = engine::run_job(o, sink);
+    for (int rung = 0; rung < 2; ++rung) EXPECT_EQ(c.rungs[static_cast<std::size_t>(rung)].frames, 75);
+    expect_every_chunk_once(c, 2, 6);
+    EXPECT_TRUE(engine::validate_hls_ladder(o.outdir).problems.empty());
+}
+
+const std::vector<std::string> kFaultRun{"--rung", "120p=160x120@200", "--preset", "12", "--segment-seconds", "0.5",
+                                         "--cpu-slots", "2"};
+
+std::vector<std::string> fault_args(const fs::path& src, const fs::path& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"encode", src.string(), "-o", out.string()};
+    a.insert(a.end(), kFaultRun.begin(), kFaultRun.end());
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+TEST(Faults, ChunksThatFailMidEncodeAreRetriedOnAnotherSlot) {
+    const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
+    const fs::path out = fresh_dir("faults-mid");
+    ProcessResult r = run_ladder(fault_args(src, out), {"LADDER_TEST_FAULTS=cpu0:svt=mid*2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
+    EXPECT_EQ(probe(out / "120p/index.m3u8").video[0].frames, 75);
+}
+
+TEST(Faults, ASlotThatKeepsFailingIsQuarantinedAndTheRunFinishes) {
+    const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
+    const fs::path out = fresh_dir("faults-quarantine");
+    ProcessResult r = run_ladder(fault_args(src, out, {"--max-tries", "5"}), {"LADDER_TEST_FAULTS=cpu0:svt=open"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("cpu0:svt quarantined for the rest of the run after 3 failures in a row"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
+}
+
+TEST(Faults, WhenNoSlotCanEncodeAChunkTheRunFailsNamingIt) {
+    const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
+    const fs::path out = fresh_dir("faults-all");
+    ProcessResult r = run_ladder(fault_args(src, out), {"LADDER_TEST_FAULTS=cpu0:svt=open;cpu1:svt=open"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("rung 120p: chunk "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("failed on all 3 tries"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cpu0:svt"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cpu1:svt"), std::string::npos) << "tried on the other slot too: " << r.err;
+    EXPECT_FALSE(fs::exists(out / "master.m3u8")) << "nothing claims to be complete";
+}
+
+TEST(Faults, ARungOnlyAnIncompatibleEncoderCouldFinishFailsInsteadOfHanging) {
+    // Rung contract from SVT-AV1 (its slot succeeds once), then the SVT slot
+    // fails every time and is quarantined: only libaom is left, which the
+    // strict contract refuses. The run must end, naming the rung.
+    const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
+    const fs::path out = fresh_dir("faults-orphan");
+    const auto start = std::chrono::steady_clock::now();
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "120p=160x120@200",
+                                  "--preset", "8", "--segment-seconds", "0.5", "--cpu-encoders", "svt:1,aom:1",
+                                  "--max-tries", "10"},
+                                 {"LADDER_TEST_FAULTS=cpu0:svt=open@1"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 60.0);
+    if (r.exit_code == 0) {
+        // libaom made the rung's first chunk, so the contract is libaom's and
+        // it can finish alone: also a correct outcome.
+        EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
+    } else {
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        EXPECT_NE(r.err.find("rung 120p: no encoder slot left can encode it"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out / "master.m3u8"));
+    }
+}
+
+}  // namespace
+}  // namespace ladder::test

@@ -1,0 +1,199 @@
+// ChunkDispatcher: which chunk each worker encodes next, refusals, retries
+// on another slot, orphaned rungs, fixed vs helper dispatch.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stop_token>
+#include <thread>
+
+#include "engine/chunk_dispatcher.hpp"
+#include "engine/errors.hpp"
+
+namespace ladder::engine {
+namespace {
+
+RawChunk chunk(int rung, int index, int frames = 4) {
+    RawChunk c;
+    c.rung = rung;
+    c.index = index;
+    c.first_frame = static_cast<std::int64_t>(index) * frames;
+    for (int i = 0; i < frames; ++i) c.frames.push_back(av::make_frame());
+    return c;
+}
+
+std::vector<RungPlan> plans(std::initializer_list<std::int64_t> pixels, std::int64_t frames = 40) {
+    std::vector<RungPlan> p;
+    int i = 0;
+    for (auto px : pixels) p.push_back({"r" + std::to_string(i++), px, frames});
+    return p;
+}
+
+TEST(ChunkDispatcher, WorkerStaysOnItsRungWhileChunksAreReady) {
+    ChunkDispatcher d(plans({100, 100}), 10, DispatchMode::helpers, 3, 1);
+    d.queue(0).push(chunk(0, 0));
+    d.queue(0).push(chunk(0, 1));
+    d.queue(1).push(chunk(1, 0));
+    const int w = d.add_worker("svt", -1);
+    auto a = d.next(w, {});
+    ASSERT_TRUE(a);
+    d.done(w, *a, 1.0);
+    auto b = d.next(w, {});
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->rung, a->rung) << "affinity: the rung still had a chunk ready";
+    d.done(w, *b, 1.0);
+    auto c = d.next(w, {});
+    ASSERT_TRUE(c);
+    EXPECT_NE(c->rung, a->rung) << "it leaves once its rung has nothing ready";
+}
+
+TEST(ChunkDispatcher, FreedWorkerJoinsTheRungWithTheMostRemainingTime) {
+    // Rung 0 is big and has a (measured) worker on it; rung 1 is small and
+    // has a worker too; a third worker goes where the remaining time is longest.
+    ChunkDispatcher d(plans({1000, 10}, 100), 100, DispatchMode::helpers, 3, 3);
+    for (int k = 0; k < 5; ++k) {
+        d.queue(0).push(chunk(0, k));
+        d.queue(1).push(chunk(1, k));
+    }
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    auto c0 = d.next(w0, {});
+    auto c1 = d.next(w1, {});
+    ASSERT_TRUE(c0 && c1);
+    EXPECT_NE(c0->rung, c1->rung) << "a rung nobody works on goes first";
+    const int w2 = d.add_worker("svt", -1);
+    auto c2 = d.next(w2, {});
+    ASSERT_TRUE(c2);
+    EXPECT_EQ(c2->rung, 0) << "1000 px x 100 frames is the longest remaining time";
+}
+
+TEST(ChunkDispatcher, RefusedChunkGoesBackFirstAndTheKindNeverReturns) {
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 2);
+    d.queue(0).push(chunk(0, 0));
+    d.queue(0).push(chunk(0, 1));
+    const int aom = d.add_worker("aom", -1);
+    const int svt = d.add_worker("svt", -1);
+    auto c = d.next(aom, {});
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->index, 0);
+    d.refused(aom, std::move(*c));
+    EXPECT_EQ(d.queue(0).front_index(), 0) << "requeued at the front";
+    auto again = d.next(svt, {});
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->index, 0);
+    d.done(svt, *again, 1.0);
+    d.queue(0).close();
+    // aom may not take chunk 1 of this rung; with nothing else it may do, it leaves.
+    EXPECT_FALSE(d.next(aom, {}).has_value());
+    auto last = d.next(svt, {});
+    ASSERT_TRUE(last);
+    EXPECT_EQ(last->index, 1);
+}
+
+TEST(ChunkDispatcher, FailedChunkIsRetriedOnAnotherSlotThenFailsTheRun) {
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 2, 2);
+    d.queue(0).push(chunk(0, 0));
+    d.queue(0).push(chunk(0, 1));
+    const int a = d.add_worker("svt", -1);
+    const int b = d.add_worker("svt", -1);
+    auto c = d.next(a, {});
+    ASSERT_TRUE(c);
+    d.failed(a, std::move(*c), "a: boom");
+    EXPECT_EQ(d.queue(0).front_index(), 0) << "back at the front";
+    // Slot a does not get it back while slot b could take it.
+    std::optional<RawChunk> for_a;
+    std::atomic<bool> a_saw_failure{false};
+    std::jthread waiting([&] {
+        try {
+            for_a = d.next(a, {});
+        } catch (const RunError&) {
+            a_saw_failure = true;
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(for_a.has_value());
+    auto retry = d.next(b, {});
+    ASSERT_TRUE(retry);
+    EXPECT_EQ(retry->index, 0);
+    try {
+        d.failed(b, std::move(*retry), "b: boom");
+        FAIL() << "max_tries = 2 reached";
+    } catch (const RunError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("rung r0: chunk 0 failed on all 2 tries"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("a: boom"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("b: boom"), std::string::npos) << msg;
+    }
+    waiting.join();  // the failure wakes slot a
+    EXPECT_FALSE(for_a.has_value());
+    EXPECT_TRUE(a_saw_failure);
+    EXPECT_THROW(d.next(a, {}), RunError) << "every worker learns the run failed";
+}
+
+TEST(ChunkDispatcher, RungNobodyCanServeFailsTheRunInsteadOfHanging) {
+    ChunkDispatcher d(plans({100, 100}), 10, DispatchMode::helpers, 3, 2);
+    d.queue(0).push(chunk(0, 0));
+    d.queue(0).push(chunk(0, 1));
+    const int svt = d.add_worker("svt", -1);
+    const int aom = d.add_worker("aom", -1);
+    auto first = d.next(svt, {});
+    ASSERT_TRUE(first);
+    d.done(svt, *first, 1.0);  // the rung's contract is SVT-AV1 now
+    auto second = d.next(aom, {});
+    ASSERT_TRUE(second);
+    d.refused(aom, std::move(*second));
+    // The SVT slot is quarantined: only aom is left, and rung r0 refuses it.
+    try {
+        d.retire(svt);
+        FAIL() << "retiring the last SVT slot orphans rung r0";
+    } catch (const RunError& e) {
+        EXPECT_NE(std::string(e.what()).find("rung r0: no encoder slot left"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("aom"), std::string::npos) << e.what();
+    }
+    std::jthread waiter([&] { EXPECT_THROW(d.next(aom, {}), RunError); });
+}
+
+TEST(ChunkDispatcher, FixedWorkersOnlyTakeTheirRung) {
+    ChunkDispatcher d(plans({100, 100}), 10, DispatchMode::fixed, 3, 2);
+    d.queue(1).push(chunk(1, 0));
+    d.queue(0).close();
+    const int w0 = d.add_worker("svt", 0);
+    const int w1 = d.add_worker("svt", 1);
+    EXPECT_FALSE(d.next(w0, {}).has_value()) << "its rung is finished; it may not help rung 1";
+    auto c = d.next(w1, {});
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->rung, 1);
+}
+
+TEST(ChunkDispatcher, NextBlocksUntilAChunkArrivesAndEndsWhenAllAreDone) {
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 1);
+    const int w = d.add_worker("svt", -1);
+    std::optional<RawChunk> got;
+    std::jthread t([&] { got = d.next(w, {}); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(got.has_value());
+    d.queue(0).push(chunk(0, 0));
+    t.join();
+    ASSERT_TRUE(got);
+    d.queue(0).close();
+    std::optional<RawChunk> none = chunk(0, 9);
+    std::jthread t2([&] { none = d.next(w, {}); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    d.done(w, *got, 1.0);  // the in-flight chunk is done: nothing can come back
+    t2.join();
+    EXPECT_FALSE(none.has_value());
+}
+
+TEST(ChunkDispatcher, StopWakesAWaitingWorker) {
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 1);
+    const int w = d.add_worker("svt", -1);
+    std::stop_source stop;
+    std::optional<RawChunk> got = chunk(0, 0);
+    std::jthread t([&] { got = d.next(w, stop.get_token()); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    stop.request_stop();
+    t.join();
+    EXPECT_FALSE(got.has_value());
+}
+
+}  // namespace
+}  // namespace ladder::engine
