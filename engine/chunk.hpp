@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "av/handles.hpp"
+#include "engine/memory_budget.hpp"
 
 namespace ladder::engine {
 
@@ -17,6 +18,7 @@ struct RawChunk {
     std::int64_t first_frame = 0;
     std::vector<av::FramePtr> frames;
     std::size_t bytes = 0;  // pixel bytes held
+    BudgetReservation reservation;  // returned when the raw frames go
 };
 
 struct EncodedChunk {

@@ -1,5 +1,9 @@
 #include "engine/job.hpp"
 
+extern "C" {
+#include <libavutil/imgutils.h>
+}
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -201,7 +205,27 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                                                     src.path));
     }
 
-    gpu::GpuPool pool(gpu::make_cpu_slots(encoder_mix, gpu::read_cpu_info()));
+    const gpu::CpuInfo cpu = gpu::read_cpu_info();
+    std::uint64_t largest_chunk = 0;
+    std::string largest_rung;
+    for (const auto& r : fitted.ladder.rungs) {
+        const auto bytes = static_cast<std::uint64_t>(av_image_get_buffer_size(src.pix_fmt, r.width, r.height, 1)) *
+                           static_cast<std::uint64_t>(chunk_frames);
+        if (bytes > largest_chunk) {
+            largest_chunk = bytes;
+            largest_rung = r.name;
+        }
+    }
+    std::uint64_t budget_bytes = options.memory_budget;
+    if (budget_bytes == 0) {
+        budget_bytes = std::max<std::uint64_t>(cpu.available_memory_bytes / 4, 2 * largest_chunk);
+    } else if (budget_bytes < largest_chunk) {
+        throw InputError(fmt::format("--memory-budget {} bytes is below one chunk of rung {} ({} frames = {} bytes): "
+                                     "raise it or shorten --segment-seconds",
+                                     budget_bytes, largest_rung, chunk_frames, largest_chunk));
+    }
+    MemoryBudget memory(budget_bytes);
+    gpu::GpuPool pool(gpu::make_cpu_slots(encoder_mix, cpu));
     progress.note(NoteLevel::info,
                   fmt::format("{}: {}x{} {} fps, {} frames; {} rungs, {}-frame chunks; {} encoder sessions ({}) x {} threads",
                               src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
@@ -276,7 +300,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                 [&rt, &audio_rendition](int chunks, std::int64_t frames) {
                     rt.finalizer->set_total(chunks, frames);
                     if (audio_rendition) audio_rendition->set_video_frames(frames);
-                }));
+                },
+                &memory));
             RungScaler* scaler = scalers.back().get();
             SegmentChunkQueue* queue = &scheduler.queue(static_cast<int>(i));
             threads.emplace_back([&, scaler, queue, token] {
@@ -304,6 +329,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.frame_rate = av_q2d(src.frame_rate);
     report.encoder_slots = static_cast<int>(pool.size());
     report.decode_seconds = pump.counters().busy_seconds;
+    report.memory_budget = memory.limit();
+    report.peak_queued_bytes = memory.peak();
     for (auto& r : rungs) {
         report.rungs.push_back(r.finalizer->report());
         auto recs = r.finalizer->chunk_records();

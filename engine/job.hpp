@@ -3,6 +3,7 @@
 // output directory, then start the decode pump, one scaler and one finalizer
 // per rung, and one encoder worker per pool slot; join them all and report.
 #include <filesystem>
+#include <cstdint>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -42,6 +43,10 @@ struct JobOptions {
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
     OutputFormat format = OutputFormat::hls;
     std::size_t queue_chunks = 2;      // raw chunks waiting per rung
+    // Bytes of raw frames queued for encoding (complete chunks waiting or
+    // being encoded); 0: a quarter of the available memory, at least two
+    // chunks of the largest rung.
+    std::uint64_t memory_budget = 0;
 };
 
 // Throws InputError (unusable input or options), RunError (the run failed)

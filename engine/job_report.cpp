@@ -28,6 +28,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"frame_rate", r.frame_rate},
                        {"encoder_slots", r.encoder_slots},
                        {"decode_seconds", r.decode_seconds},
+                       {"memory_budget", r.memory_budget},
+                       {"peak_queued_bytes", r.peak_queued_bytes},
                        {"wall_seconds", r.wall_seconds}};
     auto& rungs = j["rungs"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.rungs.size(); ++i) {
@@ -51,6 +53,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
         for (const auto& t : r.retries) retries += t.rung == g.name ? 1 : 0;
         for (const auto& m : r.mismatches) mismatches += m.rung == g.name ? m.count : 0;
         const double media_seconds = r.frame_rate > 0 ? static_cast<double>(g.frames) / r.frame_rate : 0.0;
+        const double average_kbps =
+            media_seconds > 0 ? static_cast<double>(g.video_bytes) * 8.0 / 1000.0 / media_seconds : 0.0;
         rungs.push_back({{"name", g.name},
                          {"width", g.width},
                          {"height", g.height},
@@ -59,7 +63,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                          {"frames", g.frames},
                          {"video_bytes", g.video_bytes},
                          {"output", g.output},
-                         {"average_kbps", media_seconds > 0 ? static_cast<double>(g.video_bytes) * 8.0 / 1000.0 / media_seconds : 0.0},
+                         {"average_kbps", average_kbps},
                          {"encode_seconds", encode_seconds},
                          {"start_seconds", start},
                          {"end_seconds", end},

@@ -71,6 +71,8 @@ struct JobReport {
     std::vector<MismatchRecord> mismatches;
     std::vector<RetryRecord> retries;
     double decode_seconds = 0;  // pump thread busy time
+    std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
+    std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
     double wall_seconds = 0;
 };
 

@@ -12,14 +12,16 @@ extern "C" {
 namespace ladder::engine {
 
 RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames,
-                       FrameChannel& input, SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end)
+                       FrameChannel& input, SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end,
+                       MemoryBudget* budget)
     : rung_index_(rung_index),
       rung_(rung),
       pix_fmt_(pix_fmt),
       chunk_frames_(chunk_frames),
       input_(input),
       output_(output),
-      on_end_(std::move(on_end)) {}
+      on_end_(std::move(on_end)),
+      budget_(budget) {}
 
 av::FramePtr RungScaler::scale(av::FramePtr src) {
     const bool square = src->sample_aspect_ratio.num == src->sample_aspect_ratio.den || src->sample_aspect_ratio.num == 0;
@@ -45,6 +47,11 @@ void RungScaler::emit(std::stop_token stop) {
     if (pending_.frames.empty()) return;
     pending_.rung = rung_index_;
     pending_.index = chunks_++;
+    if (budget_) {
+        auto reservation = budget_->reserve(pending_.bytes, stop);
+        if (!reservation) throw Cancelled();
+        pending_.reservation = std::move(*reservation);
+    }
     if (!output_.push(std::move(pending_), stop)) throw Cancelled();
     pending_ = RawChunk{};
 }

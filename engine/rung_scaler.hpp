@@ -8,6 +8,7 @@
 
 #include "engine/decode_pump.hpp"
 #include "engine/ladder_spec.hpp"
+#include "engine/memory_budget.hpp"
 #include "engine/segment_chunk_queue.hpp"
 
 namespace ladder::engine {
@@ -15,8 +16,10 @@ namespace ladder::engine {
 class RungScaler {
 public:
     // on_end(chunks, frames) runs once the last chunk is queued.
+    // budget (may be null) is reserved for each chunk before it is queued.
     RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames, FrameChannel& input,
-               SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end);
+               SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end,
+               MemoryBudget* budget = nullptr);
 
     // Closes the queue after the last chunk. When it throws, the caller stops
     // the run before closing the queue.
@@ -33,6 +36,7 @@ private:
     FrameChannel& input_;
     SegmentChunkQueue& output_;
     std::function<void(int, std::int64_t)> on_end_;
+    MemoryBudget* budget_;
     av::SwsPtr sws_;
     RawChunk pending_;
     int chunks_ = 0;
