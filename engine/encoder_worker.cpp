@@ -52,6 +52,7 @@ void EncoderWorker::encode_one(const gpu::EncoderSlot& slot, RawChunk raw, std::
         return;
     }
     const double seconds = chunk.end_seconds - chunk.start_seconds;
+    if (s_.journal) s_.journal->record(chunk, r.rung.name);
     s_.dispatcher->done(id_, raw, seconds);
     ++slot_.chunks;
     slot_.busy_seconds += seconds;

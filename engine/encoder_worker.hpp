@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/chunk_dispatcher.hpp"
+#include "engine/chunk_journal.hpp"
 #include "engine/job_report.hpp"
 #include "engine/progress_sink.hpp"
 #include "engine/rung_runtime.hpp"
@@ -26,6 +27,7 @@ struct WorkerSetup {
     EncoderFactory factory;
     std::chrono::steady_clock::time_point job_start;
     int quarantine_after = 3;
+    ChunkJournal* journal = nullptr;  // accepted chunks are recorded for --resume
 };
 
 class EncoderWorker {

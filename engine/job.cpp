@@ -6,6 +6,7 @@ extern "C" {
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -16,6 +17,7 @@ extern "C" {
 #include "av/av_error.hpp"
 #include "engine/audio_rendition_writer.hpp"
 #include "engine/chunk_dispatcher.hpp"
+#include "engine/chunk_journal.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
@@ -94,6 +96,21 @@ std::string describe_slots(const gpu::GpuPool& pool) {
     std::string out;
     for (const auto& [encoder, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n, encoder);
     return out;
+}
+
+// What must be the same for a journaled chunk to be reused by --resume.
+std::string job_fingerprint(const JobOptions& o, const SourceInfo& src, const LadderSpec& ladder,
+                            const std::vector<std::pair<std::string, int>>& encoders, int chunk_frames) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(o.input, ec);
+    const auto mtime = std::filesystem::last_write_time(o.input, ec).time_since_epoch().count();
+    std::string f = fmt::format("source={}|{}|{}|{}x{}|{}/{}|chunk={}|preset={}|check={}", std::filesystem::absolute(o.input).string(),
+                                size, mtime, src.width, src.height, src.frame_rate.num, src.frame_rate.den,
+                                chunk_frames, o.preset, static_cast<int>(o.splice_check));
+    for (const auto& r : ladder.rungs)
+        f += fmt::format("|{}={}x{}@{}/{}/{}", r.name, r.width, r.height, r.bitrate_kbps, r.maxrate_kbps, r.bufsize_kbps);
+    for (const auto& [encoder, count] : encoders) f += fmt::format("|{}", encoder);
+    return f;
 }
 
 constexpr const char* kAudioFolder = "audio";
@@ -184,7 +201,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         existing_check.push_back(master_playlist_path(options.outdir));
         if (hls_audio) existing_check.push_back(hls_audio_dir(options.outdir, kAudioRendition) / "index.m3u8");
     }
-    prepare_output_dir(options.outdir, existing_check, options.overwrite);
+    prepare_output_dir(options.outdir, existing_check, options.overwrite || options.resume);
     // An old master playlist would point at a mix of old and new segments
     // while this run is under way: it goes first and comes back last.
     if (write_hls) std::filesystem::remove(master_playlist_path(options.outdir));
@@ -225,6 +242,12 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                                      budget_bytes, largest_rung, chunk_frames, largest_chunk));
     }
     MemoryBudget memory(budget_bytes);
+    ChunkJournal journal(options.outdir, job_fingerprint(options, src, fitted.ladder, encoder_mix, chunk_frames),
+                         options.resume);
+    if (options.resume && !journal.resuming())
+        progress.note(NoteLevel::warning,
+                      fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
+    std::atomic<int> resumed_chunks{0};
     gpu::GpuPool pool(gpu::make_cpu_slots(encoder_mix, cpu));
     progress.note(NoteLevel::info,
                   fmt::format("{}: {}x{} {} fps, {} frames; {} rungs, {}-frame chunks; {} encoder sessions ({}) x {} threads",
@@ -275,6 +298,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     setup.factory = options.encoder_factory ? options.encoder_factory : EncoderFactory(make_encoder_backend);
     setup.job_start = started;
     setup.quarantine_after = options.quarantine_after;
+    setup.journal = &journal;
     std::vector<std::unique_ptr<EncoderWorker>> workers;
     for (int i = 0; i < worker_count; ++i) workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 
@@ -301,7 +325,26 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                     rt.finalizer->set_total(chunks, frames);
                     if (audio_rendition) audio_rendition->set_video_frames(frames);
                 },
-                &memory));
+                &memory,
+                [&rt, &journal, &resumed_chunks, &progress](RawChunk& raw) {
+                    if (!journal.resuming()) return false;
+                    auto c = journal.load(raw.rung, rt.rung.name, raw.index);
+                    if (!c || c->first_frame != raw.first_frame ||
+                        c->frame_count != static_cast<std::int64_t>(raw.frames.size()) ||
+                        !rt.invariant->check(*c).accepted)
+                        return false;
+                    ChunkDone done;
+                    done.rung = raw.rung;
+                    done.rung_name = rt.rung.name;
+                    done.chunk = raw.index;
+                    done.frames = c->frame_count;
+                    done.bytes = c->bytes;
+                    done.slot = c->slot_label;
+                    progress.chunk_done(done);
+                    rt.finalizer->deliver(std::move(*c));
+                    ++resumed_chunks;
+                    return true;
+                }));
             RungScaler* scaler = scalers.back().get();
             SegmentChunkQueue* queue = &scheduler.queue(static_cast<int>(i));
             threads.emplace_back([&, scaler, queue, token] {
@@ -319,6 +362,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     failure.rethrow_if_failed();
     if (stop.stop_requested()) throw Cancelled();
     if (write_hls) write_master_playlist(options.outdir, src, rungs, audio_rendition.get(), audio.get());
+    journal.remove();  // everything it held is in the finished outputs now
+    if (resumed_chunks > 0)
+        progress.note(NoteLevel::info, fmt::format("resumed {} chunk(s) from the journal instead of encoding them",
+                                                    resumed_chunks.load()));
 
     JobReport report;
     report.input = src.path;
@@ -331,6 +378,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.decode_seconds = pump.counters().busy_seconds;
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();
+    report.resumed_chunks = resumed_chunks;
     for (auto& r : rungs) {
         report.rungs.push_back(r.finalizer->report());
         auto recs = r.finalizer->chunk_records();

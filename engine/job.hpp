@@ -39,6 +39,9 @@ struct JobOptions {
     double segment_seconds = 2.0;
     bool audio = true;
     bool overwrite = false;
+    // Reuse the chunks journaled under OUTDIR/.ladder by an interrupted run
+    // with the same source, ladder and settings (implies overwrite).
+    bool resume = false;
     int preset = -1;
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
     OutputFormat format = OutputFormat::hls;

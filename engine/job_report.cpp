@@ -30,6 +30,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"decode_seconds", r.decode_seconds},
                        {"memory_budget", r.memory_budget},
                        {"peak_queued_bytes", r.peak_queued_bytes},
+                       {"resumed_chunks", r.resumed_chunks},
                        {"wall_seconds", r.wall_seconds}};
     auto& rungs = j["rungs"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.rungs.size(); ++i) {

@@ -73,6 +73,7 @@ struct JobReport {
     double decode_seconds = 0;  // pump thread busy time
     std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
     std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
+    int resumed_chunks = 0;  // taken from the journal instead of encoded
     double wall_seconds = 0;
 };
 

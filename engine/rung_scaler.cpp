@@ -13,7 +13,7 @@ namespace ladder::engine {
 
 RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames,
                        FrameChannel& input, SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end,
-                       MemoryBudget* budget)
+                       MemoryBudget* budget, std::function<bool(RawChunk&)> resume)
     : rung_index_(rung_index),
       rung_(rung),
       pix_fmt_(pix_fmt),
@@ -21,7 +21,8 @@ RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, 
       input_(input),
       output_(output),
       on_end_(std::move(on_end)),
-      budget_(budget) {}
+      budget_(budget),
+      resume_(std::move(resume)) {}
 
 av::FramePtr RungScaler::scale(av::FramePtr src) {
     const bool square = src->sample_aspect_ratio.num == src->sample_aspect_ratio.den || src->sample_aspect_ratio.num == 0;
@@ -47,6 +48,10 @@ void RungScaler::emit(std::stop_token stop) {
     if (pending_.frames.empty()) return;
     pending_.rung = rung_index_;
     pending_.index = chunks_++;
+    if (resume_ && resume_(pending_)) {
+        pending_ = RawChunk{};
+        return;
+    }
     if (budget_) {
         auto reservation = budget_->reserve(pending_.bytes, stop);
         if (!reservation) throw Cancelled();

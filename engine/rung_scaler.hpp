@@ -19,7 +19,7 @@ public:
     // budget (may be null) is reserved for each chunk before it is queued.
     RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames, FrameChannel& input,
                SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end,
-               MemoryBudget* budget = nullptr);
+               MemoryBudget* budget = nullptr, std::function<bool(RawChunk&)> resume = {});
 
     // Closes the queue after the last chunk. When it throws, the caller stops
     // the run before closing the queue.
@@ -37,6 +37,9 @@ private:
     SegmentChunkQueue& output_;
     std::function<void(int, std::int64_t)> on_end_;
     MemoryBudget* budget_;
+    // Takes a chunk from the resume journal instead of queueing it for
+    // encoding; true when it did.
+    std::function<bool(RawChunk&)> resume_;
     av::SwsPtr sws_;
     RawChunk pending_;
     int chunks_ = 0;

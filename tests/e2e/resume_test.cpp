@@ -1,0 +1,97 @@
+// A run killed with SIGKILL part-way is resumed with --resume: only the
+// chunks missing from the journal are encoded, and the ladder validates and
+// decodes completely.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "hls_tools.hpp"
+#include "media_tools.hpp"
+
+extern char** environ;
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+int journaled_chunks(const fs::path& out) {
+    int n = 0;
+    if (!fs::exists(out / ".ladder")) return 0;
+    for (const auto& e : fs::recursive_directory_iterator(out / ".ladder")) n += e.path().extension() == ".bin";
+    return n;
+}
+
+TEST(Resume, AfterKill9OnlyTheMissingChunksAreEncoded) {
+    const fs::path src = make_clip("resume", {320, 180, "25", 12.0, true, ""});
+    const fs::path out = fresh_dir("resume");
+    std::vector<std::string> args{LADDER_BINARY, "encode", src.string(), "-o", out.string(), "--rung",
+                                  "180p=320x180@400", "--rung", "90p=160x90@150", "--preset", "6", "-q"};
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, cargs[0], &actions, nullptr, cargs.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    // Kill it once some chunks are journaled, well before the end (12 chunks).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (journaled_chunks(out) < 3 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    const int journaled = journaled_chunks(out);
+    ASSERT_GE(journaled, 3);
+    ASSERT_LT(journaled, 12) << "killed too late to prove anything";
+    EXPECT_FALSE(fs::exists(out / "master.m3u8"));
+
+    args.pop_back();  // -q
+    std::vector<std::string> resume(args.begin() + 1, args.end());
+    resume.push_back("--resume");
+    ProcessResult r = run_ladder(resume);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto report = nlohmann::json::parse(read_text(out / "report.json"));
+    const int resumed = report["resumed_chunks"].get<int>();
+    std::printf("[ metric   ] journaled %d chunks before the kill, resumed %d\n", journaled, resumed);
+    EXPECT_GE(resumed, journaled - 1) << "(a chunk journaled after the count may be missing)";
+    EXPECT_LE(resumed, journaled);
+    EXPECT_NE(r.err.find("resumed " + std::to_string(resumed) + " chunk(s) from the journal"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out / ".ladder")) << "the journal goes once the run is complete";
+
+    ProcessResult v = run_ladder({"validate", out.string()});
+    EXPECT_EQ(v.exit_code, 0) << v.out;
+    for (const char* rung : {"180p", "90p"}) {
+        FileFacts f = probe(out / rung / "index.m3u8");
+        EXPECT_EQ(f.video[0].frames, 300) << rung;
+        EXPECT_EQ(decode_errors(out / rung / "index.m3u8"), "") << rung;
+    }
+}
+
+TEST(Resume, AJournalFromAnotherJobIsRefused) {
+    const fs::path src = make_clip("resume-other", {160, 120, "25", 1.0, true, ""});
+    const fs::path out = fresh_dir("resume-other");
+    fs::create_directories(out / ".ladder");
+    std::ofstream(out / ".ladder/job.json") << R"({"fingerprint": "some other job"})";
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "120p=160x120@200",
+                                  "--preset", "12", "--resume"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--resume: the journal in"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("different source, ladder or encoder settings"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ladder::test
