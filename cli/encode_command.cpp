@@ -12,12 +12,12 @@
 #include <thread>
 
 #include "cli/progress_renderer.hpp"
-#include "cli/json_progress_renderer.hpp"
 #include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
 #include "cli/stderr_capture.hpp"
 #include "engine/errors.hpp"
 #include "engine/job.hpp"
+#include "engine/memory_budget.hpp"
 #include "gpu/cpu_info.hpp"
 
 namespace ladder::cli {
@@ -63,6 +63,10 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "quarantined for the rest of the run")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
+    cmd->add_option("--memory-budget", a.memory_budget,
+                    "Bytes of raw frames that may wait for encoding (e.g. 2G, 512M; default: a quarter of the "
+                    "available memory, at least two chunks of the largest rung). The decoder waits when it is full; "
+                    "below one chunk of the largest rung is an error");
     cmd->add_option("--segment-seconds", a.segment_seconds,
                     "Chunk (and segment) length in seconds; every chunk starts with a key frame")
         ->capture_default_str();
@@ -70,6 +74,10 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->check(CLI::IsMember({"aac", "none"}))
         ->capture_default_str();
     cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
+    cmd->add_flag("--resume", a.resume,
+                  "Continue an interrupted run (crash, kill -9, Ctrl-C) into the same OUTDIR: chunks journaled in "
+                  "OUTDIR/.ladder by the earlier run with the same source, ladder and settings are reused, only the "
+                  "missing ones are encoded");
     cmd->add_option("--preset", a.preset,
                     "Encoder speed preset: SVT-AV1 0-13 (default 8), libaom cpu-used 0-8 (default 6); higher is "
                     "faster")
@@ -113,9 +121,17 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.cpu_slots = a.cpu_slots;
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
     o.max_tries = a.max_tries;
+    if (!a.memory_budget.empty()) {
+        try {
+            o.memory_budget = engine::parse_byte_size(a.memory_budget);
+        } catch (const std::invalid_argument& e) {
+            throw engine::InputError(fmt::format("--memory-budget {}", e.what()));
+        }
+    }
     o.segment_seconds = a.segment_seconds;
     o.audio = a.audio == "aac";
     o.overwrite = a.overwrite;
+    o.resume = a.resume;
     o.preset = a.preset;
     o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
     o.format = a.format == "mp4" ? engine::OutputFormat::mp4
@@ -141,17 +157,20 @@ int run_encode(const EncodeArgs& args) {
         fmt::print(stderr, "ladder: error: {}\n", e.what());
         return 2;
     }
-    // JSON lines only on stderr: what libraries print there becomes "log" events.
+    // json and bars own stderr while the run lasts: what libraries print
+    // there goes through the renderer (a "log" event, a line above the bars).
     std::unique_ptr<StderrCapture> capture;
-    std::unique_ptr<ProgressRenderer> renderer;
-    if (mode == ProgressMode::json) {
-        capture = std::make_unique<StderrCapture>();
-        auto json = std::make_unique<JsonProgressRenderer>(capture->stream());
-        capture->start([r = json.get()](const std::string& line) { r->log_line(line); });
-        renderer = std::move(json);
-    } else {
-        renderer = make_progress_renderer(mode, stderr, args.quiet);
-    }
+    if (progress_captures_stderr(mode, args.quiet)) capture = std::make_unique<StderrCapture>();
+    std::unique_ptr<ProgressRenderer> renderer =
+        make_progress_renderer(mode, capture ? capture->stream() : stderr, args.quiet);
+    if (capture) capture->start([r = renderer.get()](const std::string& line) { r->log_line(line); });
+    // Whatever happens, the capture's reader stops before the renderer goes.
+    struct StopCapture {
+        StderrCapture* capture;
+        ~StopCapture() {
+            if (capture) capture->stop();
+        }
+    } stop_capture{capture.get()};
     ReportCollector collector;
     ProgressTee progress(*renderer, collector);
     auto finish = [&](RunOutcome outcome) {

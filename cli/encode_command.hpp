@@ -19,9 +19,11 @@ struct EncodeArgs {
     int cpu_slots = 0;
     std::string cpu_encoders;
     int max_tries = 3;
+    std::string memory_budget;
     double segment_seconds = 2.0;
     std::string audio = "aac";
     bool overwrite = false;
+    bool resume = false;
     int preset = -1;
     std::string splice_check = "strict";
     bool quiet = false;

@@ -16,6 +16,12 @@ extern "C" {
 
 namespace ladder::engine {
 
+std::string encoder_size_problem(const std::string& encoder, int width, int height) {
+    if (encoder == "libsvtav1" && (width < 64 || height < 64))
+        return fmt::format("{}x{} is below SVT-AV1's minimum of 64x64", width, height);
+    return "";
+}
+
 int default_preset(const std::string& encoder) { return encoder == "libaom-av1" ? 6 : 8; }
 
 namespace {

@@ -41,6 +41,11 @@ std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slo
 using EncoderFactory =
     std::function<std::unique_ptr<EncoderBackend>(const gpu::EncoderSlot&, const EncoderSettings&)>;
 
+// Why the encoder cannot take frames of this size (empty when it can).
+// Checked before the run: SVT-AV1 1.4 refuses sources under 64x64 at open,
+// and closing such a half-opened encoder can hang inside the library.
+std::string encoder_size_problem(const std::string& encoder, int width, int height);
+
 // The default preset an encoder uses when none is given.
 int default_preset(const std::string& encoder);
 

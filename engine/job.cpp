@@ -180,6 +180,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
                                          "--encoder",
                                          encoder));
+    for (const auto& [encoder, count] : encoder_mix)
+        for (const auto& r : fitted.ladder.rungs)
+            if (auto problem = encoder_size_problem(encoder, r.width, r.height); !problem.empty())
+                throw InputError(fmt::format("rung {}: {}: make the rung larger or use --encoder aom", r.name, problem));
     const bool write_mp4 = options.format != OutputFormat::hls;
     const bool write_hls = options.format != OutputFormat::mp4;
     const bool hls_audio = write_hls && options.audio && src.audio_stream >= 0;

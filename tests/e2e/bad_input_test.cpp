@@ -159,6 +159,14 @@ TEST(BadInput, ExistingHlsLadderNeedsOverwrite) {
     EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
 }
 
+TEST(BadInput, RungBelowTheEncodersMinimumSize) {
+    const fs::path src = make_clip("bad-src", {160, 120, "25", 1.0, true, ""});
+    const fs::path out = fresh_dir("bad-tiny");
+    auto r = run_ladder(encode_args(src, out, {"--rung", "60p=80x60@100"}));
+    expect_usage_error(r, "rung 60p: 80x60 is below SVT-AV1's minimum of 64x64");
+    expect_no_outputs(out);
+}
+
 TEST(BadInput, RungNamedAudioCollidesWithTheAudioFolder) {
     const fs::path src = make_clip("bad-src", {160, 120, "25", 1.0, true, ""});
     const fs::path out = fresh_dir("bad-audio-name");

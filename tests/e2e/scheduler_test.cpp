@@ -161,7 +161,12 @@ TEST(Faults, ChunksThatFailMidEncodeAreRetriedOnAnotherSlot) {
 TEST(Faults, ASlotThatKeepsFailingIsQuarantinedAndTheRunFinishes) {
     const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
     const fs::path out = fresh_dir("faults-quarantine");
-    ProcessResult r = run_ladder(fault_args(src, out, {"--max-tries", "5"}), {"LADDER_TEST_FAULTS=cpu0:svt=open"});
+    // 2 rungs x 12 chunks: the failing slot meets fresh chunks far more than
+    // 3 times while the other slot encodes.
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "120p=160x120@200", "--rung",
+                                  "72p=96x72@100", "--preset", "12", "--segment-seconds", "0.25", "--cpu-slots", "2",
+                                  "--max-tries", "5"},
+                                 {"LADDER_TEST_FAULTS=cpu0:svt=open"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("cpu0:svt quarantined for the rest of the run after 3 failures in a row"), std::string::npos)
         << r.err;
