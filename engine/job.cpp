@@ -363,6 +363,11 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         for (auto& t : threads) t.join();
     }
 
+    // Rungs left unfinished by a failure or a stop say so before the error.
+    if (stop.stop_requested())
+        for (std::size_t i = 0; i < rungs.size(); ++i)
+            if (!rungs[i].finalizer->completed())
+                progress.rung_state(static_cast<int>(i), rungs[i].rung.name, RungState::failed);
     failure.rethrow_if_failed();
     if (stop.stop_requested()) throw Cancelled();
     if (write_hls) write_master_playlist(options.outdir, src, rungs, audio_rendition.get(), audio.get());

@@ -131,6 +131,7 @@ void RungFinalizer::run(std::stop_token stop) {
         finish_hls();
         if (report_.output.empty()) report_.output = (*outputs_.hls_dir / "index.m3u8").string();
     }
+    completed_ = true;
     progress_.rung_state(rung_index_, rung_.name, RungState::completed);
 }
 

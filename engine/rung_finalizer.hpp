@@ -39,6 +39,7 @@ public:
     void run(std::stop_token stop);
 
     RungReport report() const;
+    bool completed() const { return completed_; }  // after run() returned
     std::vector<ChunkRecord> chunk_records() const;
     // The HLS segments written (empty without HLS output). Valid after run().
     const std::vector<mux::CmafSegment>& hls_segments() const { return hls_segments_; }
@@ -68,6 +69,7 @@ private:
     std::vector<mux::CmafSegment> hls_segments_;
     std::size_t audio_cursor_ = 0;
     RungReport report_;
+    bool completed_ = false;
     std::vector<ChunkRecord> records_;
 };
 
