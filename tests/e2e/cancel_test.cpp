@@ -2,17 +2,12 @@
 // nothing that claims to be complete, and exit with 130.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <thread>
 
 #include "media_tools.hpp"
-
-extern char** environ;
 
 namespace ladder::test {
 namespace {
@@ -25,26 +20,13 @@ struct Stopped {
 };
 
 Stopped run_and_signal(const std::vector<std::string>& args, int signal, double after_seconds) {
-    std::vector<std::string> argv{LADDER_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargs;
-    for (auto& a : argv) cargs.push_back(a.data());
-    cargs.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    EXPECT_EQ(posix_spawn(&pid, cargs[0], &actions, nullptr, cargs.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const int pid = spawn_ladder(args);
     std::this_thread::sleep_for(std::chrono::duration<double>(after_seconds));
     const auto sent = std::chrono::steady_clock::now();
     kill(pid, signal);
-    int status = 0;
-    waitpid(pid, &status, 0);
     Stopped s;
+    s.exit_code = wait_exit(pid);
     s.seconds_after_signal = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
-    s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return s;
 }
 

@@ -18,6 +18,12 @@ struct ProcessResult {
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
 
+// Starts the ladder binary in the background (output discarded) and returns
+// its pid, for tests that signal or kill it; wait_exit() reaps it and gives
+// the exit code (128 + signal when killed).
+int spawn_ladder(const std::vector<std::string>& args);
+int wait_exit(int pid);
+
 // Runs the ladder binary under test; extra_env entries are "NAME=value".
 ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {});
 

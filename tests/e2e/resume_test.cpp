@@ -3,10 +3,7 @@
 // decodes completely.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <fstream>
@@ -15,8 +12,6 @@
 
 #include "hls_tools.hpp"
 #include "media_tools.hpp"
-
-extern char** environ;
 
 namespace ladder::test {
 namespace {
@@ -33,33 +28,22 @@ int journaled_chunks(const fs::path& out) {
 TEST(Resume, AfterKill9OnlyTheMissingChunksAreEncoded) {
     const fs::path src = make_clip("resume", {320, 180, "25", 12.0, true, ""});
     const fs::path out = fresh_dir("resume");
-    std::vector<std::string> args{LADDER_BINARY, "encode", src.string(), "-o", out.string(), "--rung",
-                                  "180p=320x180@400", "--rung", "90p=160x90@150", "--preset", "6", "-q"};
-    std::vector<char*> cargs;
-    for (auto& a : args) cargs.push_back(a.data());
-    cargs.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, cargs[0], &actions, nullptr, cargs.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    std::vector<std::string> args{"encode", src.string(), "-o", out.string(), "--rung", "180p=320x180@400", "--rung",
+                                  "90p=160x90@150", "--preset", "6", "-q"};
+    const int pid = spawn_ladder(args);
     // Kill it once some chunks are journaled, well before the end (12 chunks).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (journaled_chunks(out) < 3 && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status));
+    ASSERT_EQ(wait_exit(pid), 128 + SIGKILL);
     const int journaled = journaled_chunks(out);
     ASSERT_GE(journaled, 3);
     ASSERT_LT(journaled, 12) << "killed too late to prove anything";
     EXPECT_FALSE(fs::exists(out / "master.m3u8"));
 
     args.pop_back();  // -q
-    std::vector<std::string> resume(args.begin() + 1, args.end());
+    std::vector<std::string> resume = args;
     resume.push_back("--resume");
     ProcessResult r = run_ladder(resume);
     ASSERT_EQ(r.exit_code, 0) << r.err;
