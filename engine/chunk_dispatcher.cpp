@@ -146,12 +146,11 @@ void ChunkDispatcher::check_orphans() {
     if (failure_) cv_.notify_all();
 }
 
-std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) {
-    std::unique_lock lock(mu_);
+std::optional<RawChunk> ChunkDispatcher::take(std::unique_lock<std::mutex>& lock, int worker, bool& nothing_left) {
     const auto index = static_cast<std::size_t>(worker);
+    nothing_left = false;
     for (;;) {
         if (failure_) throw RunError(*failure_);
-        if (stop.stop_requested()) return std::nullopt;
         Worker& w = workers_[index];
         // Stay on the current rung while it has a chunk ready.
         const int rung = w.rung >= 0 && can_serve(w, static_cast<std::size_t>(w.rung)) &&
@@ -159,27 +158,58 @@ std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) 
                                  !would_delay(worker, static_cast<std::size_t>(w.rung))
                              ? w.rung
                              : pick_rung(worker);
-        if (rung >= 0) {
-            w.rung = rung;
-            // Popping notifies (the queue's on_change takes mu_): unlock first.
-            lock.unlock();
-            auto chunk = queues_[static_cast<std::size_t>(rung)]->try_pop();
-            lock.lock();
-            if (chunk) {
-                claimed_frames_[static_cast<std::size_t>(rung)] += static_cast<std::int64_t>(chunk->frames.size());
-                ++in_flight_[static_cast<std::size_t>(rung)];
-                return chunk;
-            }
-            continue;  // another worker took it first
+        if (rung < 0) break;
+        w.rung = rung;
+        // Popping notifies (the queue's on_change takes mu_): unlock first.
+        lock.unlock();
+        auto chunk = queues_[static_cast<std::size_t>(rung)]->try_pop();
+        lock.lock();
+        if (chunk) {
+            claimed_frames_[static_cast<std::size_t>(rung)] += static_cast<std::int64_t>(chunk->frames.size());
+            ++in_flight_[static_cast<std::size_t>(rung)];
+            return chunk;
         }
-        w.rung = -1;  // helpers leave a rung once it has nothing ready
-        bool anything_left = false;
-        for (std::size_t r = 0; r < queues_.size(); ++r)
-            anything_left = anything_left || (!rung_finished(r) && can_serve(w, r));
-        if (!anything_left) return std::nullopt;
+        // another worker took it first: look again
+    }
+    Worker& w = workers_[index];
+    w.rung = -1;  // helpers leave a rung once it has nothing ready
+    bool anything_left = false;
+    for (std::size_t r = 0; r < queues_.size(); ++r)
+        anything_left = anything_left || (!rung_finished(r) && can_serve(w, r));
+    nothing_left = !anything_left;
+    return std::nullopt;
+}
+
+std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) {
+    std::unique_lock lock(mu_);
+    for (;;) {
+        if (stop.stop_requested()) return std::nullopt;
         const std::uint64_t seen = generation_;
+        bool nothing_left = false;
+        if (auto chunk = take(lock, worker, nothing_left)) return chunk;
+        if (nothing_left) return std::nullopt;
         if (!cv_.wait(lock, stop, [&] { return generation_ != seen || failure_.has_value(); })) return std::nullopt;
     }
+}
+
+std::optional<RawChunk> ChunkDispatcher::try_next(int worker, bool& finished, std::uint64_t& observed) {
+    std::unique_lock lock(mu_);
+    observed = generation_;
+    return take(lock, worker, finished);
+}
+
+bool ChunkDispatcher::wait_for_change(std::uint64_t observed, std::stop_token stop) {
+    std::unique_lock lock(mu_);
+    if (!cv_.wait(lock, stop, [&] { return generation_ != observed || failure_.has_value(); })) return false;
+    if (failure_) throw RunError(*failure_);
+    return true;
+}
+
+bool ChunkDispatcher::all_finished() const {
+    std::lock_guard lock(mu_);
+    for (std::size_t r = 0; r < queues_.size(); ++r)
+        if (!rung_finished(r)) return false;
+    return true;
 }
 
 void ChunkDispatcher::done(int worker, const RawChunk& chunk, double seconds) {

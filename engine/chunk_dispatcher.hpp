@@ -57,6 +57,17 @@ public:
     // when the run cannot complete (a rung nobody left can serve).
     std::optional<RawChunk> next(int worker, std::stop_token stop);
 
+    // Lease hand-back: the chunk the worker may take right now, without
+    // waiting. With none, finished says whether anything is left for it at
+    // all (else it should give its lease back and wait_for_change()).
+    // observed is the state generation to wait from.
+    std::optional<RawChunk> try_next(int worker, bool& finished, std::uint64_t& observed);
+    // Blocks until the dispatcher's state moved past observed; false on
+    // stop; throws RunError when the run failed.
+    bool wait_for_change(std::uint64_t observed, std::stop_token stop);
+    // Every rung is finished.
+    bool all_finished() const;
+
     // The worker finished a chunk (accepted by the rung): throughput bookkeeping.
     void done(int worker, const RawChunk& chunk, double seconds);
     // The rung's contract refused the chunk: back to the front of its queue;
@@ -81,6 +92,7 @@ private:
     };
 
     void notify();
+    std::optional<RawChunk> take(std::unique_lock<std::mutex>& lock, int worker, bool& nothing_left);
     bool can_serve(const Worker& w, std::size_t rung) const;
     bool rung_finished(std::size_t rung) const;
     double remaining_time(std::size_t rung) const;

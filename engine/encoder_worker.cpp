@@ -13,8 +13,11 @@ double EncoderWorker::since_start() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - s_.job_start).count();
 }
 
-void EncoderWorker::encode_one(const gpu::EncoderSlot& slot, RawChunk raw, std::stop_token stop,
-                               int& failures_in_a_row) {
+bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk raw, std::stop_token stop) {
+    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+    int& failures_in_a_row = (*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
+    stats.label = slot.label;
+    stats.encoder = slot.encoder;
     RungRuntime& r = (*s_.rungs)[static_cast<std::size_t>(raw.rung)];
     s_.progress->chunk_started(raw.rung, r.rung.name, raw.index, slot.label);
     const double started = since_start();
@@ -24,12 +27,12 @@ void EncoderWorker::encode_one(const gpu::EncoderSlot& slot, RawChunk raw, std::
     } catch (const Cancelled&) {
         throw;
     } catch (const std::exception& e) {
-        ++slot_.failures;
+        ++stats.failures;
         ++failures_in_a_row;
         retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, e.what()});
         s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, e.what());
-        s_.dispatcher->failed(id_, std::move(raw), fmt::format("{}: {}", slot.label, e.what()));
-        return;
+        s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, e.what()));
+        return failures_in_a_row < s_.quarantine_after;
     }
     failures_in_a_row = 0;
     chunk.start_seconds = started;
@@ -48,14 +51,14 @@ void EncoderWorker::encode_one(const gpu::EncoderSlot& slot, RawChunk raw, std::
                                           r.rung.name, chunk.index, slot.label, fmt::join(verdict.differences, ", "),
                                           slot.encoder));
         }
-        s_.dispatcher->refused(id_, std::move(raw));
-        return;
+        s_.dispatcher->refused(id, std::move(raw));
+        return true;
     }
     const double seconds = chunk.end_seconds - chunk.start_seconds;
     if (s_.journal) s_.journal->record(chunk, r.rung.name);
-    s_.dispatcher->done(id_, raw, seconds);
-    ++slot_.chunks;
-    slot_.busy_seconds += seconds;
+    s_.dispatcher->done(id, raw, seconds);
+    ++stats.chunks;
+    stats.busy_seconds += seconds;
 
     ChunkDone done;
     done.rung = chunk.rung;
@@ -67,31 +70,79 @@ void EncoderWorker::encode_one(const gpu::EncoderSlot& slot, RawChunk raw, std::
     done.encode_seconds = seconds;
     s_.progress->chunk_done(done);
     r.finalizer->deliver(std::move(chunk));
+    return true;
+}
+
+void EncoderWorker::quarantine(const gpu::EncoderSlot& slot) {
+    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+    stats.quarantined = true;
+    s_.progress->note(NoteLevel::warning,
+                      fmt::format("{} quarantined for the rest of the run after {} failures in a row (last: {})",
+                                  slot.label, (*s_.failure_runs)[static_cast<std::size_t>(slot.id)],
+                                  retries_.back().error));
 }
 
 void EncoderWorker::run(std::stop_token stop) {
+    if (pinned_rung_ >= 0)
+        run_fixed(stop);
+    else
+        run_helpers(stop);
+}
+
+void EncoderWorker::run_helpers(std::stop_token stop) {
+    auto priority = gpu::ClaimPriority::primary;
+    const std::stop_token claim_stop = s_.no_more_work->get_token();
+    for (;;) {
+        auto lease = s_.pool->claim(priority, claim_stop);
+        if (!lease || stop.stop_requested()) return;
+        const gpu::EncoderSlot& slot = lease->slot();
+        // Dispatcher workers are the pool's slots: the same ids.
+        const int id = slot.id;
+        std::uint64_t observed = 0;
+        for (;;) {
+            bool finished = false;
+            auto raw = s_.dispatcher->try_next(id, finished, observed);
+            if (raw) {
+                if (!encode_one(slot, id, std::move(*raw), stop)) {
+                    quarantine(slot);
+                    lease->retire();
+                    s_.dispatcher->retire(id);  // throws when that orphans a rung
+                    return;
+                }
+                if (stop.stop_requested()) return;
+                continue;
+            }
+            if (finished) {
+                // Nothing left this slot may ever do: it leaves the pool.
+                lease->retire();
+                s_.dispatcher->retire(id);
+                if (s_.dispatcher->all_finished()) s_.no_more_work->request_stop();
+                break;
+            }
+            // Nothing ready for this slot now: give the lease back, wait for
+            // work, then claim again — as a helper, behind any primary.
+            lease->release();
+            if (!s_.dispatcher->wait_for_change(observed, stop)) return;
+            break;
+        }
+        priority = gpu::ClaimPriority::helper;
+    }
+}
+
+void EncoderWorker::run_fixed(std::stop_token stop) {
     auto lease = s_.pool->claim(gpu::ClaimPriority::primary, stop);
     if (!lease) return;
     const gpu::EncoderSlot& slot = lease->slot();
-    slot_.label = slot.label;
-    slot_.encoder = slot.encoder;
-    // Registered once the slot (and so the encoder kind) is known.
-    id_ = s_.dispatcher->add_worker(slot.encoder, pinned_rung_);
-    int failures_in_a_row = 0;
-    while (auto raw = s_.dispatcher->next(id_, stop)) {
-        encode_one(slot, std::move(*raw), stop, failures_in_a_row);
-        if (failures_in_a_row >= s_.quarantine_after) {
-            slot_.quarantined = true;
-            s_.progress->note(NoteLevel::warning,
-                              fmt::format("{} quarantined for the rest of the run after {} failures in a row (last: "
-                                          "{})",
-                                          slot.label, failures_in_a_row, retries_.back().error));
+    const int id = s_.dispatcher->add_worker(slot.encoder, pinned_rung_);
+    while (auto raw = s_.dispatcher->next(id, stop)) {
+        if (!encode_one(slot, id, std::move(*raw), stop)) {
+            quarantine(slot);
             break;
         }
     }
     if (stop.stop_requested()) return;
     // Leaving for good: the dispatcher fails the run if that orphans a rung.
-    s_.dispatcher->retire(id_);
+    s_.dispatcher->retire(id);
 }
 
 }  // namespace ladder::engine

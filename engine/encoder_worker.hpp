@@ -1,10 +1,13 @@
 #pragma once
-// An encoder worker: one per encoder session (slot). It holds the slot's
-// GpuLease, takes chunks from the ChunkDispatcher (moving between rungs as
-// the dispatcher decides), checks each against its rung's codec contract and
-// passes it to the rung's finalizer. A failed chunk goes back for another
-// slot; a slot that fails `quarantine_after` times in a row stops for the
-// rest of the run.
+// An encoder worker. With helper dispatch (pinned_rung < 0) it claims a
+// GpuLease (first as a primary claimer, later as a helper), takes chunks the
+// ChunkDispatcher picks for that slot, and when the slot has no chunk it may
+// take right now it gives the lease back and waits for work; the next free
+// lease goes where the dispatcher sends it. With fixed dispatch it stays on
+// its rung. Each chunk is checked against its rung's codec contract and
+// passed to the rung's finalizer. A failed chunk goes back for another slot;
+// a slot that fails `quarantine_after` times in a row is taken out of the
+// pool for the rest of the run.
 #include <chrono>
 #include <map>
 #include <stop_token>
@@ -28,6 +31,13 @@ struct WorkerSetup {
     std::chrono::steady_clock::time_point job_start;
     int quarantine_after = 3;
     ChunkJournal* journal = nullptr;  // accepted chunks are recorded for --resume
+    // Per slot (indexed by EncoderSlot::id), touched only by the holder of
+    // that slot's lease.
+    std::vector<SlotReport>* slot_reports = nullptr;
+    std::vector<int>* failure_runs = nullptr;
+    // Helper dispatch: requested once no slot will ever be needed again, so
+    // workers waiting to claim a lease stop waiting.
+    std::stop_source* no_more_work = nullptr;
 };
 
 class EncoderWorker {
@@ -37,18 +47,19 @@ public:
 
     void run(std::stop_token stop);
 
-    const SlotReport& slot_report() const { return slot_; }
     const std::vector<RetryRecord>& retries() const { return retries_; }
     const std::map<std::pair<std::string, std::string>, MismatchRecord>& mismatches() const { return mismatches_; }
 
 private:
     double since_start() const;
-    void encode_one(const gpu::EncoderSlot& slot, RawChunk raw, std::stop_token stop, int& failures_in_a_row);
+    // Encodes one chunk; false when the slot has to be quarantined.
+    bool encode_one(const gpu::EncoderSlot& slot, int dispatcher_id, RawChunk raw, std::stop_token stop);
+    void run_helpers(std::stop_token stop);
+    void run_fixed(std::stop_token stop);
+    void quarantine(const gpu::EncoderSlot& slot);
 
     WorkerSetup s_;
     int pinned_rung_;
-    int id_ = -1;
-    SlotReport slot_;
     std::vector<RetryRecord> retries_;
     std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches_;  // (rung, encoder)
 };

@@ -290,8 +290,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         audio_rendition = std::make_unique<AudioRenditionWriter>(hls_audio_dir(options.outdir, kAudioRendition),
                                                                  *audio, chunk_frames, src.frame_rate);
 
+    std::stop_source no_more_work;  // ends lease claims once no slot is needed
     std::stop_source stop;
     std::stop_callback forward_stop(external_stop, [&] { stop.request_stop(); });
+    std::stop_callback stop_claims(stop.get_token(), [&] { no_more_work.request_stop(); });
     FailureLatch failure(stop);
 
     WorkerSetup setup;
@@ -303,6 +305,14 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     setup.job_start = started;
     setup.quarantine_after = options.quarantine_after;
     setup.journal = &journal;
+    std::vector<SlotReport> slot_reports(pool.size());
+    std::vector<int> failure_runs(pool.size(), 0);
+    setup.slot_reports = &slot_reports;
+    setup.failure_runs = &failure_runs;
+    setup.no_more_work = &no_more_work;
+    // With helper dispatch the dispatcher's workers are the pool's slots.
+    if (!fixed)
+        for (const auto& slot : pool.slots()) scheduler.add_worker(slot.encoder, -1);
     std::vector<std::unique_ptr<EncoderWorker>> workers;
     for (int i = 0; i < worker_count; ++i) workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 
@@ -394,9 +404,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         report.chunks.insert(report.chunks.end(), recs.begin(), recs.end());
     }
     std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
+    for (const auto& slot : slot_reports)
+        if (!slot.label.empty()) report.slots.push_back(slot);  // slots that never got a chunk are left out
     for (const auto& w : workers) {
-        if (w->slot_report().label.empty()) continue;  // never got a lease
-        report.slots.push_back(w->slot_report());
         report.retries.insert(report.retries.end(), w->retries().begin(), w->retries().end());
         for (const auto& [key, m] : w->mismatches()) {
             auto& total = mismatches[key];

@@ -29,6 +29,14 @@ const EncoderSlot& GpuLease::slot() const {
     return pool_->slots_[static_cast<std::size_t>(slot_)];
 }
 
+void GpuLease::retire() {
+    if (pool_) {
+        pool_->take_out(slot_);
+        pool_ = nullptr;
+        slot_ = -1;
+    }
+}
+
 void GpuLease::release() {
     if (pool_) {
         pool_->give_back(slot_);
@@ -47,7 +55,7 @@ GpuPool::GpuPool(std::vector<EncoderSlot> slots) : slots_(std::move(slots)) {
 
 GpuPool::~GpuPool() {
     // Every lease must be returned before the pool goes away.
-    assert(free_.size() == slots_.size());
+    assert(free_.size() + retired_ == slots_.size());
 }
 
 bool GpuPool::my_turn(std::uint64_t ticket, ClaimPriority priority) const {
@@ -99,6 +107,11 @@ void GpuPool::give_back(int slot) {
         free_.push_back(slot);
     }
     cv_.notify_all();
+}
+
+void GpuPool::take_out(int) {
+    std::lock_guard lock(mu_);
+    ++retired_;
 }
 
 std::size_t GpuPool::available() const {

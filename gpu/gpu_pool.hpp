@@ -42,6 +42,9 @@ public:
     const EncoderSlot& slot() const;
     // Gives the slot back before destruction.
     void release();
+    // Takes the slot out of the pool for the rest of its life (a
+    // quarantined or finished encoder session); the lease becomes empty.
+    void retire();
 
 private:
     friend class GpuPool;
@@ -71,6 +74,7 @@ public:
 private:
     friend class GpuLease;
     void give_back(int slot);
+    void take_out(int slot);
     bool my_turn(std::uint64_t ticket, ClaimPriority priority) const;
     GpuLease take(std::uint64_t ticket, ClaimPriority priority);
 
@@ -82,6 +86,7 @@ private:
     std::deque<std::uint64_t> helper_line_;
     std::uint64_t next_ticket_ = 0;
     std::uint64_t granted_ = 0;
+    std::size_t retired_ = 0;
 };
 
 }  // namespace ladder::gpu

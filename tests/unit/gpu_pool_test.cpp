@@ -353,3 +353,28 @@ TEST(GpuPool, StressEachSlotHasOneHolderAtATime) {
     EXPECT_EQ(pool.available(), static_cast<std::size_t>(kSlots));
     EXPECT_EQ(pool.leases_granted(), static_cast<std::uint64_t>(kThreads) * kClaims);
 }
+
+namespace ladder::gpu {
+namespace {
+
+TEST(GpuPoolRetire, ARetiredSlotNeverComesBack) {
+    GpuPool pool({EncoderSlot{}, EncoderSlot{}});
+    auto a = pool.try_claim(ClaimPriority::primary);
+    ASSERT_TRUE(a);
+    const int retired = a->slot().id;
+    a->retire();
+    EXPECT_FALSE(static_cast<bool>(*a));
+    EXPECT_EQ(pool.available(), 1u);
+    for (int i = 0; i < 5; ++i) {
+        auto b = pool.try_claim(ClaimPriority::helper);
+        ASSERT_TRUE(b);
+        EXPECT_NE(b->slot().id, retired);
+    }
+    auto c = pool.try_claim(ClaimPriority::primary);
+    auto d = pool.try_claim(ClaimPriority::primary);
+    EXPECT_TRUE(c.has_value());
+    EXPECT_FALSE(d.has_value()) << "one slot left";
+}
+
+}  // namespace
+}  // namespace ladder::gpu
