@@ -63,6 +63,11 @@ TEST(Resume, AfterKill9OnlyTheMissingChunksAreEncoded) {
         EXPECT_EQ(f.video[0].frames, 300) << rung;
         EXPECT_EQ(decode_errors(out / rung / "index.m3u8"), "") << rung;
     }
+    // And a real player plays the resumed ladder to the end.
+    ProcessResult play = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play.mjs", out.string(),
+                                      "--timeout-ms", "90000"});
+    EXPECT_EQ(play.exit_code, 0) << play.out << play.err;
+    EXPECT_NE(play.out.find("PLAYER-RESULT {\"ok\":true"), std::string::npos) << play.out;
 }
 
 TEST(Resume, AJournalFromAnotherJobIsRefused) {
