@@ -39,10 +39,14 @@ engine::JobOptions four_rungs(const fs::path& src, const fs::path& out) {
     engine::JobOptions o;
     o.input = src;
     o.outdir = out;
-    o.ladder = engine::LadderSpec{{{"480p", 640, 480, 800, 0, 0},
-                                   {"240p", 320, 240, 300, 0, 0},
-                                   {"168p", 224, 168, 200, 0, 0},
-                                   {"120p", 160, 120, 150, 0, 0}}};
+    // Small frames keep the real encoder's share of the time small, so the
+    // sleep (proportional to pixels) decides the schedule even on a busy
+    // machine. One big rung and three small ones: the shape where one fixed
+    // worker per rung leaves most slots idle.
+    o.ladder = engine::LadderSpec{{{"240p", 320, 240, 300, 0, 0},
+                                   {"96p", 128, 96, 150, 0, 0},
+                                   {"72p", 96, 72, 100, 0, 0},
+                                   {"64p", 80, 64, 80, 0, 0}}};
     o.preset = 13;
     o.cpu_slots = 3;
     o.segment_seconds = 0.2;  // 5-frame chunks, 10 per rung
@@ -50,7 +54,7 @@ engine::JobOptions four_rungs(const fs::path& src, const fs::path& out) {
     o.queue_chunks = 100;     // the fixed baseline must not stall the pump
     o.encoder_factory = [](const gpu::EncoderSlot& slot, const engine::EncoderSettings& s) {
         const double speed = slot.id == 2 ? 0.5 : 1.0;  // the third slot is twice as slow
-        return std::make_unique<SlowEncoder>(engine::make_encoder_backend(slot, s), 0.3, speed);
+        return std::make_unique<SlowEncoder>(engine::make_encoder_backend(slot, s), 1.6, speed);
     };
     return o;
 }
@@ -63,7 +67,7 @@ void expect_every_chunk_once(const engine::JobReport& r, int rungs, int chunks_p
 
 TEST(Scheduler, HelpersCutTheMakespanOfAnUnevenLadder) {
     av::quiet_library_logs();
-    const fs::path src = make_clip("sched640", {640, 480, "25", 2.0, false, ""});
+    const fs::path src = make_clip("sched320", {320, 240, "25", 2.0, false, ""});
     engine::NullProgressSink sink;
 
     engine::JobOptions fixed = four_rungs(src, fresh_dir("sched-fixed"));
