@@ -22,6 +22,9 @@ PACKAGES=(
   libswresample-dev libavutil-dev
   # AV1 sequence header parsing
   libdav1d-dev
+  # GPU probing and hardware codecs: NVIDIA Video Codec SDK headers (ffnvcodec,
+  # the driver libraries are loaded at run time) and oneVPL (Intel Quick Sync)
+  libffmpeg-nvenc-dev libvpl-dev
   # header/utility libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   # tests
