@@ -13,15 +13,27 @@ extern "C" {
 
 namespace ladder::av {
 
-FilterChain::FilterChain(bool audio, const std::string& source_args, const std::string& chain)
+FilterChain::FilterChain(bool audio, const std::string& source_args, const std::string& chain,
+                         const AVBufferRef* hw_frames)
     : graph_(avfilter_graph_alloc()) {
     if (!graph_) throw std::bad_alloc();
     // Filters run on the caller's thread: ladder parallelizes across rungs.
     graph_->nb_threads = 1;
     const AVFilter* src = avfilter_get_by_name(audio ? "abuffer" : "buffer");
     const AVFilter* sink = avfilter_get_by_name(audio ? "abuffersink" : "buffersink");
-    check(avfilter_graph_create_filter(&src_, src, "in", source_args.c_str(), nullptr, graph_.get()),
-          fmt::format("creating filter source ({})", source_args));
+    src_ = avfilter_graph_alloc_filter(graph_.get(), src, "in");
+    if (!src_) throw std::bad_alloc();
+    if (hw_frames) {
+        // The frames context must be known before the source is initialized.
+        AVBufferSrcParameters* par = av_buffersrc_parameters_alloc();
+        if (!par) throw std::bad_alloc();
+        par->format = AV_PIX_FMT_NONE;
+        par->hw_frames_ctx = const_cast<AVBufferRef*>(hw_frames);  // borrowed: the call takes its own reference
+        const int ret = av_buffersrc_parameters_set(src_, par);
+        av_free(par);
+        check(ret, "giving the filter source its hardware frames context");
+    }
+    check(avfilter_init_str(src_, source_args.c_str()), fmt::format("creating filter source ({})", source_args));
     check(avfilter_graph_create_filter(&sink_, sink, "out", nullptr, nullptr, graph_.get()),
           "creating filter sink");
 

@@ -15,7 +15,11 @@ public:
     // source_args: arguments of the "buffer"/"abuffer" source filter.
     // chain: the filter description between source and sink (e.g.
     // "fps=25,format=yuv420p"). audio selects abuffer/abuffersink.
-    FilterChain(bool audio, const std::string& source_args, const std::string& chain);
+    // hw_frames: for video frames in GPU memory (pix_fmt=cuda), the frames
+    // context they come from; the chain then starts on the GPU (scale_cuda,
+    // hwdownload).
+    FilterChain(bool audio, const std::string& source_args, const std::string& chain,
+                const AVBufferRef* hw_frames = nullptr);
 
     // Sink frame size for audio encoders that need fixed frames (AAC: 1024).
     void set_audio_frame_size(int samples);

@@ -42,4 +42,11 @@ CodecParametersPtr make_codec_parameters() {
     return p;
 }
 
+BufferRefPtr ref_buffer(const AVBufferRef* src) {
+    if (!src) return nullptr;
+    BufferRefPtr b(av_buffer_ref(src));
+    if (!b) throw std::bad_alloc();
+    return b;
+}
+
 }  // namespace ladder::av

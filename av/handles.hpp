@@ -50,6 +50,9 @@ struct SwsDeleter {
 struct FilterGraphDeleter {
     void operator()(AVFilterGraph* g) const noexcept { avfilter_graph_free(&g); }
 };
+struct BufferRefDeleter {
+    void operator()(AVBufferRef* b) const noexcept { av_buffer_unref(&b); }
+};
 struct FilterInOutDeleter {
     void operator()(AVFilterInOut* io) const noexcept { avfilter_inout_free(&io); }
 };
@@ -64,6 +67,7 @@ using AvioContextPtr = std::unique_ptr<AVIOContext, AvioContextDeleter>;
 using BsfPtr = std::unique_ptr<AVBSFContext, BsfDeleter>;
 using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
 using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphDeleter>;
+using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefDeleter>;
 using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutDeleter>;
 
 // Allocation helpers throw std::bad_alloc instead of returning null.
@@ -74,5 +78,7 @@ FramePtr ref_frame(const AVFrame* src);
 PacketPtr ref_packet(const AVPacket* src);
 CodecContextPtr make_codec_context(const AVCodec* codec);
 CodecParametersPtr make_codec_parameters();
+// A new reference to a refcounted buffer (hw device/frames contexts); null stays null.
+BufferRefPtr ref_buffer(const AVBufferRef* src);
 
 }  // namespace ladder::av

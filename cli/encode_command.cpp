@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/progress_renderer.hpp"
+#include "gpu/encode_policy.hpp"
 #include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
 #include "cli/stderr_capture.hpp"
@@ -45,9 +46,32 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->check(CLI::IsMember({"svt", "aom"}))
         ->capture_default_str();
     cmd->add_option("--policy", a.policy,
-                    "Which encoders to use: cpu = software encoders only; auto = GPUs that can encode AV1, else the "
-                    "CPU (this version encodes on the CPU only)")
-        ->check(CLI::IsMember({"auto", "cpu"}))
+                    "Where to encode: auto = every GPU that can encode AV1, else the CPU (says so); all-gpus = every "
+                    "AV1-capable GPU, error if none; gpu:I[,J] = these GPUs (indices from 'ladder devices'); nvidia / "
+                    "intel = that vendor's GPUs; cpu = software encoders only. An encoder is opened on each selected "
+                    "GPU before the run; GPUs that cannot encode are dropped with a warning. CPU sessions join GPU "
+                    "ones only when --cpu-slots or --cpu-encoders is given")
+        ->check([](const std::string& v) {
+            try {
+                gpu::parse_encode_policy(v);
+                return std::string();
+            } catch (const std::invalid_argument& e) {
+                // CLI11 names the option itself.
+                std::string why = e.what();
+                const std::string prefix = "--policy ";
+                return why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why;
+            }
+        })
+        ->capture_default_str();
+    cmd->add_option("--sessions-per-gpu", a.sessions_per_gpu,
+                    "Concurrent encoder sessions per GPU (GeForce drivers cap NVENC sessions per system)")
+        ->check(CLI::Range(1, 16))
+        ->capture_default_str();
+    cmd->add_option("--decode", a.decode,
+                    "Where to decode the source: cpu; nvdec = NVDEC on the policy's first NVIDIA GPU (frames are "
+                    "scaled there with scale_cuda, then downloaded for CPU encoders or handed to NVENC on the same "
+                    "GPU without a copy); auto = nvdec when that GPU can decode the source, else cpu")
+        ->check(CLI::IsMember({"auto", "cpu", "nvdec"}))
         ->capture_default_str();
     cmd->add_option("--cpu-slots", a.cpu_slots,
                     "Concurrent CPU encoder sessions (0 = one per core, limited by memory); each session gets "
@@ -117,6 +141,11 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
         engine::validate_ladder(spec);
         o.ladder = spec;
     }
+    o.policy = gpu::parse_encode_policy(a.policy);
+    o.sessions_per_gpu = a.sessions_per_gpu;
+    o.decode = a.decode == "nvdec" ? engine::DecodeMode::nvdec
+               : a.decode == "cpu" ? engine::DecodeMode::cpu
+                                   : engine::DecodeMode::automatic;
     o.encoder = gpu::cpu_encoder_name(a.encoder);
     o.cpu_slots = a.cpu_slots;
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);

@@ -16,6 +16,8 @@ struct EncodeArgs {
     std::vector<std::string> rungs;
     std::string encoder = "svt";
     std::string policy = "auto";
+    int sessions_per_gpu = 1;
+    std::string decode = "auto";
     int cpu_slots = 0;
     std::string cpu_encoders;
     int max_tries = 3;

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "av/av_error.hpp"
+#include "av/hw_device.hpp"
 #include "engine/errors.hpp"
 
 extern "C" {
@@ -15,14 +16,19 @@ extern "C" {
 namespace ladder::engine {
 
 DecodePump::DecodePump(av::InputFile& input, const SourceInfo& source, std::vector<FrameChannel*> outputs,
-                       AudioTrack* audio, ProgressSink& progress)
-    : input_(input), source_(source), outputs_(std::move(outputs)), audio_(audio), progress_(progress) {}
+                       AudioTrack* audio, ProgressSink& progress, av::BufferRefPtr hw_device)
+    : input_(input),
+      source_(source),
+      outputs_(std::move(outputs)),
+      audio_(audio),
+      progress_(progress),
+      hw_device_(std::move(hw_device)) {}
 
 void DecodePump::run(std::stop_token stop) {
     const auto started = std::chrono::steady_clock::now();
     try {
         AVStream* vs = input_.get()->streams[source_.video_stream];
-        decoder_ = av::open_decoder(vs, 0);
+        decoder_ = hw_device_ ? av::open_hw_decoder(vs, hw_device_.get(), AV_PIX_FMT_CUDA) : av::open_decoder(vs, 0);
         // Only the streams ladder uses are demuxed at all.
         for (unsigned i = 0; i < input_.get()->nb_streams; ++i)
             if (static_cast<int>(i) != source_.video_stream && !(audio_ && static_cast<int>(i) == source_.audio_stream))
@@ -72,6 +78,14 @@ void DecodePump::decode_video(const AVPacket* pkt, std::stop_token stop) {
         if (ret == AVERROR_INVALIDDATA) continue;
         av::check(ret, fmt::format("decoding video of {}", source_.path));
         ++counters_.frames_decoded;
+        if (frame->format == AV_PIX_FMT_CUDA) {
+            ++counters_.frames_on_gpu;
+        } else if (hw_device_ && counters_.frames_decoded == 1) {
+            progress_.note(NoteLevel::warning,
+                           fmt::format("input {}: NVDEC did not take this stream ({} {}); decoding it on the CPU",
+                                       source_.path, source_.codec_name,
+                                       av_get_pix_fmt_name(static_cast<AVPixelFormat>(frame->format))));
+        }
         normalize(frame.get(), stop);
         av_frame_unref(frame.get());
     }
@@ -85,9 +99,12 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
         const std::string args =
             fmt::format("video_size={}x{}:pix_fmt={}:time_base={}/{}:pixel_aspect={}/{}", frame->width, frame->height,
                         frame->format, tb.num, tb.den, sar.num, sar.den);
-        const std::string chain = fmt::format("fps=fps={}/{},format=pix_fmts={}", source_.frame_rate.num,
-                                              source_.frame_rate.den, av_get_pix_fmt_name(source_.pix_fmt));
-        normalizer_ = std::make_unique<av::FilterChain>(false, args, chain);
+        const bool on_gpu = frame->format == AV_PIX_FMT_CUDA;
+        // Frames in GPU memory keep their layout here: scale_cuda converts
+        // per rung, where the frames are made smaller first.
+        std::string chain = fmt::format("fps=fps={}/{}", source_.frame_rate.num, source_.frame_rate.den);
+        if (!on_gpu) chain += fmt::format(",format=pix_fmts={}", av_get_pix_fmt_name(source_.pix_fmt));
+        normalizer_ = std::make_unique<av::FilterChain>(false, args, chain, on_gpu ? frame->hw_frames_ctx : nullptr);
     }
     std::int64_t ts = frame->best_effort_timestamp;
     if (ts == AV_NOPTS_VALUE)

@@ -23,12 +23,15 @@ struct PumpCounters {
     std::int64_t frames_decoded = 0;
     std::int64_t frames_normalized = 0;
     double busy_seconds = 0;  // demux + decode + normalize, without waiting for room downstream
+    std::int64_t frames_on_gpu = 0;  // decoded frames that came out in GPU memory (NVDEC)
 };
 
 class DecodePump {
 public:
+    // hw_device (may be null): a CUDA device context to decode on with
+    // NVDEC; frames then stay in GPU memory and the scalers use scale_cuda.
     DecodePump(av::InputFile& input, const SourceInfo& source, std::vector<FrameChannel*> outputs,
-               AudioTrack* audio, ProgressSink& progress);
+               AudioTrack* audio, ProgressSink& progress, av::BufferRefPtr hw_device = nullptr);
 
     // Runs to the end of the source, then closes every output channel and
     // finishes the audio track. When it throws, the caller first stops the
@@ -49,6 +52,7 @@ private:
     std::vector<FrameChannel*> outputs_;
     AudioTrack* audio_;
     ProgressSink& progress_;
+    av::BufferRefPtr hw_device_;
     av::CodecContextPtr decoder_;
     std::unique_ptr<av::FilterChain> normalizer_;
     PumpCounters counters_;

@@ -6,12 +6,14 @@
 
 #include "av/av_error.hpp"
 #include "av/extradata.hpp"
+#include "av/hw_device.hpp"
 #include "engine/errors.hpp"
 #include "engine/fault_injection.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 extern "C" {
 #include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
 }
 
 namespace ladder::engine {
@@ -22,7 +24,12 @@ std::string encoder_size_problem(const std::string& encoder, int width, int heig
     return "";
 }
 
-int default_preset(const std::string& encoder) { return encoder == "libaom-av1" ? 6 : 8; }
+int default_preset(const std::string& encoder) {
+    if (encoder == "libaom-av1") return 6;
+    if (encoder == "av1_nvenc") return 5;  // p5: NVIDIA's "slow", good quality at real-time speed
+    if (encoder == "av1_qsv") return 4;    // medium
+    return 8;
+}
 
 namespace {
 
@@ -44,13 +51,28 @@ public:
         }
     }
 
+    void probe() override {
+        try {
+            open(1, nullptr);
+        } catch (const av::AvError& e) {
+            throw RunError(fmt::format("opening {} on {}: {}", slot_.encoder, slot_.label, e.what()));
+        }
+    }
+
 private:
-    av::CodecContextPtr open(int frames) const {
+    // first: the chunk's first frame, whose layout (and GPU frames context,
+    // for frames in GPU memory) the encoder is opened for.
+    av::CodecContextPtr open(int frames, const AVFrame* first) const {
         const EncoderSettings& s = settings_;
         av::CodecContextPtr ctx = av::make_codec_context(codec_);
         ctx->width = s.width;
         ctx->height = s.height;
-        ctx->pix_fmt = s.pix_fmt;
+        ctx->pix_fmt = input_format(first);
+        if (first && first->hw_frames_ctx) {
+            ctx->hw_frames_ctx = av_buffer_ref(first->hw_frames_ctx);
+            if (!ctx->hw_frames_ctx) throw std::bad_alloc();
+        }
+        attach_device(ctx.get());
         ctx->framerate = s.frame_rate;
         ctx->time_base = av_inv_q(s.frame_rate);
         ctx->sample_aspect_ratio = AVRational{1, 1};
@@ -75,11 +97,57 @@ private:
             ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
             av_dict_set_int(&opts, "cpu-used", std::clamp(preset, 0, 8), 0);
             av_dict_set(&opts, "row-mt", "1", 0);
+        } else if (slot_.encoder == "av1_nvenc") {
+            ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
+            av_dict_set(&opts, "preset", fmt::format("p{}", std::clamp(preset, 1, 7)).c_str(), 0);
+            av_dict_set(&opts, "tune", "hq", 0);
+            av_dict_set(&opts, "rc", "vbr", 0);
+            // The chunk is the GOP; no B-frames keeps decode order = output order.
+            av_dict_set(&opts, "bf", "0", 0);
+        } else if (slot_.encoder == "av1_qsv") {
+            ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
+            av_dict_set_int(&opts, "preset", std::clamp(preset, 1, 7), 0);
+            av_dict_set(&opts, "bf", "0", 0);
         }
         int ret = avcodec_open2(ctx.get(), codec_, &opts);
         av_dict_free(&opts);
         av::check(ret, fmt::format("opening {} {}x{} at {} kb/s", slot_.encoder, s.width, s.height, s.bitrate_kbps));
         return ctx;
+    }
+
+    // The pixel format the encoder takes for these frames: theirs when it
+    // can (frames in GPU memory are taken as they are), else the closest one
+    // it lists (Quick Sync wants NV12/P010, not planar YUV).
+    AVPixelFormat input_format(const AVFrame* first) const {
+        if (first && first->hw_frames_ctx) return static_cast<AVPixelFormat>(first->format);
+        const AVPixelFormat wanted = settings_.pix_fmt;
+        if (!codec_->pix_fmts) return wanted;
+        for (const AVPixelFormat* p = codec_->pix_fmts; *p != AV_PIX_FMT_NONE; ++p)
+            if (*p == wanted) return wanted;
+        return avcodec_find_best_pix_fmt_of_list(codec_->pix_fmts, wanted, 0, nullptr);
+    }
+
+    // GPU encoders run on the slot's device: one shared device context per
+    // GPU, so a chunk does not pay for a new CUDA context or VA display.
+    void attach_device(AVCodecContext* ctx) const {
+        if (slot_.kind == gpu::DeviceKind::cpu || ctx->hw_frames_ctx) return;
+        const AVHWDeviceType type =
+            slot_.kind == gpu::DeviceKind::nvidia ? AV_HWDEVICE_TYPE_CUDA : AV_HWDEVICE_TYPE_QSV;
+        ctx->hw_device_ctx = av::shared_hw_device(type, slot_.device).release();
+    }
+
+    void convert(const AVFrame* src, const AVCodecContext* ctx, AVFrame* dst) const {
+        if (!sws_)
+            sws_.reset(sws_getContext(src->width, src->height, static_cast<AVPixelFormat>(src->format), ctx->width,
+                                      ctx->height, ctx->pix_fmt, SWS_POINT, nullptr, nullptr, nullptr));
+        if (!sws_) throw RunError(fmt::format("{}: cannot convert frames to {}", slot_.label,
+                                              av_get_pix_fmt_name(ctx->pix_fmt)));
+        dst->width = ctx->width;
+        dst->height = ctx->height;
+        dst->format = ctx->pix_fmt;
+        av::check(av_frame_get_buffer(dst, 0), "allocating a converted frame");
+        av::check(av_frame_copy_props(dst, src), "copying frame properties");
+        av::check(sws_scale_frame(sws_.get(), dst, src), "converting a frame for the encoder");
     }
 
     void drain(AVCodecContext* ctx, const RawChunk& chunk, EncodedChunk& out) const {
@@ -100,7 +168,7 @@ private:
 
     EncodedChunk encode_unchecked(const RawChunk& chunk, std::stop_token stop) const {
         const int frames = static_cast<int>(chunk.frames.size());
-        av::CodecContextPtr ctx = open(frames);
+        av::CodecContextPtr ctx = open(frames, chunk.frames.empty() ? nullptr : chunk.frames.front().get());
         EncodedChunk out;
         out.rung = chunk.rung;
         out.index = chunk.index;
@@ -112,7 +180,12 @@ private:
         av::FramePtr frame = av::make_frame();
         for (int i = 0; i < frames; ++i) {
             if (stop.stop_requested()) throw Cancelled();
-            av::check(av_frame_ref(frame.get(), chunk.frames[static_cast<std::size_t>(i)].get()), "referencing a frame");
+            const AVFrame* src = chunk.frames[static_cast<std::size_t>(i)].get();
+            if (src->format != ctx->pix_fmt && !src->hw_frames_ctx) {
+                convert(src, ctx.get(), frame.get());
+            } else {
+                av::check(av_frame_ref(frame.get(), src), "referencing a frame");
+            }
             frame->pts = i;
             // A fresh encoder starts with a key frame on its own; forcing one on
             // frame 0 makes libaom emit a second key frame right after it.
@@ -147,6 +220,7 @@ private:
     gpu::EncoderSlot slot_;
     EncoderSettings settings_;
     const AVCodec* codec_ = nullptr;
+    mutable av::SwsPtr sws_;  // only for encoders that need another pixel layout
 };
 
 }  // namespace

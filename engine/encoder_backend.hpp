@@ -1,6 +1,6 @@
 #pragma once
-// One interface over libavcodec's AV1 encoders (libsvtav1, libaom-av1 today;
-// av1_nvenc and av1_qsv later). Every chunk is encoded by a fresh encoder, so
+// One interface over libavcodec's AV1 encoders: libsvtav1 and libaom-av1 on
+// the CPU, av1_nvenc (NVIDIA) and av1_qsv (Intel) on the slot's GPU. Every chunk is encoded by a fresh encoder, so
 // it starts with a key frame carrying a sequence header and is independent.
 #include <functional>
 #include <memory>
@@ -33,6 +33,9 @@ public:
     // Encodes the chunk's frames; packets come back with pts counted in
     // frames from the start of the rung. Throws RunError on failure.
     virtual EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) = 0;
+    // Opens an encoder with these settings and closes it again: the
+    // pre-flight check that a device can encode at all. Throws RunError.
+    virtual void probe() = 0;
 };
 
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings);

@@ -63,7 +63,7 @@ std::string take_fault(const std::string& slot) {
     FaultTable& t = table();
     std::lock_guard lock(t.mu);
     auto it = t.by_slot.find(slot);
-    if (it == t.by_slot.end() || it->second.remaining == 0) return "";
+    if (it == t.by_slot.end() || it->second.remaining == 0 || it->second.mode == "probe") return "";
     if (it->second.skip > 0) {
         --it->second.skip;
         return "";
@@ -94,6 +94,18 @@ public:
                                        chunk.index, slot_.label, half.frames.size()));
         }
         return real_->encode(chunk, stop);
+    }
+
+    void probe() override {
+        {
+            FaultTable& t = table();
+            std::lock_guard lock(t.mu);
+            auto it = t.by_slot.find(slot_.label);
+            if (it != t.by_slot.end() && it->second.mode == "probe")
+                throw RunError(fmt::format("opening {} on {}: injected pre-flight fault (LADDER_TEST_FAULTS)",
+                                           slot_.encoder, slot_.label));
+        }
+        real_->probe();
     }
 
 private:

@@ -5,7 +5,7 @@
 //   LADDER_TEST_FAULTS="<slot label>=<open|mid>[@S][*N];..."
 //
 // open: the encoder fails to open; mid: it encodes half the chunk, then
-// fails. @S: the first S chunks on that slot succeed first. *N: only N
+// fails; probe: the pre-flight encoder check fails (chunks are unaffected). @S: the first S chunks on that slot succeed first. *N: only N
 // chunks fail, then the slot works again (default: every one).
 // Without the variable the production encoder is returned untouched.
 #include <memory>

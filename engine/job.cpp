@@ -91,10 +91,16 @@ EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset
 }
 
 std::string describe_slots(const gpu::GpuPool& pool) {
-    std::map<std::string, int> counts;
-    for (const auto& s : pool.slots()) ++counts[s.encoder];
+    std::map<std::string, std::pair<int, int>> counts;  // encoder -> sessions, threads each
+    for (const auto& s : pool.slots()) {
+        ++counts[s.encoder].first;
+        counts[s.encoder].second = s.threads;
+    }
     std::string out;
-    for (const auto& [encoder, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n, encoder);
+    for (const auto& [encoder, n] : counts) {
+        out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n.first, encoder);
+        if (encoder.rfind("lib", 0) == 0) out += fmt::format(" x {} threads", n.second);
+    }
     return out;
 }
 
@@ -175,12 +181,28 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const auto encoder_mix = options.cpu_encoders.empty()
                                  ? std::vector<std::pair<std::string, int>>{{options.encoder, options.cpu_slots}}
                                  : options.cpu_encoders;
-    for (const auto& [encoder, count] : encoder_mix)
+    DeviceRequest device_request;
+    device_request.policy = options.policy;
+    device_request.sessions_per_gpu = options.sessions_per_gpu;
+    device_request.decode = options.decode;
+    device_request.cpu_mix = encoder_mix;
+    device_request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
+    device_request.inventory = options.inventory;
+    device_request.encoder_factory = options.encoder_factory;
+    DevicePlan devices = plan_devices(device_request, src, settings_for(fitted.ladder.rungs.front(), src, options.preset),
+                                      progress);
+    std::vector<std::string> slot_encoders;
+    // GPU encoders were opened once by the pre-flight; CPU ones are looked up.
+    for (const auto& s : devices.slots)
+        if (s.kind == gpu::DeviceKind::cpu &&
+            std::find(slot_encoders.begin(), slot_encoders.end(), s.encoder) == slot_encoders.end())
+            slot_encoders.push_back(s.encoder);
+    for (const auto& encoder : slot_encoders)
         if (!gpu::encoder_available(encoder))
             throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
                                          "--encoder",
                                          encoder));
-    for (const auto& [encoder, count] : encoder_mix)
+    for (const auto& encoder : slot_encoders)
         for (const auto& r : fitted.ladder.rungs)
             if (auto problem = encoder_size_problem(encoder, r.width, r.height); !problem.empty())
                 throw InputError(fmt::format("rung {}: {}: make the rung larger or use --encoder aom", r.name, problem));
@@ -252,12 +274,13 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         progress.note(NoteLevel::warning,
                       fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
     std::atomic<int> resumed_chunks{0};
-    gpu::GpuPool pool(gpu::make_cpu_slots(encoder_mix, cpu));
+    gpu::GpuPool pool(devices.slots);
     progress.note(NoteLevel::info,
-                  fmt::format("{}: {}x{} {} fps, {} frames; {} rungs, {}-frame chunks; {} encoder sessions ({}) x {} threads",
+                  fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
+                              "decoding on {}",
                               src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
                               src.estimated_frames, fitted.ladder.rungs.size(), chunk_frames, pool.size(),
-                              describe_slots(pool), pool.slots().front().threads));
+                              describe_slots(pool), devices.decode_label));
 
     // --- Per-rung plumbing.
     std::vector<RungRuntime> rungs;
@@ -284,7 +307,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                               worker_count);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
-    DecodePump pump(*input, src, channels, audio.get(), progress);
+    DecodePump pump(*input, src, channels, audio.get(), progress, std::move(devices.decode_device));
     std::unique_ptr<AudioRenditionWriter> audio_rendition;
     if (hls_audio && audio)
         audio_rendition = std::make_unique<AudioRenditionWriter>(hls_audio_dir(options.outdir, kAudioRendition),
@@ -360,6 +383,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                     return true;
                 }));
             RungScaler* scaler = scalers.back().get();
+            scaler->keep_on_gpu(devices.keep_frames_on_gpu);
             SegmentChunkQueue* queue = &scheduler.queue(static_cast<int>(i));
             threads.emplace_back([&, scaler, queue, token] {
                 stage([&] { scaler->run(token); }, [queue] { queue->close(); });
@@ -395,6 +419,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.frame_rate = av_q2d(src.frame_rate);
     report.encoder_slots = static_cast<int>(pool.size());
     report.decode_seconds = pump.counters().busy_seconds;
+    report.decode_device = devices.decode_label;
+    report.frames_decoded_on_gpu = pump.counters().frames_on_gpu;
+    report.dropped_devices = devices.dropped;
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();
     report.resumed_chunks = resumed_chunks;

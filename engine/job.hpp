@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/chunk_dispatcher.hpp"
+#include "engine/device_plan.hpp"
 #include "engine/encoder_backend.hpp"
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
@@ -27,6 +28,12 @@ struct JobOptions {
     std::filesystem::path input;
     std::filesystem::path outdir;
     std::optional<LadderSpec> ladder;  // nullopt: the default ladder
+    // Where to encode (--policy) and decode (--decode). Default cpu keeps
+    // library users and tests off the GPUs unless they ask.
+    gpu::EncodePolicy policy = gpu::parse_encode_policy("cpu");
+    int sessions_per_gpu = 1;
+    DecodeMode decode = DecodeMode::automatic;
+    std::function<gpu::DeviceInventory()> inventory;  // empty: probe this machine (tests substitute)
     std::string encoder = "libsvtav1";
     int cpu_slots = 0;                 // 0: from cores and memory
     // Mixed CPU encoders, e.g. {{"libsvtav1", 2}, {"libaom-av1", 1}}; when

@@ -71,6 +71,9 @@ struct JobReport {
     std::vector<MismatchRecord> mismatches;
     std::vector<RetryRecord> retries;
     double decode_seconds = 0;  // pump thread busy time
+    std::string decode_device = "cpu";  // or "GPU 0 ... (NVDEC)"
+    std::int64_t frames_decoded_on_gpu = 0;
+    std::vector<std::string> dropped_devices;  // selected GPUs that could not encode, with why
     std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
     std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
     int resumed_chunks = 0;  // taken from the journal instead of encoded

@@ -131,8 +131,10 @@ FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h)
     for (Rung r : spec.rungs) {
         // Never wider than the source's own (even) width: rounding must not
         // turn the source-height rung into an "upscale".
-        if (r.width == 0) r.width = std::min(even_round(r.height * dar), display_w & ~1);
+        const int wanted_width = r.width != 0 ? r.width : even_round(r.height * dar);
+        if (r.width == 0) r.width = std::min(wanted_width, display_w & ~1);
         if (r.height > display_h || r.width > display_w) {
+            r.width = wanted_width;  // the size the rung would have had, for the note
             out.notes.push_back(fmt::format("rung {} ({}x{}) dropped: the source is only {}x{} and ladder never upscales",
                                             r.name, r.width, r.height, display_w, display_h));
             continue;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "av/av_error.hpp"
+#include "av/filter_chain.hpp"
 #include "engine/errors.hpp"
 
 extern "C" {
@@ -24,9 +25,35 @@ RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, 
       budget_(budget),
       resume_(std::move(resume)) {}
 
+av::FramePtr RungScaler::scale_on_gpu(av::FramePtr src) {
+    if (!gpu_chain_) {
+        // scale_cuda converts to a layout CPU encoders take after download:
+        // yuv420p directly, 10-bit through p010 (swscale does the rest below).
+        const bool ten_bit = pix_fmt_ == AV_PIX_FMT_YUV420P10LE;
+        const char* gpu_format = ten_bit ? "p010le" : "yuv420p";
+        const AVRational sar = src->sample_aspect_ratio.num > 0 ? src->sample_aspect_ratio : AVRational{1, 1};
+        const std::string args = fmt::format("video_size={}x{}:pix_fmt={}:time_base=1/1:pixel_aspect={}/{}", src->width,
+                                             src->height, src->format, sar.num, sar.den);
+        std::string chain = fmt::format("scale_cuda=w={}:h={}:format={}:interp_algo=bicubic", rung_.width,
+                                        rung_.height, gpu_format);
+        if (!keep_on_gpu_) chain += fmt::format(",hwdownload,format={}", gpu_format);
+        gpu_chain_ = std::make_unique<av::FilterChain>(false, args, chain, src->hw_frames_ctx);
+    }
+    auto out = gpu_chain_->push(src.get());
+    if (out.size() != 1)
+        throw RunError(fmt::format("rung {}: the GPU scaler returned {} frames for one", rung_.name, out.size()));
+    out.front()->sample_aspect_ratio = AVRational{1, 1};
+    return std::move(out.front());
+}
+
 av::FramePtr RungScaler::scale(av::FramePtr src) {
+    if (src->format == AV_PIX_FMT_CUDA) {
+        src = scale_on_gpu(std::move(src));
+        if (src->format == AV_PIX_FMT_CUDA || src->format == pix_fmt_) return src;
+    }
     const bool square = src->sample_aspect_ratio.num == src->sample_aspect_ratio.den || src->sample_aspect_ratio.num == 0;
-    if (src->width == rung_.width && src->height == rung_.height && square) return src;  // same buffers, no copy
+    if (src->width == rung_.width && src->height == rung_.height && square && src->format == pix_fmt_)
+        return src;  // same buffers, no copy
     if (!sws_) {
         sws_.reset(sws_getContext(src->width, src->height, static_cast<AVPixelFormat>(src->format), rung_.width,
                                   rung_.height, pix_fmt_, SWS_BICUBIC, nullptr, nullptr, nullptr));

@@ -21,12 +21,18 @@ public:
                SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end,
                MemoryBudget* budget = nullptr, std::function<bool(RawChunk&)> resume = {});
 
+    // Frames that arrive in GPU memory (NVDEC) are scaled there with
+    // scale_cuda; by default they are then downloaded for CPU encoders.
+    // keep_on_gpu leaves them in GPU memory (NVENC on the same GPU: no copy).
+    void keep_on_gpu(bool keep) { keep_on_gpu_ = keep; }
+
     // Closes the queue after the last chunk. When it throws, the caller stops
     // the run before closing the queue.
     void run(std::stop_token stop);
 
 private:
     av::FramePtr scale(av::FramePtr src);
+    av::FramePtr scale_on_gpu(av::FramePtr src);
     void emit(std::stop_token stop);
 
     int rung_index_;
@@ -41,6 +47,8 @@ private:
     // encoding; true when it did.
     std::function<bool(RawChunk&)> resume_;
     av::SwsPtr sws_;
+    std::unique_ptr<av::FilterChain> gpu_chain_;
+    bool keep_on_gpu_ = false;
     RawChunk pending_;
     int chunks_ = 0;
     std::int64_t frames_ = 0;

@@ -20,7 +20,10 @@ struct EncoderSlot {
     int id = 0;                 // index in the pool
     DeviceKind kind = DeviceKind::cpu;
     std::string encoder;        // libavcodec encoder name: libsvtav1, libaom-av1, ...
-    int device_index = -1;      // GPU index; -1 for the CPU
+    int device_index = -1;      // ladder's GPU index; -1 for the CPU
+    // What av_hwdevice_ctx_create takes for this GPU: the CUDA ordinal for
+    // NVENC, the DRM render node for Quick Sync; empty for the CPU.
+    std::string device;
     int threads = 1;            // encoder threads for CPU sessions
     std::string label;          // for reports: "cpu0:svt", "gpu1:nvenc"
 };

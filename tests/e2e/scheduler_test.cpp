@@ -28,6 +28,7 @@ public:
         std::this_thread::sleep_for(std::chrono::duration<double>(mp * per_mp_ / speed_));
         return real_->encode(chunk, stop);
     }
+    void probe() override { real_->probe(); }
 
 private:
     std::unique_ptr<engine::EncoderBackend> real_;

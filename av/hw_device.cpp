@@ -1,0 +1,98 @@
+#include "av/hw_device.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "av/av_error.hpp"
+
+namespace ladder::av {
+
+namespace {
+
+struct DeviceCache {
+    std::mutex mu;
+    std::map<std::pair<int, std::string>, BufferRefPtr> devices;
+};
+
+DeviceCache& cache() {
+    static DeviceCache c;
+    return c;
+}
+
+const AVCodec* native_decoder(AVCodecID codec) {
+    // libdav1d is registered before the native AV1 decoder and has no hwaccel.
+    if (codec == AV_CODEC_ID_AV1) return avcodec_find_decoder_by_name("av1");
+    return avcodec_find_decoder(codec);
+}
+
+bool codec_has_hw_config(const AVCodec* codec, AVHWDeviceType type, AVPixelFormat* format) {
+    if (!codec) return false;
+    for (int i = 0;; ++i) {
+        const AVCodecHWConfig* cfg = avcodec_get_hw_config(codec, i);
+        if (!cfg) return false;
+        if (cfg->device_type == type && (cfg->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX)) {
+            if (format) *format = cfg->pix_fmt;
+            return true;
+        }
+    }
+}
+
+AVPixelFormat pick_hw_format(AVCodecContext* ctx, const AVPixelFormat* offered) {
+    const auto wanted = static_cast<AVPixelFormat>(reinterpret_cast<std::intptr_t>(ctx->opaque));
+    for (const AVPixelFormat* p = offered; *p != AV_PIX_FMT_NONE; ++p)
+        if (*p == wanted) return *p;
+    // The hwaccel cannot take this stream: the first offered format is the
+    // software one libavcodec would have chosen.
+    return offered[0];
+}
+
+}  // namespace
+
+BufferRefPtr shared_hw_device(AVHWDeviceType type, const std::string& device) {
+    DeviceCache& c = cache();
+    std::lock_guard lock(c.mu);
+    auto& slot = c.devices[{static_cast<int>(type), device}];
+    if (!slot) {
+        AVBufferRef* raw = nullptr;
+        AVDictionary* opts = nullptr;
+        const char* name = device.empty() ? nullptr : device.c_str();
+        if (type == AV_HWDEVICE_TYPE_QSV && !device.empty()) {
+            // QSV sits on a VA-API child device: the render node picks the GPU.
+            av_dict_set(&opts, "child_device", device.c_str(), 0);
+            name = "hw";
+        }
+        const int ret = av_hwdevice_ctx_create(&raw, type, name, opts, 0);
+        av_dict_free(&opts);
+        check(ret, fmt::format("creating a {} device context on '{}'", av_hwdevice_get_type_name(type), device));
+        slot.reset(raw);
+    }
+    return ref_buffer(slot.get());
+}
+
+bool has_hw_decoder(AVCodecID codec, AVHWDeviceType type) {
+    return codec_has_hw_config(native_decoder(codec), type, nullptr);
+}
+
+CodecContextPtr open_hw_decoder(const AVStream* stream, AVBufferRef* device, AVPixelFormat hw_format) {
+    const AVCodec* codec = native_decoder(stream->codecpar->codec_id);
+    if (!codec)
+        throw AvError(AVERROR_DECODER_NOT_FOUND,
+                      fmt::format("no native decoder for codec '{}'", avcodec_get_name(stream->codecpar->codec_id)));
+    CodecContextPtr ctx = make_codec_context(codec);
+    check(avcodec_parameters_to_context(ctx.get(), stream->codecpar), "copying stream parameters");
+    ctx->pkt_timebase = stream->time_base;
+    ctx->hw_device_ctx = av_buffer_ref(device);
+    if (!ctx->hw_device_ctx) throw std::bad_alloc();
+    ctx->opaque = reinterpret_cast<void*>(static_cast<std::intptr_t>(hw_format));
+    ctx->get_format = pick_hw_format;
+    // The GPU decodes; CPU threads would only add frame delay.
+    ctx->thread_count = 1;
+    check(avcodec_open2(ctx.get(), codec, nullptr), fmt::format("opening decoder {} with a hardware device", codec->name));
+    return ctx;
+}
+
+}  // namespace ladder::av

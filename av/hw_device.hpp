@@ -1,0 +1,31 @@
+#pragma once
+// Hardware device contexts (CUDA for NVDEC/NVENC, QSV for Quick Sync) and
+// decoders that output frames in GPU memory. Creation is expensive (a CUDA
+// context costs tens of milliseconds), so device contexts are shared: one
+// per (type, device) for the whole process.
+#include <string>
+
+#include "av/handles.hpp"
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
+
+namespace ladder::av {
+
+// A new reference to the process-wide context for this device, created on
+// first use. device: CUDA ordinal ("0") for CUDA; DRM render node
+// ("/dev/dri/renderD128") for QSV. Throws AvError when it cannot be created.
+BufferRefPtr shared_hw_device(AVHWDeviceType type, const std::string& device);
+
+// Opens a decoder whose frames come out in GPU memory (hw_format, e.g.
+// AV_PIX_FMT_CUDA). Picks libavcodec's native decoder, not libdav1d, because
+// only native decoders have hwaccels. When the hwaccel cannot take the stream
+// (profile, size), libavcodec falls back to software frames: callers must
+// accept both.
+CodecContextPtr open_hw_decoder(const AVStream* stream, AVBufferRef* device, AVPixelFormat hw_format);
+
+// True when this libavcodec has a hwaccel for the codec on that device type.
+bool has_hw_decoder(AVCodecID codec, AVHWDeviceType type);
+
+}  // namespace ladder::av

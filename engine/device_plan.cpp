@@ -1,0 +1,165 @@
+#include "engine/device_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "av/av_error.hpp"
+#include "av/hw_device.hpp"
+#include "engine/errors.hpp"
+#include "gpu/cpu_info.hpp"
+
+extern "C" {
+#include <libavcodec/codec_desc.h>
+}
+
+namespace ladder::engine {
+
+namespace {
+
+// Opens a real encoder on the candidate; returns why it could not.
+std::string probe_candidate(const gpu::GpuCandidate& c, const EncoderSettings& settings, const EncoderFactory& factory) {
+    const gpu::EncoderSlot slot = gpu::make_gpu_slots({c}, 1, 0).front();
+    try {
+        auto backend = factory ? factory(slot, settings) : make_encoder_backend(slot, settings);
+        backend->probe();
+        return "";
+    } catch (const std::exception& e) {
+        return fmt::format("its encoder would not open ({})", e.what());
+    }
+}
+
+const char* nvdec_codec(AVCodecID id) {
+    switch (id) {
+        case AV_CODEC_ID_AV1: return "av1";
+        case AV_CODEC_ID_HEVC: return "hevc";
+        case AV_CODEC_ID_H264: return "h264";
+        default: return nullptr;
+    }
+}
+
+// Why NVDEC on this GPU cannot decode the source (empty when it can).
+std::string nvdec_problem(const gpu::NvidiaGpu& g, const gpu::DeviceInventory& inv, const SourceInfo& src) {
+    if (!inv.ffmpeg_nvdec) return "this FFmpeg build has no CUDA hwaccel or no scale_cuda filter";
+    const AVCodecDescriptor* desc = avcodec_descriptor_get_by_name(src.codec_name.c_str());
+    const char* codec = desc ? nvdec_codec(desc->id) : nullptr;
+    if (!codec) return fmt::format("ladder decodes only AV1, HEVC and H.264 with NVDEC, not {}", src.codec_name);
+    if (!g.nvdec_status.empty()) return g.nvdec_status;
+    const auto caps = std::find_if(g.nvdec.begin(), g.nvdec.end(), [&](const gpu::DecodeCaps& c) {
+        return c.codec == codec && c.bit_depth == src.bit_depth;
+    });
+    if (caps == g.nvdec.end() || !caps->supported)
+        return fmt::format("its NVDEC cannot decode {}-bit {}", src.bit_depth, codec);
+    if (src.width > caps->max_width || src.height > caps->max_height)
+        return fmt::format("its NVDEC decodes {} up to {}x{}, the source is {}x{}", codec, caps->max_width,
+                           caps->max_height, src.width, src.height);
+    if (!av::has_hw_decoder(desc->id, AV_HWDEVICE_TYPE_CUDA))
+        return fmt::format("this FFmpeg build has no {} NVDEC hwaccel", codec);
+    if (g.cuda_ordinal < 0) return "CUDA does not see this GPU";
+    return "";
+}
+
+std::string describe(const gpu::NvidiaGpu& g) {
+    return fmt::format("GPU {} {}{}", g.index, g.name.rfind("NVIDIA", 0) == 0 ? "" : "NVIDIA ", g.name);
+}
+
+void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, const gpu::PolicySelection& selection,
+                 const SourceInfo& src, DevicePlan& plan, ProgressSink& progress) {
+    plan.decode_label = "cpu";
+    if (req.decode == DecodeMode::cpu) return;
+    // The policy's first NVIDIA GPU; --policy cpu encodes on no GPU but may
+    // still decode on one when asked to.
+    const gpu::NvidiaGpu* gpu = nullptr;
+    for (const auto& c : selection.gpus) {
+        if (c.kind != gpu::DeviceKind::nvidia) continue;
+        auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(), [&](const auto& g) { return g.index == c.index; });
+        if (it != inv.nvidia.end()) {
+            gpu = &*it;
+            break;
+        }
+    }
+    if (!gpu && req.policy.kind == gpu::PolicyKind::cpu && !inv.nvidia.empty()) gpu = &inv.nvidia.front();
+    std::string problem;
+    if (!gpu) {
+        if (req.decode == DecodeMode::automatic) return;
+        problem = inv.nvidia.empty() ? fmt::format("there is no NVIDIA GPU{}",
+                                                   inv.nvidia_status.empty() ? "" : " (" + inv.nvidia_status + ")")
+                                     : fmt::format("--policy {} selects no NVIDIA GPU", req.policy.text);
+        throw InputError(fmt::format("--decode nvdec: {}: use --decode cpu", problem));
+    }
+    problem = nvdec_problem(*gpu, inv, src);
+    if (problem.empty()) {
+        try {
+            plan.decode_device = av::shared_hw_device(AV_HWDEVICE_TYPE_CUDA, std::to_string(gpu->cuda_ordinal));
+        } catch (const av::AvError& e) {
+            problem = fmt::format("no CUDA context ({})", e.what());
+        }
+    }
+    if (!problem.empty()) {
+        if (req.decode == DecodeMode::nvdec)
+            throw InputError(fmt::format("--decode nvdec: {}: {}: use --decode cpu", describe(*gpu), problem));
+        progress.note(NoteLevel::info, fmt::format("decoding on the CPU: {}: {}", describe(*gpu), problem));
+        return;
+    }
+    plan.decode_label = describe(*gpu) + " (NVDEC)";
+    plan.keep_frames_on_gpu =
+        !plan.slots.empty() && std::all_of(plan.slots.begin(), plan.slots.end(), [&](const gpu::EncoderSlot& s) {
+            return s.kind == gpu::DeviceKind::nvidia && s.device == std::to_string(gpu->cuda_ordinal);
+        });
+}
+
+}  // namespace
+
+DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const EncoderSettings& probe_settings,
+                        ProgressSink& progress) {
+    DevicePlan plan;
+    const gpu::CpuInfo cpu = gpu::read_cpu_info();
+    if (req.policy.kind == gpu::PolicyKind::cpu && req.decode != DecodeMode::nvdec) {
+        // Nothing GPU-related is loaded or touched.
+        plan.slots = gpu::make_cpu_slots(req.cpu_mix, cpu);
+        plan.decode_label = "cpu";
+        return plan;
+    }
+    const gpu::DeviceInventory inv = req.inventory ? req.inventory() : gpu::probe_devices();
+    gpu::PolicySelection selection;
+    if (req.policy.wants_gpus()) {
+        try {
+            selection = gpu::select_gpus(req.policy, inv);
+        } catch (const std::invalid_argument& e) {
+            throw InputError(e.what());
+        }
+    }
+    std::vector<gpu::GpuCandidate> usable;
+    for (auto& c : selection.gpus) {
+        if (c.problem.empty()) c.problem = probe_candidate(c, probe_settings, req.encoder_factory);
+        if (c.problem.empty()) {
+            usable.push_back(c);
+        } else {
+            plan.dropped.push_back(fmt::format("{}: {}", c.describe(), c.problem));
+            if (req.policy.requires_gpu() || req.policy.kind == gpu::PolicyKind::automatic)
+                progress.note(NoteLevel::warning,
+                              fmt::format("{} cannot encode AV1 and is not used: {}", c.describe(), c.problem));
+        }
+    }
+    if (usable.empty() && req.policy.requires_gpu())
+        throw InputError(fmt::format("--policy {}: no GPU can encode AV1 here ({}): see 'ladder devices', or use "
+                                     "--policy auto or --policy cpu to encode on the CPU",
+                                     req.policy.text, gpu::describe_unusable(selection)));
+    plan.slots = gpu::make_gpu_slots(usable, req.sessions_per_gpu, 0);
+    if (usable.empty() || req.cpu_requested) {
+        auto cpu_slots = gpu::make_cpu_slots(req.cpu_mix, cpu);
+        for (auto& s : cpu_slots) {
+            s.id = static_cast<int>(plan.slots.size());
+            plan.slots.push_back(std::move(s));
+        }
+        if (usable.empty() && req.policy.kind == gpu::PolicyKind::automatic)
+            progress.note(selection.gpus.empty() ? NoteLevel::info : NoteLevel::warning,
+                          fmt::format("--policy auto: no GPU can encode AV1 here ({}); encoding on the CPU",
+                                      gpu::describe_unusable(selection)));
+    }
+    plan_decode(req, inv, selection, src, plan, progress);
+    return plan;
+}
+
+}  // namespace ladder::engine

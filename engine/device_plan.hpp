@@ -1,0 +1,49 @@
+#pragma once
+// Pre-flight for devices: which encoder sessions the run gets (GPU slots
+// from the policy, after a real encoder has been opened on each selected
+// GPU; CPU slots as fallback or on request) and where the source is decoded
+// (CPU, or NVDEC on the policy's first NVIDIA GPU). Everything that can be
+// wrong with the devices fails here, before a thread starts.
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "av/handles.hpp"
+#include "engine/encoder_backend.hpp"
+#include "engine/progress_sink.hpp"
+#include "engine/source_info.hpp"
+#include "gpu/device_inventory.hpp"
+#include "gpu/encode_policy.hpp"
+
+namespace ladder::engine {
+
+enum class DecodeMode { automatic, cpu, nvdec };
+
+struct DeviceRequest {
+    gpu::EncodePolicy policy;
+    int sessions_per_gpu = 1;
+    DecodeMode decode = DecodeMode::automatic;
+    // CPU sessions: {encoder, count}; used when the policy is cpu, when no
+    // GPU can encode under auto, and next to GPUs when cpu_requested.
+    std::vector<std::pair<std::string, int>> cpu_mix;
+    bool cpu_requested = false;  // --cpu-slots N or --cpu-encoders given
+    // Empty: gpu::probe_devices(). Tests substitute a machine.
+    std::function<gpu::DeviceInventory()> inventory;
+    EncoderFactory encoder_factory;  // empty: make_encoder_backend
+};
+
+struct DevicePlan {
+    std::vector<gpu::EncoderSlot> slots;
+    av::BufferRefPtr decode_device;  // CUDA device for NVDEC; null: decode on the CPU
+    std::string decode_label;        // "cpu" or "GPU 0 NVIDIA H100 80GB HBM3 (NVDEC)"
+    bool keep_frames_on_gpu = false; // every slot is NVENC on the decoding GPU
+    std::vector<std::string> dropped;  // "GPU 0 NVIDIA H100: no NVENC engine"
+};
+
+// probe_settings: a rung's encoder settings, used to open a test encoder on
+// each selected GPU. Throws InputError when the policy cannot be met.
+DevicePlan plan_devices(const DeviceRequest& request, const SourceInfo& source, const EncoderSettings& probe_settings,
+                        ProgressSink& progress);
+
+}  // namespace ladder::engine

@@ -1,0 +1,147 @@
+// --policy parsing, which GPUs a policy selects from an inventory, why a GPU
+// is unusable, and the encoder slots made for the usable ones.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "gpu/encode_policy.hpp"
+
+namespace ladder::gpu {
+namespace {
+
+NvidiaGpu nvidia(int index, const std::string& name, bool av1, const std::string& reason = "") {
+    NvidiaGpu g;
+    g.index = index;
+    g.nvml_index = index;
+    g.cuda_ordinal = index;
+    g.name = name;
+    g.nvenc.session_opened = av1 || reason.empty();
+    g.nvenc.av1_encode = av1;
+    g.nvenc.reason = reason;
+    return g;
+}
+
+IntelGpu intel(int index, bool av1) {
+    IntelGpu g;
+    g.index = index;
+    g.name = "Intel(R) Arc(TM) A380 Graphics";
+    g.render_node = "/dev/dri/renderD129";
+    g.av1_encode = av1;
+    if (!av1) g.reason = "no AV1 encode in oneVPL's capabilities";
+    return g;
+}
+
+DeviceInventory machine() {
+    DeviceInventory inv;
+    inv.ffmpeg_version = "7.1";
+    inv.ffmpeg_av1_nvenc = true;
+    inv.ffmpeg_av1_qsv = true;
+    inv.nvidia = {nvidia(0, "NVIDIA H200", false, "no NVENC engine"), nvidia(1, "NVIDIA L4", true)};
+    inv.intel = {intel(2, true)};
+    return inv;
+}
+
+TEST(EncodePolicy, ParsesEveryForm) {
+    EXPECT_EQ(parse_encode_policy("auto").kind, PolicyKind::automatic);
+    EXPECT_EQ(parse_encode_policy("all-gpus").kind, PolicyKind::all_gpus);
+    EXPECT_EQ(parse_encode_policy("nvidia").kind, PolicyKind::nvidia);
+    EXPECT_EQ(parse_encode_policy("intel").kind, PolicyKind::intel);
+    EXPECT_EQ(parse_encode_policy("cpu").kind, PolicyKind::cpu);
+    const EncodePolicy list = parse_encode_policy("gpu:2,0");
+    EXPECT_EQ(list.kind, PolicyKind::gpu_list);
+    EXPECT_EQ(list.gpus, (std::vector<int>{2, 0}));
+    EXPECT_TRUE(list.requires_gpu());
+    EXPECT_FALSE(parse_encode_policy("auto").requires_gpu());
+    EXPECT_FALSE(parse_encode_policy("cpu").wants_gpus());
+}
+
+TEST(EncodePolicy, RejectsMalformedPolicies) {
+    for (const char* bad : {"gpu:", "gpu:x", "gpu:1,", "gpu:-1", "gpu:0,0", "gpus", "GPU:0", "all", ""})
+        EXPECT_THROW(parse_encode_policy(bad), std::invalid_argument) << bad;
+    try {
+        parse_encode_policy("fastest");
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("all-gpus"), std::string::npos) << "lists what is accepted";
+    }
+}
+
+TEST(EncodePolicy, AllGpusSelectsEveryGpuAndNamesWhyOneCannotEncode) {
+    const PolicySelection sel = select_gpus(parse_encode_policy("all-gpus"), machine());
+    ASSERT_EQ(sel.gpus.size(), 3u);
+    EXPECT_EQ(sel.gpus[0].describe(), "GPU 0 NVIDIA H200");
+    EXPECT_EQ(sel.gpus[0].problem, "no NVENC engine");
+    EXPECT_EQ(sel.gpus[1].problem, "");
+    EXPECT_EQ(sel.gpus[1].encoder, "av1_nvenc");
+    EXPECT_EQ(sel.gpus[1].device, "1");
+    EXPECT_EQ(sel.gpus[2].encoder, "av1_qsv");
+    EXPECT_EQ(sel.gpus[2].device, "/dev/dri/renderD129");
+    EXPECT_EQ(sel.gpus[2].describe(), "GPU 2 Intel(R) Arc(TM) A380 Graphics");
+    EXPECT_TRUE(sel.absent.empty());
+    EXPECT_EQ(describe_unusable(sel), "GPU 0 NVIDIA H200: no NVENC engine");
+}
+
+TEST(EncodePolicy, VendorAndListPoliciesSelectOnlyTheirDevices) {
+    const auto nv = select_gpus(parse_encode_policy("nvidia"), machine());
+    ASSERT_EQ(nv.gpus.size(), 2u);
+    for (const auto& c : nv.gpus) EXPECT_EQ(c.kind, DeviceKind::nvidia);
+    const auto in = select_gpus(parse_encode_policy("intel"), machine());
+    ASSERT_EQ(in.gpus.size(), 1u);
+    EXPECT_EQ(in.gpus[0].index, 2);
+    const auto list = select_gpus(parse_encode_policy("gpu:2,1"), machine());
+    ASSERT_EQ(list.gpus.size(), 2u);
+    EXPECT_EQ(list.gpus[0].index, 2);
+    EXPECT_EQ(list.gpus[1].index, 1);
+    EXPECT_TRUE(select_gpus(parse_encode_policy("cpu"), machine()).gpus.empty());
+}
+
+TEST(EncodePolicy, AGpuIndexTheMachineLacksIsAnError) {
+    try {
+        select_gpus(parse_encode_policy("gpu:0,7"), machine());
+        FAIL() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("no GPU 7"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("0 to 2"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(select_gpus(parse_encode_policy("gpu:0"), DeviceInventory{}), std::invalid_argument);
+}
+
+TEST(EncodePolicy, AnFfmpegWithoutTheHardwareEncoderMakesAGpuUnusable) {
+    DeviceInventory inv = machine();
+    inv.ffmpeg_av1_nvenc = false;
+    inv.ffmpeg_version = "5.1.6";
+    const auto sel = select_gpus(parse_encode_policy("gpu:1"), inv);
+    ASSERT_EQ(sel.gpus.size(), 1u);
+    EXPECT_NE(sel.gpus[0].problem.find("no av1_nvenc"), std::string::npos) << sel.gpus[0].problem;
+    EXPECT_NE(sel.gpus[0].problem.find("5.1.6"), std::string::npos) << sel.gpus[0].problem;
+}
+
+TEST(EncodePolicy, NoGpusAtAllIsReportedPerFamily) {
+    DeviceInventory inv;
+    inv.nvidia_status = "NVML library libnvidia-ml.so.1 not found";
+    inv.intel_status = "oneVPL library libvpl.so.2 not found";
+    const auto sel = select_gpus(parse_encode_policy("auto"), inv);
+    EXPECT_TRUE(sel.gpus.empty());
+    EXPECT_EQ(describe_unusable(sel), "no NVIDIA GPU: NVML library libnvidia-ml.so.1 not found; "
+                                      "no Intel GPU: oneVPL library libvpl.so.2 not found");
+    EXPECT_EQ(select_gpus(parse_encode_policy("intel"), inv).absent.size(), 1u);
+}
+
+TEST(EncodePolicy, SlotsPerGpuSessionWithLabelsAndDevices) {
+    const auto sel = select_gpus(parse_encode_policy("all-gpus"), machine());
+    const std::vector<GpuCandidate> usable{sel.gpus[1], sel.gpus[2]};
+    const auto slots = make_gpu_slots(usable, 2, 0);
+    ASSERT_EQ(slots.size(), 4u);
+    EXPECT_EQ(slots[0].label, "gpu1:nvenc");
+    EXPECT_EQ(slots[1].label, "gpu1:nvenc.2");
+    EXPECT_EQ(slots[2].label, "gpu2:qsv");
+    EXPECT_EQ(slots[3].label, "gpu2:qsv.2");
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(slots[static_cast<std::size_t>(i)].id, i);
+    EXPECT_EQ(slots[0].kind, DeviceKind::nvidia);
+    EXPECT_EQ(slots[0].device, "1");
+    EXPECT_EQ(slots[0].device_index, 1);
+    EXPECT_EQ(slots[3].encoder, "av1_qsv");
+    EXPECT_EQ(slots[3].device, "/dev/dri/renderD129");
+}
+
+}  // namespace
+}  // namespace ladder::gpu
