@@ -65,7 +65,7 @@ std::string describe(const gpu::NvidiaGpu& g) {
 }
 
 void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, const gpu::PolicySelection& selection,
-                 const SourceInfo& src, DevicePlan& plan, ProgressSink& progress) {
+                 const SourceInfo& src, DevicePlan& plan) {
     plan.decode_label = "cpu";
     if (req.decode == DecodeMode::cpu) return;
     // The policy's first NVIDIA GPU; --policy cpu encodes on no GPU but may
@@ -99,7 +99,7 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
     if (!problem.empty()) {
         if (req.decode == DecodeMode::nvdec)
             throw InputError(fmt::format("--decode nvdec: {}: {}: use --decode cpu", describe(*gpu), problem));
-        progress.note(NoteLevel::info, fmt::format("decoding on the CPU: {}: {}", describe(*gpu), problem));
+        plan.notes.emplace_back(NoteLevel::info, fmt::format("decoding on the CPU: {}: {}", describe(*gpu), problem));
         return;
     }
     plan.decode_label = describe(*gpu) + " (NVDEC)";
@@ -111,8 +111,7 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
 
 }  // namespace
 
-DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const EncoderSettings& probe_settings,
-                        ProgressSink& progress) {
+DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const EncoderSettings& probe_settings) {
     DevicePlan plan;
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     if (req.policy.kind == gpu::PolicyKind::cpu && req.decode != DecodeMode::nvdec) {
@@ -138,8 +137,8 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
         } else {
             plan.dropped.push_back(fmt::format("{}: {}", c.describe(), c.problem));
             if (req.policy.requires_gpu() || req.policy.kind == gpu::PolicyKind::automatic)
-                progress.note(NoteLevel::warning,
-                              fmt::format("{} cannot encode AV1 and is not used: {}", c.describe(), c.problem));
+                plan.notes.emplace_back(NoteLevel::warning,
+                                        fmt::format("{} cannot encode AV1 and is not used: {}", c.describe(), c.problem));
         }
     }
     if (usable.empty() && req.policy.requires_gpu())
@@ -154,11 +153,11 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
             plan.slots.push_back(std::move(s));
         }
         if (usable.empty() && req.policy.kind == gpu::PolicyKind::automatic)
-            progress.note(selection.gpus.empty() ? NoteLevel::info : NoteLevel::warning,
+            plan.notes.emplace_back(selection.gpus.empty() ? NoteLevel::info : NoteLevel::warning,
                           fmt::format("--policy auto: no GPU can encode AV1 here ({}); encoding on the CPU",
                                       gpu::describe_unusable(selection)));
     }
-    plan_decode(req, inv, selection, src, plan, progress);
+    plan_decode(req, inv, selection, src, plan);
     return plan;
 }
 

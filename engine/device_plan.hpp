@@ -39,11 +39,13 @@ struct DevicePlan {
     std::string decode_label;        // "cpu" or "GPU 0 NVIDIA H100 80GB HBM3 (NVDEC)"
     bool keep_frames_on_gpu = false; // every slot is NVENC on the decoding GPU
     std::vector<std::string> dropped;  // "GPU 0 NVIDIA H100: no NVENC engine"
+    // What the run should say once the whole pre-flight has passed (a usage
+    // error found later must stay the only line on stderr).
+    std::vector<std::pair<NoteLevel, std::string>> notes;
 };
 
 // probe_settings: a rung's encoder settings, used to open a test encoder on
 // each selected GPU. Throws InputError when the policy cannot be met.
-DevicePlan plan_devices(const DeviceRequest& request, const SourceInfo& source, const EncoderSettings& probe_settings,
-                        ProgressSink& progress);
+DevicePlan plan_devices(const DeviceRequest& request, const SourceInfo& source, const EncoderSettings& probe_settings);
 
 }  // namespace ladder::engine

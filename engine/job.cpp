@@ -189,8 +189,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     device_request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
     device_request.inventory = options.inventory;
     device_request.encoder_factory = options.encoder_factory;
-    DevicePlan devices = plan_devices(device_request, src, settings_for(fitted.ladder.rungs.front(), src, options.preset),
-                                      progress);
+    DevicePlan devices =
+        plan_devices(device_request, src, settings_for(fitted.ladder.rungs.front(), src, options.preset));
     std::vector<std::string> slot_encoders;
     // GPU encoders were opened once by the pre-flight; CPU ones are looked up.
     for (const auto& s : devices.slots)
@@ -274,6 +274,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         progress.note(NoteLevel::warning,
                       fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
     std::atomic<int> resumed_chunks{0};
+    for (const auto& [level, message] : devices.notes) progress.note(level, message);
     gpu::GpuPool pool(devices.slots);
     progress.note(NoteLevel::info,
                   fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
