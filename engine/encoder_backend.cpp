@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "av/av_error.hpp"
+#include "av/codec_formats.hpp"
 #include "av/extradata.hpp"
 #include "av/hw_device.hpp"
 #include "engine/errors.hpp"
@@ -120,11 +121,7 @@ private:
     // it lists (Quick Sync wants NV12/P010, not planar YUV).
     AVPixelFormat input_format(const AVFrame* first) const {
         if (first && first->hw_frames_ctx) return static_cast<AVPixelFormat>(first->format);
-        const AVPixelFormat wanted = settings_.pix_fmt;
-        if (!codec_->pix_fmts) return wanted;
-        for (const AVPixelFormat* p = codec_->pix_fmts; *p != AV_PIX_FMT_NONE; ++p)
-            if (*p == wanted) return wanted;
-        return avcodec_find_best_pix_fmt_of_list(codec_->pix_fmts, wanted, 0, nullptr);
+        return av::closest_pixel_format(codec_, settings_.pix_fmt);
     }
 
     // GPU encoders run on the slot's device: one shared device context per
