@@ -55,10 +55,11 @@ std::string nvenc_driver_too_old_reason(unsigned driver_version, unsigned header
 }
 
 std::optional<int> nvenc_session_limit(const std::string& gpu_name) {
-    // GeForce cards: the driver caps concurrent NVENC sessions system-wide
-    // (8 since the 551 drivers of 2024; fewer on older drivers, so this is an
-    // upper bound). Quadro/RTX professional and data-center cards have no
-    // cap; the limit there is the engine's throughput, so nothing is claimed.
+    // GeForce cards: the driver caps concurrent NVENC sessions, counted
+    // over all GeForce cards of the system (8 with drivers since January
+    // 2024; 5 from March 2023 and 3 before, so on an old driver this is an
+    // upper bound). Professional and data-center cards are not capped by the
+    // driver; their limit is the engine's throughput, so nothing is claimed.
     if (gpu_name.find("GeForce") != std::string::npos) return 8;
     return std::nullopt;
 }
