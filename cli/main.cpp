@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "av/logging.hpp"
+#include "cli/devices_command.hpp"
 #include "cli/encode_command.hpp"
 #include "cli/validate_command.hpp"
 
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
     CLI::App* encode_cmd = ladder::cli::add_encode_command(app, encode);
     ladder::cli::ValidateArgs validate;
     CLI::App* validate_cmd = ladder::cli::add_validate_command(app, validate);
+    ladder::cli::DevicesArgs devices;
+    CLI::App* devices_cmd = ladder::cli::add_devices_command(app, devices);
 
     try {
         app.parse(argc, argv);
@@ -32,5 +35,6 @@ int main(int argc, char** argv) {
     }
     if (encode_cmd->parsed()) return ladder::cli::run_encode(encode);
     if (validate_cmd->parsed()) return ladder::cli::run_validate(validate);
+    if (devices_cmd->parsed()) return ladder::cli::run_devices(devices);
     return 2;
 }

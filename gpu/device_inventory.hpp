@@ -58,7 +58,8 @@ struct NvidiaGpu {
 
 struct IntelGpu {
     int index = 0;          // ladder's GPU index
-    std::string name;       // implementation name reported by oneVPL
+    std::string name;       // device name where oneVPL reports one, else the implementation name
+    std::string implementation;  // oneVPL implementation name ("mfx-gen")
     std::string device_id;  // oneVPL DeviceID ("56a0/0")
     int adapter = -1;
     std::string render_node;  // "/dev/dri/renderD128" where known
@@ -74,7 +75,8 @@ struct DeviceInventory {
     std::vector<NvidiaGpu> nvidia;
     std::string intel_status;   // empty when oneVPL answered
     std::vector<IntelGpu> intel;
-    std::string ffmpeg_version;     // libavcodec's version string
+    std::string ffmpeg_version;     // FFmpeg release the libraries report (av_version_info): "5.1.6-0+deb12u1"
+    std::string libavcodec_version; // "59.37.100"
     bool ffmpeg_av1_nvenc = false;  // avcodec_find_encoder_by_name("av1_nvenc")
     bool ffmpeg_av1_qsv = false;
     bool ffmpeg_nvdec = false;      // CUDA hwaccel device type and scale_cuda filter present
@@ -84,6 +86,17 @@ struct DeviceInventory {
 // then Intel adapters in oneVPL order. `ladder devices` shows them and
 // `--policy gpu:I,J` takes them.
 DeviceInventory probe_devices();
+
+// The driver libraries the probe opens, loaded at run time. Tests name ones
+// that do not exist to check that a missing library is a status, not a crash.
+struct ProbeLibraries {
+    std::string nvml = "libnvidia-ml.so.1";
+    std::string cuda = "libcuda.so.1";
+    std::string nvenc = "libnvidia-encode.so.1";
+    std::string cuvid = "libnvcuvid.so.1";
+    std::string vpl = "libvpl.so.2";
+};
+DeviceInventory probe_devices(const ProbeLibraries& libraries);
 
 nlohmann::json to_json(const DeviceInventory& inventory);
 
