@@ -73,6 +73,30 @@ BufferRefPtr shared_hw_device(AVHWDeviceType type, const std::string& device) {
     return ref_buffer(slot.get());
 }
 
+FramePtr GpuFrameCopier::copy(const AVFrame* src) {
+    if (!frames_ || src->width != width_ || src->height != height_) {
+        const auto* src_frames = reinterpret_cast<const AVHWFramesContext*>(src->hw_frames_ctx->data);
+        BufferRefPtr frames(av_hwframe_ctx_alloc(src_frames->device_ref));
+        if (!frames) throw std::bad_alloc();
+        auto* fc = reinterpret_cast<AVHWFramesContext*>(frames->data);
+        fc->format = src_frames->format;
+        fc->sw_format = src_frames->sw_format;
+        fc->width = src->width;
+        fc->height = src->height;
+        check(av_hwframe_ctx_init(frames.get()), "creating a GPU frame pool");
+        frames_ = std::move(frames);
+        width_ = src->width;
+        height_ = src->height;
+    }
+    FramePtr dst = make_frame();
+    check(av_hwframe_get_buffer(frames_.get(), dst.get(), 0), "taking a frame from the GPU frame pool");
+    dst->width = src->width;
+    dst->height = src->height;
+    check(av_hwframe_transfer_data(dst.get(), src, 0), "copying a decoded frame on the GPU");
+    check(av_frame_copy_props(dst.get(), src), "copying frame properties");
+    return dst;
+}
+
 bool has_hw_decoder(AVCodecID codec, AVHWDeviceType type) {
     return codec_has_hw_config(native_decoder(codec), type, nullptr);
 }

@@ -25,6 +25,21 @@ BufferRefPtr shared_hw_device(AVHWDeviceType type, const std::string& device);
 // accept both.
 CodecContextPtr open_hw_decoder(const AVStream* stream, AVBufferRef* device, AVPixelFormat hw_format);
 
+// Copies GPU frames into a pool of its own, on the same GPU. NVDEC in
+// FFmpeg < 6 hands out its decode surfaces themselves (mapped, a few dozen
+// at most); a pipeline that holds frames for a while (channels, chunks)
+// would starve the decoder ("No decoder surfaces left"), so every decoded
+// frame is copied out at once and the surface goes straight back.
+class GpuFrameCopier {
+public:
+    FramePtr copy(const AVFrame* src);
+
+private:
+    BufferRefPtr frames_;
+    int width_ = 0;
+    int height_ = 0;
+};
+
 // True when this libavcodec has a hwaccel for the codec on that device type.
 bool has_hw_decoder(AVCodecID codec, AVHWDeviceType type);
 

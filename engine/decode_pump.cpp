@@ -80,6 +80,11 @@ void DecodePump::decode_video(const AVPacket* pkt, std::stop_token stop) {
         ++counters_.frames_decoded;
         if (frame->format == AV_PIX_FMT_CUDA) {
             ++counters_.frames_on_gpu;
+            if (!gpu_copier_) gpu_copier_ = std::make_unique<av::GpuFrameCopier>();
+            av::FramePtr copy = gpu_copier_->copy(frame.get());
+            av_frame_unref(frame.get());  // the decoder's surface goes back now
+            normalize(copy.get(), stop);
+            continue;
         } else if (hw_device_ && counters_.frames_decoded == 1) {
             progress_.note(NoteLevel::warning,
                            fmt::format("input {}: NVDEC did not take this stream ({} {}); decoding it on the CPU",

@@ -8,6 +8,7 @@
 #include <stop_token>
 #include <vector>
 
+#include "av/hw_device.hpp"
 #include "av/input_file.hpp"
 #include "engine/audio_track.hpp"
 #include "engine/bounded_channel.hpp"
@@ -53,6 +54,7 @@ private:
     AudioTrack* audio_;
     ProgressSink& progress_;
     av::BufferRefPtr hw_device_;
+    std::unique_ptr<av::GpuFrameCopier> gpu_copier_;
     av::CodecContextPtr decoder_;
     std::unique_ptr<av::FilterChain> normalizer_;
     PumpCounters counters_;

@@ -44,7 +44,7 @@ for mode in nvdec cpu; do
     grep -E "Elapsed|Maximum resident|Percent of CPU" "$work/$mode-time.txt"
     grep -v -E "^\s" "$work/$mode-time.txt" | grep -v progress: | head -20
     step ladder validate "$work/$mode"
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print({k: r[k] for k in ('decode_device','frames_decoded_on_gpu','source_frames_decoded','frames_normalized','decode_seconds','wall_seconds','encoder_slots')})" "$work/$mode-report.json"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print({k: r.get(k) for k in ('decode_device','frames_decoded_on_gpu','source_frames_decoded','frames_normalized','decode_seconds','wall_seconds','encoder_slots')})" "$work/$mode-report.json"
     for rung in 1080p=1920x1080 720p=1280x720 360p=640x360; do
       name="${rung%%=*}"; size="${rung#*=}"
       frames="$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$work/$mode/$name.mp4")"
