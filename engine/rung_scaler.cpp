@@ -34,7 +34,11 @@ av::FramePtr RungScaler::scale_on_gpu(av::FramePtr src) {
         const AVRational sar = src->sample_aspect_ratio.num > 0 ? src->sample_aspect_ratio : AVRational{1, 1};
         const std::string args = fmt::format("video_size={}x{}:pix_fmt={}:time_base=1/1:pixel_aspect={}/{}", src->width,
                                              src->height, src->format, sar.num, sar.den);
-        std::string chain = fmt::format("scale_cuda=w={}:h={}:format={}:interp_algo=bicubic", rung_.width,
+        // scale_cuda's bicubic samples a fixed 4x4 grid of source pixels
+        // whatever the ratio, so downscaling aliases (-6 dB PSNR at 1.5x on
+        // a noisy 1080p clip); its bilinear widens its taps with the ratio
+        // (up to 3x), an area-like filter close to what swscale does.
+        std::string chain = fmt::format("scale_cuda=w={}:h={}:format={}:interp_algo=bilinear", rung_.width,
                                         rung_.height, gpu_format);
         if (!keep_on_gpu_) chain += fmt::format(",hwdownload,format={}", gpu_format);
         gpu_chain_ = std::make_unique<av::FilterChain>(false, args, chain, src->hw_frames_ctx);

@@ -34,6 +34,11 @@ step() { printf '\n$ %s\n' "$*"; "$@"; printf '[exit %d]\n' "$?"; }
   done
 } 2>&1 | tee "$logs/gpu-verify.log"
 
+# The first use of scale_cuda on a machine compiles its PTX for the GPU (a few
+# seconds, then cached by the driver): a short warm-up run keeps that out of
+# the timed runs.
+ladder encode "$clip" -o "$work/warmup" --policy auto --decode nvdec --rung 360p=640x360@600 --preset 13 -q \
+  > /dev/null 2>&1 || echo "warm-up run failed" | tee -a "$logs/gpu-verify.log"
 ladder_rungs=(--rung 1080p=1920x1080@4500 --rung 720p=1280x720@2500 --rung 360p=640x360@600)
 for mode in nvdec cpu; do
   {
