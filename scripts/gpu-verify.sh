@@ -2,23 +2,34 @@
 # Runs the GPU checks of docs/gpu-verification.md on a machine with an NVIDIA
 # GPU, using the bundle made by scripts/make-gpu-bundle.sh (ladder, a trimmed
 # FFmpeg with NVDEC/scale_cuda, ffmpeg/ffprobe): inventory, the policies that
-# must fail without NVENC, and a 1080p encode with NVDEC decoding and CUDA
-# scaling checked against the same encode with CPU decoding (frame counts,
-# PSNR against the source per rung) and by `ladder validate`.
+# must fail without NVENC, and for each clip an encode with NVDEC decoding and
+# CUDA scaling checked against the same encode with CPU decoding (frame
+# counts; PSNR per plane against the source scaled by swscale; PSNR of the
+# NVDEC rung against the CPU rung) and by `ladder validate`.
 #
-# Usage: scripts/gpu-verify.sh BUNDLE_DIR CLIP_1080P LOG_DIR
+# Usage: scripts/gpu-verify.sh BUNDLE_DIR LOG_DIR CLIP [CLIP...]
 set -uo pipefail
 
 bundle="$(cd "$1" && pwd)"
-clip="$(realpath "$2")"
-logs="$(mkdir -p "$3" && cd "$3" && pwd)"
+logs="$(mkdir -p "$2" && cd "$2" && pwd)"
+shift 2
 work="$(mktemp -d)"
+log="$logs/gpu-verify.log"
 # shellcheck source=/dev/null
 source "$bundle/env.sh"
 
 # GNU time gives peak RSS where it is installed; bash's time otherwise.
 timer=""; [[ -x /usr/bin/time ]] && timer="/usr/bin/time -v"
 step() { printf '\n$ %s\n' "$*"; "$@"; printf '[exit %d]\n' "$?"; }
+
+# "y:.. u:.. v:.. average:.." of ffmpeg's psnr filter, DIST against REF
+# scaled to WxH by swscale (bicubic) or used as it is (SIZE=same).
+psnr() {
+  local dist="$1" ref="$2" size="$3" chain="[1:v]format=yuv420p[ref]"
+  [[ "$size" != same ]] && chain="[1:v]scale=${size/x/:}:flags=bicubic,format=yuv420p[ref]"
+  ffmpeg -hide_banner -nostats -i "$dist" -i "$ref" -lavfi "$chain;[0:v]format=yuv420p[d];[d][ref]psnr" -f null - 2>&1 |
+    sed -n 's/.*PSNR \(y:[0-9.inf]* u:[0-9.inf]* v:[0-9.inf]* average:[0-9.inf]*\).*/\1/p'
+}
 
 {
   echo "== machine"
@@ -29,36 +40,42 @@ step() { printf '\n$ %s\n' "$*"; "$@"; printf '[exit %d]\n' "$?"; }
   step ladder devices --json
   echo "== policies that need an encoding GPU"
   for p in all-gpus nvidia gpu:0; do
-    step ladder encode "$clip" -o "$work/fail-$p" --policy "$p" --rung 360p=640x360@600
+    step ladder encode "$1" -o "$work/fail-$p" --policy "$p" --rung 360p=640x360@600
     [[ -e "$work/fail-$p" ]] && echo "UNEXPECTED: $work/fail-$p was created"
   done
-} 2>&1 | tee "$logs/gpu-verify.log"
+  # The first use of scale_cuda on a machine compiles its PTX for the GPU (a
+  # few seconds, then cached by the driver): a warm-up run keeps that out of
+  # the timed runs.
+  ladder encode "$1" -o "$work/warmup" --policy auto --decode nvdec --rung 360p=640x360@600 --preset 13 -q \
+    > /dev/null 2>&1 || echo "warm-up run failed"
+} 2>&1 | tee "$log"
 
-# The first use of scale_cuda on a machine compiles its PTX for the GPU (a few
-# seconds, then cached by the driver): a short warm-up run keeps that out of
-# the timed runs.
-ladder encode "$clip" -o "$work/warmup" --policy auto --decode nvdec --rung 360p=640x360@600 --preset 13 -q \
-  > /dev/null 2>&1 || echo "warm-up run failed" | tee -a "$logs/gpu-verify.log"
-ladder_rungs=(--rung 1080p=1920x1080@4500 --rung 720p=1280x720@2500 --rung 360p=640x360@600)
-for mode in nvdec cpu; do
-  {
-    echo "== encode 1080p, --policy auto --decode $mode"
-    $timer ladder encode "$clip" -o "$work/$mode" --policy auto --decode "$mode" --format both \
-      "${ladder_rungs[@]}" --progress plain --report "$work/$mode-report.json" 2> "$work/$mode-time.txt"
-    echo "[exit $?]"
-    grep -E "Elapsed|Maximum resident|Percent of CPU" "$work/$mode-time.txt"
-    grep -v -E "^\s" "$work/$mode-time.txt" | grep -v progress: | head -20
-    step ladder validate "$work/$mode"
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print({k: r.get(k) for k in ('decode_device','frames_decoded_on_gpu','source_frames_decoded','frames_normalized','decode_seconds','wall_seconds','encoder_slots')})" "$work/$mode-report.json"
-    for rung in 1080p=1920x1080 720p=1280x720 360p=640x360; do
-      name="${rung%%=*}"; size="${rung#*=}"
-      frames="$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$work/$mode/$name.mp4")"
-      psnr="$(ffmpeg -hide_banner -nostats -i "$work/$mode/$name.mp4" -i "$clip" -lavfi \
-        "[1:v]scale=${size/x/:}:flags=bicubic,format=yuv420p[ref];[0:v]format=yuv420p[d];[d][ref]psnr" -f null - 2>&1 \
-        | sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p')"
-      echo "rung $name decode=$mode frames=$frames psnr_avg=$psnr"
-    done
-  } 2>&1 | tee -a "$logs/gpu-verify.log"
+rungs=(--rung 1080p=1920x1080@4500 --rung 720p=x720@2500 --rung 360p=x360@600)
+n=0
+for clip in "$@"; do
+  n=$((n + 1))
+  for mode in nvdec cpu; do
+    out="$work/clip$n-$mode"
+    {
+      echo "== clip $n $(basename "$clip"): encode --policy auto --decode $mode"
+      ffprobe -v error -select_streams v:0 -show_entries stream=codec_name,width,height,r_frame_rate,nb_frames -of csv=p=0 "$clip"
+      $timer ladder encode "$clip" -o "$out" --policy auto --decode "$mode" --format both "${rungs[@]}" \
+        --progress plain --report "$out.json" 2> "$out.stderr"
+      echo "[exit $?]"
+      grep -E "Elapsed|Maximum resident|Percent of CPU" "$out.stderr"
+      grep -E "^ladder:" "$out.stderr"
+      step ladder validate "$out"
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print({k: r.get(k) for k in ('decode_device','frames_decoded_on_gpu','source_frames_decoded','frames_normalized','decode_seconds','wall_seconds','encoder_slots')})" "$out.json"
+      for mp4 in "$out"/*.mp4; do
+        size="$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=s=x:p=0 "$mp4")"
+        frames="$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$mp4")"
+        echo "clip $n rung $(basename "$mp4" .mp4) decode=$mode frames=$frames vs-source $(psnr "$mp4" "$clip" "$size")"
+        if [[ "$mode" == cpu ]]; then
+          echo "clip $n rung $(basename "$mp4" .mp4) nvdec-vs-cpu $(psnr "$work/clip$n-nvdec/$(basename "$mp4")" "$mp4" same)"
+        fi
+      done
+    } 2>&1 | tee -a "$log"
+    cp "$out.json" "$logs/clip$n-$mode-report.json" 2>/dev/null
+  done
 done
-cp "$work"/*-report.json "$logs/" 2>/dev/null
 rm -rf "$work"
