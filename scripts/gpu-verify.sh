@@ -23,10 +23,12 @@ timer=""; [[ -x /usr/bin/time ]] && timer="/usr/bin/time -v"
 step() { printf '\n$ %s\n' "$*"; "$@"; printf '[exit %d]\n' "$?"; }
 
 # "y:.. u:.. v:.. average:.." of ffmpeg's psnr filter, DIST against REF
-# scaled to WxH by swscale (bicubic) or used as it is (SIZE=same).
+# scaled to WxH by swscale with FLAGS, or used as it is (SIZE=same).
+# ladder scales with swscale bicubic on the CPU and with scale_cuda bilinear
+# on the GPU, whose taps widen with the ratio like swscale's area filter.
 psnr() {
-  local dist="$1" ref="$2" size="$3" chain="[1:v]format=yuv420p[ref]"
-  [[ "$size" != same ]] && chain="[1:v]scale=${size/x/:}:flags=bicubic,format=yuv420p[ref]"
+  local dist="$1" ref="$2" size="$3" flags="${4:-bicubic}" chain="[1:v]format=yuv420p[ref]"
+  [[ "$size" != same ]] && chain="[1:v]scale=${size/x/:}:flags=$flags,format=yuv420p[ref]"
   ffmpeg -hide_banner -nostats -i "$dist" -i "$ref" -lavfi "$chain;[0:v]format=yuv420p[d];[d][ref]psnr" -f null - 2>&1 |
     sed -n 's/.*PSNR \(y:[0-9.inf]* u:[0-9.inf]* v:[0-9.inf]* average:[0-9.inf]*\).*/\1/p'
 }
@@ -69,7 +71,8 @@ for clip in "$@"; do
       for mp4 in "$out"/*.mp4; do
         size="$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=s=x:p=0 "$mp4")"
         frames="$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$mp4")"
-        echo "clip $n rung $(basename "$mp4" .mp4) decode=$mode frames=$frames vs-source $(psnr "$mp4" "$clip" "$size")"
+        echo "clip $n rung $(basename "$mp4" .mp4) decode=$mode frames=$frames vs-source-bicubic $(psnr "$mp4" "$clip" "$size" bicubic)"
+        echo "clip $n rung $(basename "$mp4" .mp4) decode=$mode frames=$frames vs-source-area $(psnr "$mp4" "$clip" "$size" area)"
         if [[ "$mode" == cpu ]]; then
           echo "clip $n rung $(basename "$mp4" .mp4) nvdec-vs-cpu $(psnr "$work/clip$n-nvdec/$(basename "$mp4")" "$mp4" same)"
         fi
@@ -78,4 +81,17 @@ for clip in "$@"; do
     cp "$out.json" "$logs/clip$n-$mode-report.json" 2>/dev/null
   done
 done
+{
+  echo "== scalers alone (no encode), clip 1 against swscale bicubic / area"
+  for size in 1280:720 640:360; do
+    for flags in bicubic area; do
+      echo "scale_cuda bilinear $size vs swscale $flags: $(ffmpeg -hide_banner -nostats -hwaccel cuda -hwaccel_output_format cuda -i "$1" -i "$1" -lavfi \
+        "[0:v]scale_cuda=$size:format=yuv420p:interp_algo=bilinear,hwdownload,format=yuv420p[a];[1:v]scale=$size:flags=$flags,format=yuv420p[b];[a][b]psnr" \
+        -f null - 2>&1 | sed -n 's/.*PSNR \(y:.* average:[0-9.inf]*\).*/\1/p')"
+    done
+    echo "swscale area $size vs swscale bicubic: $(ffmpeg -hide_banner -nostats -i "$1" -i "$1" -lavfi \
+      "[0:v]scale=$size:flags=area,format=yuv420p[a];[1:v]scale=$size:flags=bicubic,format=yuv420p[b];[a][b]psnr" \
+      -f null - 2>&1 | sed -n 's/.*PSNR \(y:.* average:[0-9.inf]*\).*/\1/p')"
+  done
+} 2>&1 | tee -a "$log"
 rm -rf "$work"
