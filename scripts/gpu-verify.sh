@@ -27,9 +27,13 @@ step() { printf '\n$ %s\n' "$*"; "$@"; printf '[exit %d]\n' "$?"; }
 # ladder scales with swscale bicubic on the CPU and with scale_cuda bilinear
 # on the GPU, whose taps widen with the ratio like swscale's area filter.
 psnr() {
-  local dist="$1" ref="$2" size="$3" flags="${4:-bicubic}" chain="[1:v]format=yuv420p[ref]"
-  [[ "$size" != same ]] && chain="[1:v]scale=${size/x/:}:flags=$flags,format=yuv420p[ref]"
-  ffmpeg -hide_banner -nostats -i "$dist" -i "$ref" -lavfi "$chain;[0:v]format=yuv420p[d];[d][ref]psnr" -f null - 2>&1 |
+  local dist="$1" ref="$2" size="$3" flags="${4:-bicubic}" chain="[1:v]format=yuv420p[ref];[0:v]format=yuv420p[d]"
+  [[ "$size" != same ]] && chain="[1:v]scale=${size/x/:}:flags=$flags,format=yuv420p[ref];[0:v]format=yuv420p[d]"
+  # upscaled: the rung brought back to the source's size (bicubic) against
+  # the untouched source, the way a viewer sees a lower rung full screen; it
+  # does not favour either downscaler.
+  [[ "$flags" == upscaled ]] && chain="[1:v]format=yuv420p[ref];[0:v]scale=${size/x/:}:flags=bicubic,format=yuv420p[d]"
+  ffmpeg -hide_banner -nostats -i "$dist" -i "$ref" -lavfi "$chain;[d][ref]psnr" -f null - 2>&1 |
     sed -n 's/.*PSNR \(y:[0-9.inf]* u:[0-9.inf]* v:[0-9.inf]* average:[0-9.inf]*\).*/\1/p'
 }
 
@@ -61,6 +65,7 @@ for clip in "$@"; do
     {
       echo "== clip $n $(basename "$clip"): encode --policy auto --decode $mode"
       ffprobe -v error -select_streams v:0 -show_entries stream=codec_name,width,height,r_frame_rate,nb_frames -of csv=p=0 "$clip"
+      src_size="$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=s=x:p=0 "$clip")"
       $timer ladder encode "$clip" -o "$out" --policy auto --decode "$mode" --format both "${rungs[@]}" \
         --progress plain --report "$out.json" 2> "$out.stderr"
       echo "[exit $?]"
@@ -73,6 +78,7 @@ for clip in "$@"; do
         frames="$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$mp4")"
         echo "clip $n rung $(basename "$mp4" .mp4) decode=$mode frames=$frames vs-source-bicubic $(psnr "$mp4" "$clip" "$size" bicubic)"
         echo "clip $n rung $(basename "$mp4" .mp4) decode=$mode frames=$frames vs-source-area $(psnr "$mp4" "$clip" "$size" area)"
+        echo "clip $n rung $(basename "$mp4" .mp4) decode=$mode frames=$frames upscaled-vs-source $(psnr "$mp4" "$clip" "$src_size" upscaled)"
         if [[ "$mode" == cpu ]]; then
           echo "clip $n rung $(basename "$mp4" .mp4) nvdec-vs-cpu $(psnr "$work/clip$n-nvdec/$(basename "$mp4")" "$mp4" same)"
         fi
