@@ -56,6 +56,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SELF="$ROOT/scripts/check-debian13.sh"
 cd "$ROOT"
 
+ARGS=("$@")
 FRESH=0
 CTEST_ARGS=()
 while [[ $# -gt 0 ]]; do
@@ -80,7 +81,7 @@ fi
 if [[ -z "${LADDER_DEB13_NS:-}" ]] && command -v unshare >/dev/null 2>&1 &&
    unshare --mount --propagation private true 2>/dev/null; then
   export LADDER_DEB13_NS=1
-  exec unshare --mount --propagation private -- bash "$SELF" "$@"
+  exec unshare --mount --propagation private -- bash "$SELF" "${ARGS[@]}"
 fi
 
 SUITE=trixie
