@@ -1,43 +1,52 @@
-# ladder container image (first version; a later issue finishes it).
-#
-# NOTE: this Dockerfile has NOT been built yet: the machines it was written on
-# have no Docker engine. Treat it as untested until a build has passed.
+# ladder container image: Debian 13 (trixie; FFmpeg 7.1, which has av1_nvenc
+# and av1_qsv), ladder built from this repository, running as a non-root user.
 #
 #   docker build -t ladder .
-#   docker run --rm -v "$PWD:/data" -w /data ladder encode input.mp4 -o out --format mp4
+#   docker run --rm --gpus all -v "$PWD:/work" ladder encode /work/in.mp4 -o /work/out --policy all-gpus
 #
-# Two stages on Debian 13 (trixie), whose FFmpeg is 7.1:
-#   build   - installs the build dependencies with scripts/install-deps.sh and
-#             builds the release preset with scripts/build.sh (tests are left
-#             to CI: --no-tests);
-#   runtime - only the shared libraries the binary needs, a non-root user.
+# docs/deployment.md says more (NVIDIA, Intel, users and permissions).
+#
+# Two stages, whose install and build steps are the repository's scripts:
+#   build   - scripts/install-deps.sh --build (build dependencies only),
+#             scripts/build.sh --no-tests, then scripts/runtime-packages.sh:
+#             the Debian packages owning the binary's shared libraries;
+#   runtime - scripts/install-deps.sh --runtime with that list (plus the
+#             libraries loaded at run time for Intel GPUs), the binary, the
+#             ladder presets and a non-root user.
+#
+# CI proves this file without a Docker engine: scripts/check-debian13.sh
+# replays it in a Debian 13 root made with debootstrap (every RUN line
+# verbatim, in its stage's WORKDIR, as its stage's USER) and runs the image's
+# ENTRYPOINT as its user. That replay understands FROM debian:trixie-slim,
+# WORKDIR, COPY [--from=stage], RUN (shell form), ENV, USER, ENTRYPOINT, CMD
+# and LABEL; anything else makes the check fail until it is taught.
 
 FROM debian:trixie-slim AS build
 WORKDIR /src
-COPY . /src
-RUN scripts/install-deps.sh \
- && scripts/build.sh --no-tests \
- && rm -rf /var/lib/apt/lists/*
+# The dependencies first, so that their layer stays cached while sources change.
+COPY scripts/install-deps.sh scripts/
+RUN scripts/install-deps.sh --build
+COPY . .
+RUN scripts/build.sh --no-tests
+RUN scripts/runtime-packages.sh build/release/ladder > build/runtime-packages.txt
 
 FROM debian:trixie-slim AS runtime
-# Runtime libraries. These package names are Debian 13's (trixie): FFmpeg 7.1
-# (libavformat61 ...), dav1d 1.5 (libdav1d7), fmt 10, spdlog 1.15. They differ
-# on other releases (Debian 12 has libavformat59, libdav1d6, libfmt9, ...).
-# libavcodec61 pulls in the SVT-AV1 and libaom encoders it is linked with.
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libavformat61 libavcodec61 libavfilter10 libswscale8 libswresample5 libavutil59 libdav1d7 libfmt10 libspdlog1.15 \
- && rm -rf /var/lib/apt/lists/*
-
+COPY --from=build /src/scripts/install-deps.sh /src/build/runtime-packages.txt /tmp/ladder-install/
+RUN /tmp/ladder-install/install-deps.sh --runtime /tmp/ladder-install/runtime-packages.txt \
+ && rm -rf /var/lib/apt/lists/* /tmp/ladder-install
 COPY --from=build /src/build/release/ladder /usr/local/bin/ladder
 COPY --from=build /src/samples/ladders /usr/local/share/ladder/ladders
+# uid/gid 1000, numeric in USER so that "runAsNonRoot" can check it. /work is
+# where the documentation mounts the input and output folder; it belongs to
+# the user so that the image also works without a mount.
+RUN useradd --create-home --home-dir /home/ladder --uid 1000 --user-group --shell /usr/sbin/nologin ladder \
+ && install -d -o 1000 -g 1000 /work
 
-RUN useradd --create-home --home-dir /home/ladder --shell /usr/sbin/nologin ladder
-USER ladder
-WORKDIR /home/ladder
+# The NVIDIA Container Toolkit mounts the driver's CUDA (compute), NVENC/NVDEC
+# (video) and NVML (utility) libraries only for the capabilities listed here.
+ENV NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,video,utility
 
-# Lets the NVIDIA container runtime expose NVENC/NVDEC when run with --gpus;
-# this version of ladder still encodes on the CPU only.
-ENV NVIDIA_DRIVER_CAPABILITIES=compute,video,utility
-
+USER 1000:1000
+WORKDIR /work
 ENTRYPOINT ["ladder"]
 CMD ["--help"]

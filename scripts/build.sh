@@ -7,7 +7,10 @@
 #                and its libraries; used by run-sample.sh). Without it the
 #                GoogleTest suite is built as well (LADDER_BUILD_TESTS=ON).
 # Environment:
-#   JOBS         parallel build jobs (default: number of CPU cores)
+#   JOBS           parallel build jobs (default: number of CPU cores)
+#   LADDER_WERROR  ON: warnings are errors (-DLADDER_WERROR=ON; CI sets it),
+#                  OFF: they are not; unset: the build directory's setting
+#                  (OFF in a new one)
 #
 # Ninja is used when it is installed; a build directory that already exists
 # keeps the generator it was configured with.
@@ -20,13 +23,16 @@ BUILD_TESTS=ON
 for arg in "$@"; do
   case "$arg" in
     --no-tests) BUILD_TESTS=OFF ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "build.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
 
 BUILD_DIR="$ROOT/build/release"
 configure_args=(--preset release "-DLADDER_BUILD_TESTS=$BUILD_TESTS")
+if [[ -n "${LADDER_WERROR:-}" ]]; then
+  configure_args+=("-DLADDER_WERROR=$LADDER_WERROR")
+fi
 if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
   configure_args+=(-G Ninja)
 fi

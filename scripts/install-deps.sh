@@ -1,20 +1,53 @@
 #!/usr/bin/env bash
-# Install everything needed to build and test ladder from the distribution's
-# packages: compiler and build tools, the FFmpeg libraries, dav1d, CLI11,
-# nlohmann/json, fmt, spdlog, GoogleTest, the ffmpeg/ffprobe tools that
-# the end-to-end tests use to check outputs, and Chromium + Node.js/npm for the
-# real-player check in tests/player (hls.js in headless Chromium).
+# Install what ladder needs from the distribution's packages, in one of three
+# modes:
+#
+#   (default)          build AND test: compiler and build tools, the FFmpeg
+#                      libraries, dav1d, the NVIDIA Video Codec SDK headers,
+#                      oneVPL, CLI11, nlohmann/json, fmt, spdlog, GoogleTest,
+#                      the ffmpeg/ffprobe tools that the end-to-end tests use to
+#                      check outputs, and Chromium + Node.js/npm for the
+#                      real-player check in tests/player (hls.js in headless
+#                      Chromium). scripts/run-tests.sh and run-sample.sh use it.
+#   --build            only what `scripts/build.sh --no-tests` needs (the
+#                      Dockerfile's build stage).
+#   --runtime FILE     the runtime packages listed in FILE, one per line (made
+#                      by scripts/runtime-packages.sh from a built binary), plus
+#                      the libraries ladder and FFmpeg load at run time for GPUs
+#                      (oneVPL and its Intel GPU runtime, the Intel VA-API
+#                      driver); the NVIDIA driver libraries come from the host
+#                      (NVIDIA Container Toolkit). The Dockerfile's runtime stage.
 #
 # Works on Debian 12 (bookworm), Debian 13 (trixie) and Ubuntu 24.04 (noble):
 # the package names are the same on all three, except Chromium (see below).
-# Run as root or as a user with
-# sudo. If every package is already installed, apt is not touched at all, so
-# repeated runs are fast.
+# Run as root or as a user with sudo. If every package is already installed,
+# apt is not touched at all, so repeated runs are fast.
 #
-# Usage: scripts/install-deps.sh
+# Usage: scripts/install-deps.sh [--build | --runtime FILE]
 set -euo pipefail
 
-PACKAGES=(
+MODE=all
+RUNTIME_LIST=
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build) MODE=build ;;
+    --runtime)
+      MODE=runtime
+      RUNTIME_LIST="${2:-}"
+      if [[ -z "$RUNTIME_LIST" ]]; then
+        echo "install-deps.sh: --runtime needs a file (one package per line)" >&2
+        exit 2
+      fi
+      shift
+      ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/{s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "install-deps.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# What scripts/build.sh --no-tests needs.
+BUILD_PACKAGES=(
   # toolchain and build system
   g++ cmake ninja-build pkg-config
   # FFmpeg libraries (5.1 on Debian 12, 6.1 on Ubuntu 24.04, 7.1 on Debian 13)
@@ -27,6 +60,10 @@ PACKAGES=(
   libffmpeg-nvenc-dev libvpl-dev
   # header/utility libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+)
+
+# Added for the test suite (scripts/run-tests.sh).
+TEST_PACKAGES=(
   # tests
   libgtest-dev libgmock-dev
   # ffmpeg + ffprobe: the tests check outputs with them; make-sample.sh uses ffmpeg
@@ -37,28 +74,63 @@ PACKAGES=(
   chromium
 )
 
-# Ubuntu's Chromium is the chromium-browser package, a transitional stub that
-# installs the snap: it needs snapd (so it does not work in most containers)
-# and gives no /usr/bin/chromium (tests/player takes another binary through
-# LADDER_CHROMIUM). Not solved here: on Ubuntu the player check may not run.
-os_id="$(sed -n 's/^ID=//p' /etc/os-release 2>/dev/null | tr -d '"' || true)"
-if [[ "$os_id" == ubuntu ]]; then
-  for i in "${!PACKAGES[@]}"; do
-    if [[ "${PACKAGES[$i]}" == chromium ]]; then PACKAGES[i]=chromium-browser; fi
-  done
-fi
-
-# Node.js and npm (tests/player: npm ci, then node play.mjs; Node >= 18) only
-# when the commands are missing. Machines that already have a Node.js from
-# elsewhere must not get Debian's npm: NodeSource's nodejs bundles npm and
-# declares "Conflicts: npm", so apt would refuse the whole install.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  PACKAGES+=(nodejs npm)
+# Loaded at run time (dlopen), so scripts/runtime-packages.sh cannot see them
+# in the binary: the oneVPL dispatcher, its Intel GPU implementation and the
+# VA-API driver it drives (Quick Sync in a container with /dev/dri). The
+# latter two exist for amd64 only. The NVIDIA libraries (libcuda,
+# libnvidia-encode, libnvcuvid, libnvidia-ml) are the host driver's: the
+# NVIDIA Container Toolkit mounts them, given NVIDIA_DRIVER_CAPABILITIES with
+# compute,video,utility.
+GPU_RUNTIME_PACKAGES=(libvpl2)
+if [[ "$(dpkg --print-architecture 2>/dev/null || true)" == amd64 ]]; then
+  GPU_RUNTIME_PACKAGES+=(libmfx-gen1.2 intel-media-va-driver)
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: this script needs a Debian/Ubuntu system with apt-get and dpkg" >&2
   exit 2
+fi
+
+case "$MODE" in
+  build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+  all) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  runtime)
+    if [[ ! -r "$RUNTIME_LIST" ]]; then
+      echo "install-deps.sh: cannot read the runtime package list '$RUNTIME_LIST'" >&2
+      exit 2
+    fi
+    PACKAGES=()
+    while read -r pkg _; do
+      [[ -z "$pkg" || "$pkg" == \#* ]] && continue
+      PACKAGES+=("$pkg")
+    done <"$RUNTIME_LIST"
+    if [[ ${#PACKAGES[@]} -eq 0 ]]; then
+      echo "install-deps.sh: the runtime package list '$RUNTIME_LIST' is empty" >&2
+      exit 2
+    fi
+    PACKAGES+=("${GPU_RUNTIME_PACKAGES[@]}")
+    ;;
+esac
+
+if [[ "$MODE" == all ]]; then
+  # Ubuntu's Chromium is the chromium-browser package, a transitional stub that
+  # installs the snap: it needs snapd (so it does not work in most containers)
+  # and gives no /usr/bin/chromium (tests/player takes another binary through
+  # LADDER_CHROMIUM). Not solved here: on Ubuntu the player check may not run.
+  os_id="$(sed -n 's/^ID=//p' /etc/os-release 2>/dev/null | tr -d '"' || true)"
+  if [[ "$os_id" == ubuntu ]]; then
+    for i in "${!PACKAGES[@]}"; do
+      if [[ "${PACKAGES[$i]}" == chromium ]]; then PACKAGES[i]=chromium-browser; fi
+    done
+  fi
+
+  # Node.js and npm (tests/player: npm ci, then node play.mjs; Node >= 18) only
+  # when the commands are missing. Machines that already have a Node.js from
+  # elsewhere must not get Debian's npm: NodeSource's nodejs bundles npm and
+  # declares "Conflicts: npm", so apt would refuse the whole install.
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    PACKAGES+=(nodejs npm)
+  fi
 fi
 
 missing=()
@@ -70,7 +142,7 @@ for pkg in "${PACKAGES[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "install-deps.sh: all ${#PACKAGES[@]} packages are already installed"
+  echo "install-deps.sh: all ${#PACKAGES[@]} packages ($MODE) are already installed"
   exit 0
 fi
 
@@ -84,7 +156,7 @@ if [[ "$(id -u)" -ne 0 ]]; then
   fi
 fi
 
-echo "install-deps.sh: installing ${missing[*]}"
+echo "install-deps.sh: installing ($MODE) ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
 # Install the whole list, not only the missing ones: apt leaves installed

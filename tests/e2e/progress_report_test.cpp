@@ -139,7 +139,7 @@ TEST(ProgressReport, JsonLinesAndTheDefaultReportAgreeWithTheOutputs) {
         EXPECT_GT(c["frames"].get<long>(), 0);
         EXPECT_GT(c["bytes"].get<long>(), 0);
         EXPECT_TRUE(slot_labels.count(c["slot"].get<std::string>())) << "a slot of the report";
-        EXPECT_EQ(done_slot[std::make_pair(rung, index)], c["slot"]) << "the slot chunk_done named";
+        EXPECT_EQ(done_slot[std::make_pair(rung, index)], c["slot"].get<std::string>()) << "the slot chunk_done named";
         frames_per_rung[rung] += c["frames"].get<long>();
     }
     EXPECT_EQ(seen.size(), done_slot.size()) << "the same chunks as the chunk_done events";

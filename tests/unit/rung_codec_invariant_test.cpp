@@ -51,8 +51,17 @@ struct EncodeKey {
 };
 
 // Encodes each (encoder, size) once per test program: encoder start-up is the
-// slow part of this file.
-const Av1Sample& sample(const std::string& encoder, int width, int height, int preset = -1) {
+// slow part of this file. The reference points into the static cache, not at
+// the (temporary) encoder name: GCC 14's -Wdangling-reference cannot see that.
+#if defined(__has_cpp_attribute)
+#if __has_cpp_attribute(gnu::no_dangling)
+#define LADDER_NO_DANGLING [[gnu::no_dangling]]
+#endif
+#endif
+#ifndef LADDER_NO_DANGLING
+#define LADDER_NO_DANGLING
+#endif
+LADDER_NO_DANGLING const Av1Sample& sample(const std::string& encoder, int width, int height, int preset = -1) {
     ::setenv("SVT_LOG", "1", 0);  // SVT-AV1: errors only, unless the caller asked for more
     static std::mutex mu;
     static std::map<EncodeKey, Av1Sample> cache;
