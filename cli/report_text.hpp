@@ -1,0 +1,29 @@
+#pragma once
+// The words `ladder report` puts in both the SVG and the HTML page, so the two
+// say the same thing. Plain text: the caller escapes it for its markup.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/report_view.hpp"
+
+namespace ladder::cli {
+
+// "clip.mp4 — wall 12.34 s, 3 rungs, 2 slots"
+std::string report_title(const ReportView& report);
+
+// Lines under the title: how the run ended when it failed, the decode's busy
+// time, failed attempts (not drawn: the report has no times for them), an
+// empty chunk list. Empty for a plain successful run with chunks.
+std::vector<std::string> report_notes(const ReportView& report);
+
+// "720p 1280x720, 2500 kb/s"; only the name when the report lacks the rest.
+std::string rung_summary(const ViewRung& rung);
+
+// 0.734 → "73%"
+std::string percent(double share);
+
+// 123456 → "123 kB", 5300 → "5.3 kB", 800 → "800 B" (decimal units, as kb/s)
+std::string byte_size(std::uint64_t bytes);
+
+}  // namespace ladder::cli
