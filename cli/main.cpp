@@ -6,6 +6,7 @@
 #include "av/logging.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/encode_command.hpp"
+#include "cli/report_command.hpp"
 #include "cli/validate_command.hpp"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
     CLI::App* validate_cmd = ladder::cli::add_validate_command(app, validate);
     ladder::cli::DevicesArgs devices;
     CLI::App* devices_cmd = ladder::cli::add_devices_command(app, devices);
+    ladder::cli::ReportArgs report;
+    CLI::App* report_cmd = ladder::cli::add_report_command(app, report);
 
     try {
         app.parse(argc, argv);
@@ -36,5 +39,6 @@ int main(int argc, char** argv) {
     if (encode_cmd->parsed()) return ladder::cli::run_encode(encode);
     if (validate_cmd->parsed()) return ladder::cli::run_validate(validate);
     if (devices_cmd->parsed()) return ladder::cli::run_devices(devices);
+    if (report_cmd->parsed()) return ladder::cli::run_report_command(report);
     return 2;
 }

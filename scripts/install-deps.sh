@@ -6,9 +6,10 @@
 #                      libraries, dav1d, the NVIDIA Video Codec SDK headers,
 #                      oneVPL, CLI11, nlohmann/json, fmt, spdlog, GoogleTest,
 #                      the ffmpeg/ffprobe tools that the end-to-end tests use to
-#                      check outputs, and Chromium + Node.js/npm for the
-#                      real-player check in tests/player (hls.js in headless
-#                      Chromium). scripts/run-tests.sh and run-sample.sh use it.
+#                      check outputs, python3 (their XML parser), and Chromium
+#                      + Node.js/npm for the real-player check in tests/player
+#                      (hls.js in headless Chromium). scripts/run-tests.sh and
+#                      run-sample.sh use it.
 #   --build            only what `scripts/build.sh --no-tests` needs (the
 #                      Dockerfile's build stage).
 #   --runtime FILE     the runtime packages listed in FILE, one per line (made
@@ -68,6 +69,8 @@ TEST_PACKAGES=(
   libgtest-dev libgmock-dev
   # ffmpeg + ffprobe: the tests check outputs with them; make-sample.sh uses ffmpeg
   ffmpeg
+  # python3 (xml.dom.minidom): the `ladder report` test parses the SVG with it
+  python3
   # misc
   ca-certificates git
   # real-player check (tests/player/play.mjs drives /usr/bin/chromium)
