@@ -35,6 +35,7 @@ struct EncodedChunk {
     std::size_t bytes = 0;
     std::string slot_label;
     std::string encoder;
+    int requested_kbps = 0;  // what the encoder was asked for (RungRateFeedback)
     double start_seconds = 0;  // since job start
     double end_seconds = 0;
 };

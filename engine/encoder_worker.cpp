@@ -22,11 +22,21 @@ bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk ra
     s_.progress->chunk_started(raw.rung, r.rung.name, raw.index, slot.label);
     const double started = since_start();
     EncodedChunk chunk;
+    EncoderSettings settings = r.settings;
+    const double chunk_seconds = static_cast<double>(raw.frames.size()) / av_q2d(r.settings.frame_rate);
+    RungRateFeedback::Request rate;
+    if (r.rate) {
+        rate = r.rate->begin(slot.encoder, chunk_seconds);
+        settings.bitrate_kbps = rate.kbps;
+    }
     try {
-        chunk = s_.factory(slot, r.settings)->encode(raw, stop);
+        chunk = s_.factory(slot, settings)->encode(raw, stop);
+        chunk.requested_kbps = settings.bitrate_kbps;
     } catch (const Cancelled&) {
+        if (r.rate) r.rate->abandon(rate);
         throw;
     } catch (const std::exception& e) {
+        if (r.rate) r.rate->abandon(rate);
         ++stats.failures;
         ++failures_in_a_row;
         retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, e.what()});
@@ -39,6 +49,7 @@ bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk ra
     chunk.end_seconds = since_start();
 
     auto verdict = r.invariant->check(chunk);
+    if (!verdict.accepted && r.rate) r.rate->abandon(rate);
     if (!verdict.accepted) {
         auto& m = mismatches_[{r.rung.name, slot.encoder}];
         if (m.count++ == 0) {
@@ -55,6 +66,7 @@ bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk ra
         return true;
     }
     const double seconds = chunk.end_seconds - chunk.start_seconds;
+    if (r.rate) r.rate->finish(rate, 8.0 * static_cast<double>(chunk.bytes));
     if (s_.journal) s_.journal->record(chunk, r.rung.name);
     s_.dispatcher->done(id, raw, seconds);
     ++stats.chunks;

@@ -293,6 +293,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         rt.settings = settings_for(r, src, options.preset);
         rt.frames = std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)));
         rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
+        rt.rate = std::make_unique<RungRateFeedback>(rt.settings.bitrate_kbps);
         rt.finalizer = std::make_unique<RungFinalizer>(static_cast<int>(i), r, rung_outputs[i], src.frame_rate,
                                                        write_mp4 ? audio.get() : nullptr, progress);
         rungs.push_back(std::move(rt));

@@ -102,7 +102,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                           {"slot", c.slot},
                           {"encoder", c.encoder},
                           {"start_seconds", c.start_seconds},
-                          {"end_seconds", c.end_seconds}});
+                          {"end_seconds", c.end_seconds},
+                          {"requested_kbps", c.requested_kbps}});
 }
 
 }  // namespace ladder::engine

@@ -18,6 +18,7 @@ struct ChunkRecord {
     std::string encoder;
     double start_seconds = 0;
     double end_seconds = 0;
+    int requested_kbps = 0;  // 0: not encoded in this run (resumed)
 };
 
 struct RungReport {

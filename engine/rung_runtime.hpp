@@ -7,6 +7,7 @@
 #include "engine/ladder_spec.hpp"
 #include "engine/rung_codec_invariant.hpp"
 #include "engine/rung_finalizer.hpp"
+#include "engine/rung_rate_feedback.hpp"
 
 namespace ladder::engine {
 
@@ -16,6 +17,7 @@ struct RungRuntime {
     std::unique_ptr<FrameChannel> frames;  // pump -> scaler
     std::unique_ptr<RungCodecInvariant> invariant;
     std::unique_ptr<RungFinalizer> finalizer;
+    std::unique_ptr<RungRateFeedback> rate;  // per-chunk bit rate requests
 };
 
 }  // namespace ladder::engine

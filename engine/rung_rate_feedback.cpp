@@ -1,0 +1,67 @@
+#include "engine/rung_rate_feedback.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ladder::engine {
+
+namespace {
+// A wild chunk (a fade, a black intro) must not swing the rest far.
+constexpr double kMinResponse = 0.5;
+constexpr double kMaxResponse = 2.0;
+constexpr double kMinRequest = 0.5;  // x target
+constexpr double kMaxRequest = 1.5;
+constexpr double kRecentWeight = 0.5;  // EWMA weight of the newest chunk
+}  // namespace
+
+double RungRateFeedback::response_locked(const std::string& encoder) const {
+    auto it = response_.find(encoder);
+    return it == response_.end() ? 1.0 : it->second;
+}
+
+double RungRateFeedback::response(const std::string& encoder) const {
+    std::lock_guard lock(mu_);
+    return response_locked(encoder);
+}
+
+RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, double seconds) {
+    std::lock_guard lock(mu_);
+    const double target_bps = target_kbps_ * 1000.0;
+    double expected_bits = made_bits_;
+    double expected_seconds = made_seconds_;
+    for (const auto& [id, p] : pending_) {
+        expected_bits += p.expected_bits;
+        expected_seconds += p.seconds;
+    }
+    // Bits this chunk should make so the rung is on target once it is done.
+    const double wanted_bits = target_bps * (expected_seconds + seconds) - expected_bits;
+    const double wanted_bps = std::clamp(wanted_bits / std::max(seconds, 1e-3), kMinRequest * target_bps,
+                                         kMaxRequest * target_bps);
+    const double r = response_locked(encoder);
+    Request req;
+    req.kbps = std::max(1, static_cast<int>(std::lround(wanted_bps / r / 1000.0)));
+    req.id = next_id_++;
+    pending_[req.id] = Pending{encoder, req.kbps, seconds, req.kbps * 1000.0 * r * seconds};
+    return req;
+}
+
+void RungRateFeedback::finish(const Request& request, double bits) {
+    std::lock_guard lock(mu_);
+    auto it = pending_.find(request.id);
+    if (it == pending_.end()) return;
+    const Pending p = it->second;
+    pending_.erase(it);
+    made_bits_ += bits;
+    made_seconds_ += p.seconds;
+    if (p.kbps <= 0 || p.seconds <= 0) return;
+    const double observed = std::clamp(bits / (p.kbps * 1000.0 * p.seconds), kMinResponse, kMaxResponse);
+    auto [slot, fresh] = response_.try_emplace(p.encoder, observed);
+    if (!fresh) slot->second = kRecentWeight * observed + (1 - kRecentWeight) * slot->second;
+}
+
+void RungRateFeedback::abandon(const Request& request) {
+    std::lock_guard lock(mu_);
+    pending_.erase(request.id);
+}
+
+}  // namespace ladder::engine

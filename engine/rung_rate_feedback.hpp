@@ -1,0 +1,53 @@
+#pragma once
+// Keeps a rung's average bit rate on target across chunks. Every chunk is
+// encoded by a fresh encoder whose one-pass VBR has no history, and SVT-AV1
+// 1.4 overshoots 2-second chunks by 4-18% where the same encoder on the
+// whole file lands within 3% (docs/benchmarks.md). Two corrections, per
+// encoder kind on the rung: its response (bits made / bits asked, recent
+// chunks weighted most) scales the request, and the request also makes up
+// what the rung is over or under so far, counting chunks still in flight at
+// what they are expected to make.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace ladder::engine {
+
+class RungRateFeedback {
+public:
+    explicit RungRateFeedback(int target_kbps) : target_kbps_(target_kbps) {}
+
+    struct Request {
+        int kbps = 0;           // what to ask the encoder for
+        std::uint64_t id = 0;   // for finish() / abandon()
+    };
+    // A chunk of `seconds` is about to be encoded by `encoder`.
+    Request begin(const std::string& encoder, double seconds);
+    // The chunk made `bits`.
+    void finish(const Request& request, double bits);
+    // The attempt failed: it makes nothing.
+    void abandon(const Request& request);
+
+    // Estimated bits made / bits asked for this encoder (1 before any chunk).
+    double response(const std::string& encoder) const;
+
+private:
+    struct Pending {
+        std::string encoder;
+        int kbps = 0;
+        double seconds = 0;
+        double expected_bits = 0;
+    };
+    double response_locked(const std::string& encoder) const;
+
+    int target_kbps_;
+    mutable std::mutex mu_;
+    std::map<std::string, double> response_;  // EWMA of made / asked
+    std::map<std::uint64_t, Pending> pending_;
+    std::uint64_t next_id_ = 1;
+    double made_bits_ = 0;       // finished chunks
+    double made_seconds_ = 0;
+};
+
+}  // namespace ladder::engine
