@@ -477,8 +477,8 @@ def psnr(ffmpeg, encoded, src, width, height, threads=0):
 
     def num(x):
         return float("inf") if x == "inf" else float(x)
-    return {"psnr_y": num(m.group(1)), "psnr_u": num(m.group(2)), "psnr_v": num(m.group(3)),
-            "psnr_avg": num(m.group(4)), "command": cmd}
+    return {"psnr_y": round(num(m.group(1)), 3), "psnr_u": round(num(m.group(2)), 3),
+            "psnr_v": round(num(m.group(3)), 3), "psnr_avg": round(num(m.group(4)), 3), "command": cmd}
 
 
 def fmt_num(v, digits=1):
