@@ -1,0 +1,495 @@
+"""Shared code of scripts/bench and scripts/bench-scaling (python3 stdlib only).
+
+Measuring a configuration means: start its processes (one or several, all at
+once), sample their CPU time from /proc every SAMPLE_SECONDS, reap them with
+os.wait4 (user+sys time and ru_maxrss of each process tree), and note the
+machine-wide busy time from /proc/stat so a run disturbed by someone else's
+work can be seen afterwards (`other_cpu_s`).
+"""
+
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from fractions import Fraction
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+SAMPLE_SECONDS = 0.25
+
+
+def die(msg, code=2):
+    print(f"{Path(sys.argv[0]).name}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------
+# Tools and machine
+
+
+def find_tool(given, name, preferred=None):
+    """Path of an executable: the --option value, else `preferred` when it
+    exists, else the first `name` on PATH."""
+    if given:
+        if Path(given).is_file() and os.access(given, os.X_OK):
+            return str(Path(given).resolve())
+        found = shutil.which(given)
+        if found:
+            return found
+        die(f"{given}: not an executable file")
+    if preferred and Path(preferred).is_file() and os.access(preferred, os.X_OK):
+        return str(Path(preferred).resolve())
+    found = shutil.which(name)
+    if found:
+        return found
+    die(f"{name} not found (PATH, or pass --{name} BIN)")
+
+
+def built_ladder():
+    """build/release/ladder of this checkout (preferred over PATH)."""
+    return str(REPO / "build" / "release" / "ladder")
+
+
+def usable_cpus():
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return list(range(os.cpu_count() or 1))
+
+
+def pin_to(cores):
+    """preexec_fn that pins a child to the first `cores` usable CPUs, or None."""
+    cpus = usable_cpus()
+    if cores >= len(cpus):
+        return None
+    chosen = set(cpus[:cores])
+    return lambda: os.sched_setaffinity(0, chosen)
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+def machine_busy_ticks():
+    """Busy jiffies of the whole machine (all CPUs), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    # guest time is already counted in user/nice
+    return sum(fields[:8]) - idle
+
+
+def proc_cpu_ticks(pid):
+    """utime + stime of a live (or zombie) process, all its threads; None once reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            data = f.read()
+    except OSError:
+        return None
+    rest = data[data.rindex(")") + 2:].split()
+    # rest[0] is field 3 (state); utime, stime are fields 14, 15
+    return int(rest[11]) + int(rest[12])
+
+
+def wait_quiet(threshold, max_wait):
+    """Wait until the 1-minute load average is below threshold (or max_wait s)."""
+    start = time.monotonic()
+    la = loadavg()
+    if threshold <= 0:
+        return {"waited_s": 0.0, "loadavg": la, "quiet": None}
+    while la[0] >= threshold and time.monotonic() - start < max_wait:
+        log(f"waiting for a quiet machine: load {la[0]:.2f} >= {threshold} "
+            f"({time.monotonic() - start:.0f}/{max_wait:.0f} s)")
+        time.sleep(15)
+        la = loadavg()
+    waited = time.monotonic() - start
+    quiet = la[0] < threshold
+    if not quiet:
+        log(f"machine not quiet after {waited:.0f} s (load {la[0]:.2f}); running anyway")
+    return {"waited_s": round(waited, 1), "loadavg": la, "quiet": quiet}
+
+
+def machine_description():
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    osname = ""
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return {"cpu_model": model, "cpus_usable": len(usable_cpus()), "cpu_count": os.cpu_count(),
+            "mem_total_bytes": mem, "os": osname, "python": sys.version.split()[0],
+            "hostname": os.uname().nodename}
+
+
+def tool_version(binary, args=("-version",)):
+    try:
+        out = subprocess.run([binary, *args], capture_output=True, text=True, timeout=30)
+        return (out.stdout or out.stderr).splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "unknown"
+
+
+# --------------------------------------------------------------------------
+# Source and rungs
+
+
+def probe_source(ffprobe, path):
+    out = subprocess.run(
+        [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
+         "stream=codec_name,width,height,r_frame_rate,avg_frame_rate,nb_frames,pix_fmt,"
+         "sample_aspect_ratio:format=duration,format_name", "-of", "json", str(path)],
+        capture_output=True, text=True)
+    if out.returncode != 0:
+        die(f"ffprobe cannot read {path}: {out.stderr.strip()}")
+    info = json.loads(out.stdout)
+    if not info.get("streams"):
+        die(f"{path}: no video stream")
+    s = info["streams"][0]
+    rate = Fraction(s.get("avg_frame_rate") or "0/1") if s.get("avg_frame_rate", "0/0") != "0/0" else Fraction(0)
+    if rate == 0:
+        rate = Fraction(s["r_frame_rate"])
+    sar = s.get("sample_aspect_ratio") or "1:1"
+    try:
+        sn, sd = (int(x) for x in sar.split(":"))
+        sar_f = Fraction(sn, sd) if sn and sd else Fraction(1)
+    except ValueError:
+        sar_f = Fraction(1)
+    duration = float(info.get("format", {}).get("duration") or 0)
+    frames = int(s["nb_frames"]) if s.get("nb_frames", "").isdigit() else round(duration * rate)
+    return {"path": str(path), "codec": s["codec_name"], "width": s["width"], "height": s["height"],
+            "pix_fmt": s.get("pix_fmt"), "frame_rate": f"{rate.numerator}/{rate.denominator}",
+            "fps": float(rate), "frames": frames, "duration": duration,
+            "dar": float(Fraction(s["width"], s["height"]) * sar_f),
+            "size_bytes": Path(path).stat().st_size}
+
+
+DEFAULT_RUNGS = [("1080p", 1080, 4500), ("720p", 720, 2500), ("540p", 540, 1200), ("360p", 360, 600)]
+
+
+def even_round(v):
+    return max(2, int(round(v / 2.0)) * 2)
+
+
+def parse_rung(text, src):
+    m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(\d*)x(\d+)@(\d+)", text)
+    if not m:
+        die(f"--rung '{text}': expected NAME=WxH@KBPS (e.g. 720p=1280x720@2500; W may be left out)")
+    name, w, h, kbps = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+    width = int(w) if w else min(even_round(h * src["dar"]), src["width"] - src["width"] % 2)
+    return {"name": name, "width": width, "height": h, "kbps": kbps}
+
+
+def default_rungs(src):
+    rungs = [parse_rung(f"{n}=x{h}@{k}", src) for n, h, k in DEFAULT_RUNGS if h <= src["height"]]
+    return rungs or [parse_rung(f"src=x{src['height'] - src['height'] % 2}@2500", src)]
+
+
+def chunk_frames(segment_seconds, fps):
+    """ladder's chunk length in frames (engine/job.cpp chunk_frames_for)."""
+    return max(1, int(segment_seconds * fps + 0.5))
+
+
+# --------------------------------------------------------------------------
+# Running and measuring a configuration
+
+
+def run_measured(cmds, logs, cores, cwd=None, preexec=None, label=""):
+    """Start every command at once, wait for all; return the measurements.
+
+    cmds: list of argv lists; logs: list of paths (stdout+stderr of each).
+    """
+    files = [open(p, "wb") for p in logs]
+    la_before = loadavg()
+    ru_children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    mach0 = machine_busy_ticks()
+    samples = []  # [t, process-tree cpu s so far (live processes), machine busy s]
+    last = {}
+    done = threading.Event()
+    t0 = time.monotonic()
+    procs = []
+    try:
+        for cmd, f in zip(cmds, files):
+            procs.append(subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          cwd=cwd, preexec_fn=preexec))
+    except OSError as e:
+        for p in procs:
+            p.kill()
+        die(f"cannot start {cmd[0]}: {e}")
+    pids = [p.pid for p in procs]
+    finished = {}  # pid -> ticks at reaping (from rusage)
+
+    def sampler():
+        while not done.is_set():
+            t = time.monotonic() - t0
+            for pid in pids:
+                if pid in finished:
+                    continue
+                v = proc_cpu_ticks(pid)
+                if v is not None:
+                    last[pid] = v
+            cpu = sum(finished.get(pid, last.get(pid, 0)) for pid in pids) / CLK_TCK
+            samples.append([round(t, 3), round(cpu, 3), round((machine_busy_ticks() - mach0) / CLK_TCK, 3)])
+            done.wait(SAMPLE_SECONDS)
+
+    th = threading.Thread(target=sampler, daemon=True)
+    th.start()
+    results = {}
+    remaining = set(pids)
+    while remaining:
+        pid, status, ru = os.wait4(-1, 0)
+        if pid not in remaining:
+            continue
+        t_end = time.monotonic() - t0
+        remaining.discard(pid)
+        finished[pid] = (ru.ru_utime + ru.ru_stime) * CLK_TCK
+        results[pid] = {"end_s": t_end, "user_s": ru.ru_utime, "sys_s": ru.ru_stime,
+                        "maxrss_kb": ru.ru_maxrss, "exit_code": os.waitstatus_to_exitcode(status)}
+    wall = time.monotonic() - t0
+    mach_busy = (machine_busy_ticks() - mach0) / CLK_TCK
+    done.set()
+    th.join()
+    ru_children1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for p in procs:
+        p.returncode = results[p.pid]["exit_code"]
+    for f in files:
+        f.close()
+    samples.append([round(wall, 3), round(sum(r["user_s"] + r["sys_s"] for r in results.values()), 3),
+                    round(mach_busy, 3)])
+    per = [results[pid] for pid in pids]
+    user = sum(r["user_s"] for r in per)
+    sys_ = sum(r["sys_s"] for r in per)
+    cpu = user + sys_
+    cpu_children = (ru_children1.ru_utime - ru_children0.ru_utime) + (ru_children1.ru_stime - ru_children0.ru_stime)
+    return {
+        "label": label,
+        "commands": cmds,
+        "processes": len(cmds),
+        "exit_codes": [r["exit_code"] for r in per],
+        "ok": all(r["exit_code"] == 0 for r in per),
+        "wall_s": round(wall, 3),
+        "process_end_s": [round(r["end_s"], 3) for r in per],
+        "user_s": round(user, 3),
+        "sys_s": round(sys_, 3),
+        "cpu_s": round(cpu, 3),
+        "cpu_s_rusage_children": round(cpu_children, 3),
+        "peak_rss_mb": [round(r["maxrss_kb"] / 1024, 1) for r in per],
+        "peak_rss_mb_total": round(sum(r["maxrss_kb"] for r in per) / 1024, 1),
+        "peak_rss_is_upper_bound": len(per) > 1,
+        "cores": cores,
+        "busy_pct": round(100 * cpu / (wall * cores), 1) if wall > 0 else None,
+        "machine_busy_s": round(mach_busy, 3),
+        "other_cpu_s": round(max(0.0, mach_busy - cpu), 3),
+        "loadavg_before": la_before,
+        "timeline": samples,
+    }
+
+
+def busy_in_window(timeline, t1, t2, cores):
+    """CPU busy % of the measured processes between t1 and t2 (linear interpolation)."""
+    def at(t, col):
+        prev = timeline[0]
+        if t <= prev[0]:
+            return prev[col]
+        for cur in timeline[1:]:
+            if cur[0] >= t:
+                span = cur[0] - prev[0]
+                return prev[col] + (cur[col] - prev[col]) * ((t - prev[0]) / span if span > 0 else 1)
+            prev = cur
+        return timeline[-1][col]
+    if not timeline or t2 <= t1:
+        return None
+    return round(100 * (at(t2, 1) - at(t1, 1)) / ((t2 - t1) * cores), 1)
+
+
+def median_run(runs):
+    """The run with the median wall time (lower median for an even count)."""
+    ok = [r for r in runs if r["ok"]] or runs
+    ordered = sorted(ok, key=lambda r: r["wall_s"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+# --------------------------------------------------------------------------
+# ladder
+
+
+def ladder_command(ladder, src, outdir, rungs, preset, segment_seconds, slots=None, extra=()):
+    cmd = [ladder, "encode", str(src), "-o", str(outdir), "--policy", "cpu", "--format", "mp4",
+           "--audio", "none", "--preset", str(preset), "--segment-seconds", str(segment_seconds),
+           "--overwrite", "--progress", "json"]
+    for r in rungs:
+        cmd += ["--rung", f"{r['name']}={r['width']}x{r['height']}@{r['kbps']}"]
+    if slots:
+        cmd += ["--cpu-slots", str(slots)]
+    return cmd + list(extra)
+
+
+def read_ladder_run(outdir, log_path, run):
+    """Add what ladder's report.json and its progress log say to a run."""
+    info = {}
+    rep_path = Path(outdir) / "report.json"
+    try:
+        rep = json.loads(rep_path.read_text())
+    except (OSError, ValueError):
+        run["ladder"] = {"error": f"no report at {rep_path}"}
+        return
+    slots = rep.get("slots", [])
+    info["report_wall_s"] = rep.get("wall_seconds")
+    info["decode_s"] = rep.get("decode_seconds")
+    info["encoder_slots"] = rep.get("encoder_slots")
+    info["slot_labels"] = [s.get("label") for s in slots]
+    info["slot_busy_share"] = [s.get("busy_share") for s in slots]
+    info["slot_chunks"] = [s.get("chunks") for s in slots]
+    info["memory_budget_bytes"] = rep.get("memory_budget")
+    info["peak_queued_bytes"] = rep.get("peak_queued_bytes")
+    info["frames"] = rep.get("frames_normalized")
+    chunks = rep.get("chunks", [])
+    if chunks:
+        t1 = min(c["start_seconds"] for c in chunks)
+        t2 = max(c["end_seconds"] for c in chunks)
+        info["encode_window_s"] = [round(t1, 3), round(t2, 3)]
+        info["busy_encode_pct"] = busy_in_window(run["timeline"], t1, t2, run["cores"])
+        # Time with fewer chunks in flight than slots, inside the encode window.
+        n = len(slots) or 1
+        events = sorted([(c["start_seconds"], 1) for c in chunks] + [(c["end_seconds"], -1) for c in chunks])
+        level, prev, under = 0, t1, 0.0
+        for t, d in events:
+            if level < n:
+                under += t - prev
+            level += d
+            prev = t
+        info["time_below_all_slots_s"] = round(under, 3)
+        rung_names = [r["name"] for r in rep.get("rungs", [])]
+        info["chunks"] = [{"rung": rung_names[c["rung"]] if c["rung"] < len(rung_names) else c["rung"],
+                           "index": c["index"], "frames": c["frames"], "bytes": c["bytes"], "slot": c["slot"],
+                           "start_s": c["start_seconds"], "end_s": c["end_seconds"]} for c in chunks]
+        info["chunk_frames"] = max(c["frames"] for c in chunks)
+    info["rungs"] = [{k: r.get(k) for k in ("name", "width", "height", "bitrate_kbps", "chunks", "frames",
+                                            "average_kbps", "encode_seconds", "encode_fps")}
+                     for r in rep.get("rungs", [])]
+    # "N encoder sessions (N libsvtav1 x T threads)" from the start-up note.
+    try:
+        for line in Path(log_path).read_text(errors="replace").splitlines():
+            if '"note"' not in line:
+                continue
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            m = re.search(r"(\d+) encoder sessions \(([^)]*)\)", ev.get("message", ""))
+            if m:
+                info["sessions_note"] = m.group(0)
+                t = re.search(r"x (\d+) threads", m.group(2))
+                if t:
+                    info["threads_per_slot"] = int(t.group(1))
+                break
+    except OSError:
+        pass
+    run["ladder"] = info
+
+
+# --------------------------------------------------------------------------
+# Outputs: bit rate, key frames, PSNR
+
+
+def probe_output(ffprobe, path, fps, gop=None):
+    out = subprocess.run([ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
+                          "stream=codec_name,width,height:packet=size,flags", "-of", "json", str(path)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip()}
+    info = json.loads(out.stdout)
+    pkts = info.get("packets", [])
+    st = (info.get("streams") or [{}])[0]
+    sizes = [int(p["size"]) for p in pkts]
+    keys = [i for i, p in enumerate(pkts) if "K" in p.get("flags", "")]
+    frames = len(sizes)
+    seconds = frames / fps if fps else 0
+    total = sum(sizes)
+    res = {"codec": st.get("codec_name"), "width": st.get("width"), "height": st.get("height"),
+           "frames": frames, "video_bytes": total,
+           "kbps": round(total * 8 / seconds / 1000, 1) if seconds else None,
+           "key_frames": keys, "file_bytes": Path(path).stat().st_size}
+    # Bit rate of each GOP (key frame to key frame): the rate control's view of a chunk.
+    bounds = keys + [frames]
+    gops = []
+    for a, b in zip(bounds, bounds[1:]):
+        if b > a:
+            gops.append(round(sum(sizes[a:b]) * 8 / ((b - a) / fps) / 1000, 1))
+    res["gop_kbps"] = gops
+    if gop:
+        res["gop_ok"] = keys == list(range(0, frames, gop))
+    return res
+
+
+PSNR_RE = re.compile(r"PSNR y:(\S+) u:(\S+) v:(\S+) average:(\S+) min:(\S+) max:(\S+)")
+
+
+def psnr(ffmpeg, encoded, src, width, height, threads=0):
+    """PSNR of an encoded rung (decoded with libdav1d) against the source scaled
+    to the rung's size with swscale bicubic."""
+    cmd = [ffmpeg, "-hide_banner", "-nostdin", "-c:v", "libdav1d", "-i", str(encoded), "-i", str(src),
+           "-filter_complex",
+           f"[1:v]scale={width}:{height}:flags=bicubic,format=yuv420p[ref];"
+           f"[0:v]format=yuv420p[enc];[enc][ref]psnr",
+           "-an", "-f", "null", "-"]
+    if threads:
+        cmd[1:1] = ["-threads", str(threads)]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    m = PSNR_RE.search(out.stderr)
+    if out.returncode != 0 or not m:
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1], "command": cmd}
+
+    def num(x):
+        return float("inf") if x == "inf" else float(x)
+    return {"psnr_y": round(num(m.group(1)), 3), "psnr_u": round(num(m.group(2)), 3),
+            "psnr_v": round(num(m.group(3)), 3), "psnr_avg": round(num(m.group(4)), 3), "command": cmd}
+
+
+def fmt_num(v, digits=1):
+    if v is None:
+        return "–"
+    if isinstance(v, float) and v == float("inf"):
+        return "inf"
+    return f"{v:.{digits}f}"
+
+
+def write_json(path, data):
+    tmp = Path(str(path) + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(path)
