@@ -205,6 +205,15 @@ bool ChunkDispatcher::wait_for_change(std::uint64_t observed, std::stop_token st
     return true;
 }
 
+long ChunkDispatcher::final_backlog() const {
+    long backlog = 0;
+    for (const auto& q : queues_) {
+        if (!q->closed()) return -1;
+        backlog += static_cast<long>(q->size());
+    }
+    return backlog;
+}
+
 bool ChunkDispatcher::all_finished() const {
     std::lock_guard lock(mu_);
     for (std::size_t r = 0; r < queues_.size(); ++r)

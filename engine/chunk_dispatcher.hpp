@@ -67,6 +67,9 @@ public:
     bool wait_for_change(std::uint64_t observed, std::stop_token stop);
     // Every rung is finished.
     bool all_finished() const;
+    // Chunks waiting in the queues once every queue is closed (the source
+    // is fully decoded, nothing more will arrive); -1 while more may come.
+    long final_backlog() const;
 
     // The worker finished a chunk (accepted by the rung): throughput bookkeeping.
     void done(int worker, const RawChunk& chunk, double seconds);

@@ -25,12 +25,27 @@ bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk ra
     EncoderSettings settings = r.settings;
     const double chunk_seconds = static_cast<double>(raw.frames.size()) / av_q2d(r.settings.frame_rate);
     RungRateFeedback::Request rate;
+    gpu::EncoderSlot encoder_slot = slot;
+    struct Encoding {  // counts this chunk among those being encoded
+        std::atomic<int>* counter;
+        explicit Encoding(std::atomic<int>* c) : counter(c) { if (counter) ++*counter; }
+        ~Encoding() { if (counter) --*counter; }
+        Encoding(const Encoding&) = delete;
+        Encoding& operator=(const Encoding&) = delete;
+    } encoding(s_.chunks_encoding);
+    if (s_.cores > 0 && s_.chunks_encoding && slot.kind == gpu::DeviceKind::cpu) {
+        const long backlog = s_.dispatcher->final_backlog();
+        if (backlog >= 0) {
+            const long left = backlog + s_.chunks_encoding->load();
+            encoder_slot.threads = std::max(slot.threads, static_cast<int>(s_.cores / std::max(1L, left)));
+        }
+    }
     if (r.rate) {
         rate = r.rate->begin(slot.encoder, chunk_seconds);
         settings.bitrate_kbps = rate.kbps;
     }
     try {
-        chunk = s_.factory(slot, settings)->encode(raw, stop);
+        chunk = s_.factory(encoder_slot, settings)->encode(raw, stop);
         chunk.requested_kbps = settings.bitrate_kbps;
     } catch (const Cancelled&) {
         if (r.rate) r.rate->abandon(rate);

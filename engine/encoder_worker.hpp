@@ -8,6 +8,7 @@
 // passed to the rung's finalizer. A failed chunk goes back for another slot;
 // a slot that fails `quarantine_after` times in a row is taken out of the
 // pool for the rest of the run.
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <stop_token>
@@ -38,6 +39,12 @@ struct WorkerSetup {
     // Helper dispatch: requested once no slot will ever be needed again, so
     // workers waiting to claim a lease stop waiting.
     std::stop_source* no_more_work = nullptr;
+    // Tail threading: once the source is fully decoded and fewer chunks are
+    // left than cores, a CPU chunk starts with cores / (chunks left) threads
+    // instead of its slot's share, so the last big chunks do not run on one
+    // thread while the other cores idle. 0: off.
+    int cores = 0;
+    std::atomic<int>* chunks_encoding = nullptr;
 };
 
 class EncoderWorker {

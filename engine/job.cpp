@@ -10,6 +10,7 @@ extern "C" {
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -305,7 +306,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     std::vector<RungPlan> plans;
     for (std::size_t i = 0; i < rungs.size(); ++i)
         plans.push_back(RungPlan{rungs[i].rung.name, pixels[i], src.estimated_frames, chunk_frames});
-    ChunkDispatcher scheduler(std::move(plans), options.queue_chunks, options.dispatch, options.max_tries,
+    const std::size_t queue_capacity = options.queue_chunks ? options.queue_chunks : std::numeric_limits<int>::max();
+    ChunkDispatcher scheduler(std::move(plans), queue_capacity, options.dispatch, options.max_tries,
                               worker_count);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
@@ -335,6 +337,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     setup.slot_reports = &slot_reports;
     setup.failure_runs = &failure_runs;
     setup.no_more_work = &no_more_work;
+    std::atomic<int> chunks_encoding{0};
+    setup.chunks_encoding = &chunks_encoding;
+    setup.cores = options.tail_threads ? cpu.cores : 0;
     // With helper dispatch the dispatcher's workers are the pool's slots.
     if (!fixed)
         for (const auto& slot : pool.slots()) scheduler.add_worker(slot.encoder, -1);

@@ -52,7 +52,11 @@ struct JobOptions {
     int preset = -1;
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
     OutputFormat format = OutputFormat::hls;
-    std::size_t queue_chunks = 2;      // raw chunks waiting per rung
+    // Raw chunks waiting per rung; 0: as many as the memory budget allows,
+    // so the source is decoded ahead and the dispatcher can start the
+    // biggest rung's last chunks early instead of at the very end.
+    std::size_t queue_chunks = 0;
+    bool tail_threads = true;  // see WorkerSetup::cores
     // Bytes of raw frames queued for encoding (complete chunks waiting or
     // being encoded); 0: a quarter of the available memory, at least two
     // chunks of the largest rung.
