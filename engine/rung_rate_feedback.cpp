@@ -11,7 +11,6 @@ constexpr double kMinResponse = 0.5;
 constexpr double kMaxResponse = 2.0;
 constexpr double kMinRequest = 0.5;  // x target
 constexpr double kMaxRequest = 1.5;
-constexpr double kRecentWeight = 0.5;  // EWMA weight of the newest chunk
 }  // namespace
 
 double RungRateFeedback::response_locked(const std::string& encoder) const {
@@ -26,17 +25,12 @@ double RungRateFeedback::response(const std::string& encoder) const {
 
 RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, double seconds) {
     std::lock_guard lock(mu_);
+    // Only the encoder's systematic response is corrected. Making up one
+    // chunk's overshoot in the next would move bits between scenes the way
+    // no whole-file VBR does, and cost PSNR: a first version that did so
+    // lost 0.47 dB at 720p on the 2-core benchmark (docs/benchmarks.md).
     const double target_bps = target_kbps_ * 1000.0;
-    double expected_bits = made_bits_;
-    double expected_seconds = made_seconds_;
-    for (const auto& [id, p] : pending_) {
-        expected_bits += p.expected_bits;
-        expected_seconds += p.seconds;
-    }
-    // Bits this chunk should make so the rung is on target once it is done.
-    const double wanted_bits = target_bps * (expected_seconds + seconds) - expected_bits;
-    const double wanted_bps = std::clamp(wanted_bits / std::max(seconds, 1e-3), kMinRequest * target_bps,
-                                         kMaxRequest * target_bps);
+    const double wanted_bps = std::clamp(target_bps, kMinRequest * target_bps, kMaxRequest * target_bps);
     const double r = response_locked(encoder);
     Request req;
     req.kbps = std::max(1, static_cast<int>(std::lround(wanted_bps / r / 1000.0)));
@@ -54,9 +48,10 @@ void RungRateFeedback::finish(const Request& request, double bits) {
     made_bits_ += bits;
     made_seconds_ += p.seconds;
     if (p.kbps <= 0 || p.seconds <= 0) return;
-    const double observed = std::clamp(bits / (p.kbps * 1000.0 * p.seconds), kMinResponse, kMaxResponse);
-    auto [slot, fresh] = response_.try_emplace(p.encoder, observed);
-    if (!fresh) slot->second = kRecentWeight * observed + (1 - kRecentWeight) * slot->second;
+    Sums& s = sums_[p.encoder];
+    s.asked_bits += p.kbps * 1000.0 * p.seconds;
+    s.made_bits += bits;
+    response_[p.encoder] = std::clamp(s.made_bits / s.asked_bits, kMinResponse, kMaxResponse);
 }
 
 void RungRateFeedback::abandon(const Request& request) {

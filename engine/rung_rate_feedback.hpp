@@ -2,11 +2,9 @@
 // Keeps a rung's average bit rate on target across chunks. Every chunk is
 // encoded by a fresh encoder whose one-pass VBR has no history, and SVT-AV1
 // 1.4 overshoots 2-second chunks by 4-18% where the same encoder on the
-// whole file lands within 3% (docs/benchmarks.md). Two corrections, per
-// encoder kind on the rung: its response (bits made / bits asked, recent
-// chunks weighted most) scales the request, and the request also makes up
-// what the rung is over or under so far, counting chunks still in flight at
-// what they are expected to make.
+// whole file lands within 3% (docs/benchmarks.md). Per encoder kind on the
+// rung, its response (bits made / bits asked over its finished chunks)
+// scales the next request: target / response.
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -43,7 +41,12 @@ private:
 
     int target_kbps_;
     mutable std::mutex mu_;
-    std::map<std::string, double> response_;  // EWMA of made / asked
+    struct Sums {
+        double asked_bits = 0;
+        double made_bits = 0;
+    };
+    std::map<std::string, Sums> sums_;
+    std::map<std::string, double> response_;  // made / asked, clamped
     std::map<std::uint64_t, Pending> pending_;
     std::uint64_t next_id_ = 1;
     double made_bits_ = 0;       // finished chunks

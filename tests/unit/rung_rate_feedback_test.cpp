@@ -23,28 +23,30 @@ TEST(RungRateFeedback, AsksForTheTargetBeforeAnyChunkIsDone) {
     EXPECT_DOUBLE_EQ(f.response("libsvtav1"), 1.0);
 }
 
-TEST(RungRateFeedback, AnEncoderThatOvershootsLandsTheRungOnTarget) {
+TEST(RungRateFeedback, AnEncoderThatOvershootsIsAskedForLess) {
     RungRateFeedback f(1200);
     double made = 0;
     for (int i = 0; i < 5; ++i) encode(f, "libsvtav1", 1.18, 2.0, &made);
-    const double kbps = made / 10.0 / 1000.0;
-    EXPECT_NEAR(kbps, 1200, 1200 * 0.01) << "five 2 s chunks of an encoder 18% over";
+    // The first chunk is asked for the target (no history), the other four
+    // for target / 1.18: 1416 + 4 x 1200 over five chunks.
+    EXPECT_NEAR(made / 10.0 / 1000.0, (1416.0 + 4 * 1200.0) / 5, 2.0);
     EXPECT_NEAR(f.response("libsvtav1"), 1.18, 1e-9);
-    // Without feedback the same encoder would make 1416 kb/s.
+    EXPECT_EQ(f.begin("libsvtav1", 2.0).kbps, 1017);
 }
 
-TEST(RungRateFeedback, ChunksInFlightAreCountedAtWhatTheyShouldMake) {
+TEST(RungRateFeedback, OneChunksContentIsNotMadeUpByTheNext) {
     RungRateFeedback f(1000);
     double made = 0;
-    encode(f, "libsvtav1", 1.2, 2.0, &made);  // 2400 kbit: 400 over
-    // Two chunks start together: the 400 kbit over is made up once, not twice.
+    encode(f, "libsvtav1", 1.2, 2.0, &made);  // 20% over
+    // Two chunks start together: both get target / response, neither tries
+    // to win back the first chunk's bits; a failed attempt changes nothing.
     const auto a = f.begin("libsvtav1", 2.0);
     const auto b = f.begin("libsvtav1", 2.0);
-    EXPECT_NEAR(a.kbps * 1.2 * 2.0, 2000 - 400, 2.0);
-    EXPECT_NEAR(b.kbps * 1.2 * 2.0, 2000, 2.0);
-    f.abandon(a);  // failed: it makes nothing and is not counted
-    const auto c = f.begin("libsvtav1", 2.0);
-    EXPECT_NEAR(c.kbps * 1.2 * 2.0, 2000 - 400, 2.0);
+    EXPECT_EQ(a.kbps, 833);
+    EXPECT_EQ(b.kbps, 833);
+    f.abandon(a);
+    f.finish(b, 833 * 1000.0 * 1.0 * 2.0);  // the encoder now makes what it is asked for
+    EXPECT_NEAR(f.response("libsvtav1"), (2400.0 + 1666.0) / (2000.0 + 1666.0), 1e-9);
 }
 
 TEST(RungRateFeedback, EachEncoderKindHasItsOwnResponse) {
