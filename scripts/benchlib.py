@@ -68,13 +68,50 @@ def usable_cpus():
         return list(range(os.cpu_count() or 1))
 
 
-def pin_to(cores):
-    """preexec_fn that pins a child to the first `cores` usable CPUs, or None."""
+CAP_SYS_NICE = 23
+PR_CAPBSET_DROP = 24
+
+
+def realtime_allowed():
+    """Whether a child could create SCHED_FIFO threads at priority 99, as
+    SVT-AV1 asks for every one of its threads (it falls back to normal threads
+    only when pthread_create answers EPERM): CAP_SYS_NICE (root) or
+    RLIMIT_RTPRIO >= 99."""
+    cap = False
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    cap = bool(int(line.split()[1], 16) >> CAP_SYS_NICE & 1)
+    except OSError:
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_RTPRIO)
+    return cap or soft == resource.RLIM_INFINITY or soft >= 99
+
+
+def _drop_realtime():
+    """In a child before exec: no CAP_SYS_NICE and RLIMIT_RTPRIO 0, so that
+    SVT-AV1's SCHED_FIFO threads fail with EPERM and it makes normal ones."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0)  # fails harmlessly without CAP_SETPCAP
+    resource.setrlimit(resource.RLIMIT_RTPRIO, (0, 0))
+
+
+def child_setup(cores, no_realtime=False):
+    """preexec_fn: pin to the first `cores` usable CPUs (when fewer than all)
+    and, with no_realtime, take away real-time scheduling; None if neither."""
     cpus = usable_cpus()
-    if cores >= len(cpus):
+    chosen = set(cpus[:cores]) if cores < len(cpus) else None
+    if chosen is None and not no_realtime:
         return None
-    chosen = set(cpus[:cores])
-    return lambda: os.sched_setaffinity(0, chosen)
+
+    def setup():
+        if chosen is not None:
+            os.sched_setaffinity(0, chosen)
+        if no_realtime:
+            _drop_realtime()
+    return setup
 
 
 def loadavg():
@@ -148,6 +185,7 @@ def machine_description():
     except OSError:
         pass
     return {"cpu_model": model, "cpus_usable": len(usable_cpus()), "cpu_count": os.cpu_count(),
+            "uid": os.getuid(), "realtime_allowed": realtime_allowed(),
             "mem_total_bytes": mem, "os": osname, "python": sys.version.split()[0],
             "hostname": os.uname().nodename}
 
