@@ -152,9 +152,12 @@ ReportView report_view_from_json(const json& report) {
     ReportView view;
     // The arrays first: a JSON file that is something else entirely fails on
     // the key that says most ("no 'chunks' array").
-    const json& chunks = array_member(report, "chunks", "");
-    const json& rungs = array_member(report, "rungs", "");
-    const json& slots = array_member(report, "slots", "");
+    // A named empty prefix, not a "" temporary: GCC 14's -Wdangling-reference
+    // flags any reference returned from a call that took a temporary.
+    const std::string top_level;
+    const json& chunks = array_member(report, "chunks", top_level);
+    const json& rungs = array_member(report, "rungs", top_level);
+    const json& slots = array_member(report, "slots", top_level);
     view.input = text(report, "input", "");
     view.wall_seconds = number(report, "wall_seconds", "");
     view.ok = flag(report, "ok", true, "");
@@ -176,7 +179,7 @@ ReportView report_view_from_json(const json& report) {
         view.chunks.push_back(chunk_from(chunks[i], fmt::format("chunks[{}]: ", i), view.rungs.size(), slot_index));
     // Older reports may lack the list of failed attempts; it is only counted.
     if (report.contains("retries")) {
-        const json& retries = array_member(report, "retries", "");
+        const json& retries = array_member(report, "retries", top_level);
         for (std::size_t i = 0; i < retries.size(); ++i)
             view.retries.push_back(retry_from(retries[i], fmt::format("retries[{}]: ", i)));
     }
