@@ -61,7 +61,7 @@ std::string nvdec_problem(const gpu::NvidiaGpu& g, const gpu::DeviceInventory& i
 }
 
 std::string describe(const gpu::NvidiaGpu& g) {
-    return fmt::format("GPU {} {}{}", g.index, g.name.rfind("NVIDIA", 0) == 0 ? "" : "NVIDIA ", g.name);
+    return gpu::GpuCandidate{g.index, gpu::DeviceKind::nvidia, g.name, "", "", ""}.describe();
 }
 
 void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, const gpu::PolicySelection& selection,

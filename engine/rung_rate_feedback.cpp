@@ -9,8 +9,6 @@ namespace {
 // A wild chunk (a fade, a black intro) must not swing the rest far.
 constexpr double kMinResponse = 0.5;
 constexpr double kMaxResponse = 2.0;
-constexpr double kMinRequest = 0.5;  // x target
-constexpr double kMaxRequest = 1.5;
 }  // namespace
 
 double RungRateFeedback::response_locked(const std::string& encoder) const {
@@ -29,13 +27,11 @@ RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, do
     // chunk's overshoot in the next would move bits between scenes the way
     // no whole-file VBR does, and cost PSNR: a first version that did so
     // lost 0.47 dB at 720p on the 2-core benchmark (docs/benchmarks.md).
-    const double target_bps = target_kbps_ * 1000.0;
-    const double wanted_bps = std::clamp(target_bps, kMinRequest * target_bps, kMaxRequest * target_bps);
     const double r = response_locked(encoder);
     Request req;
-    req.kbps = std::max(1, static_cast<int>(std::lround(wanted_bps / r / 1000.0)));
+    req.kbps = std::max(1, static_cast<int>(std::lround(target_kbps_ / r)));
     req.id = next_id_++;
-    pending_[req.id] = Pending{encoder, req.kbps, seconds, req.kbps * 1000.0 * r * seconds};
+    pending_[req.id] = Pending{encoder, req.kbps, seconds};
     return req;
 }
 
@@ -45,8 +41,6 @@ void RungRateFeedback::finish(const Request& request, double bits) {
     if (it == pending_.end()) return;
     const Pending p = it->second;
     pending_.erase(it);
-    made_bits_ += bits;
-    made_seconds_ += p.seconds;
     if (p.kbps <= 0 || p.seconds <= 0) return;
     Sums& s = sums_[p.encoder];
     s.asked_bits += p.kbps * 1000.0 * p.seconds;

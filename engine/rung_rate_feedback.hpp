@@ -35,7 +35,6 @@ private:
         std::string encoder;
         int kbps = 0;
         double seconds = 0;
-        double expected_bits = 0;
     };
     double response_locked(const std::string& encoder) const;
 
@@ -49,8 +48,6 @@ private:
     std::map<std::string, double> response_;  // made / asked, clamped
     std::map<std::uint64_t, Pending> pending_;
     std::uint64_t next_id_ = 1;
-    double made_bits_ = 0;       // finished chunks
-    double made_seconds_ = 0;
 };
 
 }  // namespace ladder::engine
