@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -16,7 +17,10 @@ ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_
     : rungs_(std::move(rungs)),
       mode_(mode),
       max_tries_(std::max(1, max_tries)),
-      expected_workers_(static_cast<std::size_t>(std::max(1, expected_workers))) {
+      expected_workers_(static_cast<std::size_t>(std::max(1, expected_workers))),
+      clock_([] {
+          return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+      }) {
     for (std::size_t i = 0; i < rungs_.size(); ++i)
         queues_.push_back(std::make_unique<SegmentChunkQueue>(queue_capacity, [this] { notify(); }));
     claimed_frames_.assign(rungs_.size(), 0);
@@ -89,23 +93,35 @@ double ChunkDispatcher::remaining_time(std::size_t rung) const {
     return work > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 }
 
+double ChunkDispatcher::in_flight_left(const Worker& w, double fallback_speed) const {
+    if (w.chunk_work <= 0) return 0;
+    const double speed = w.speed > 0 ? w.speed : fallback_speed;
+    return std::max(0.0, w.chunk_work / speed - (clock_() - w.started));
+}
+
 bool ChunkDispatcher::would_delay(int worker, std::size_t rung) const {
     // A slot whose one chunk would take longer than the other workers on the
-    // rung need for everything that is left only makes the rung end later.
+    // rung need for everything that is left — what is unclaimed plus the
+    // rest of their chunks in flight — only makes the rung end later.
+    // Leaving out the in-flight rest made a free slot idle at the end while
+    // the last worker on the rung still had most of a chunk to go.
     const Worker& w = workers_[static_cast<std::size_t>(worker)];
     if (w.speed <= 0) return false;
     double others = 0;
+    double others_busy = 0;  // seconds of in-flight work the others still have
     for (std::size_t i = 0; i < workers_.size(); ++i) {
         const Worker& o = workers_[i];
         if (static_cast<int>(i) == worker || o.retired || o.rung != static_cast<int>(rung)) continue;
-        others += o.speed > 0 ? o.speed : w.speed;
+        const double speed = o.speed > 0 ? o.speed : w.speed;
+        others += speed;
+        others_busy += in_flight_left(o, w.speed) * speed;  // as pixel-frames
     }
     if (others <= 0) return false;
     const double chunk_work = static_cast<double>(rungs_[rung].pixels) * rungs_[rung].chunk_frames;
     const std::int64_t frames = std::max<std::int64_t>(rungs_[rung].expected_frames - claimed_frames_[rung],
                                                        static_cast<std::int64_t>(queues_[rung]->size()));
     const double left = static_cast<double>(frames) * static_cast<double>(rungs_[rung].pixels);
-    return chunk_work / w.speed > left / others;
+    return chunk_work / w.speed > (left + others_busy) / others;
 }
 
 int ChunkDispatcher::pick_rung(int worker) const {
@@ -166,6 +182,10 @@ std::optional<RawChunk> ChunkDispatcher::take(std::unique_lock<std::mutex>& lock
         lock.lock();
         if (chunk) {
             claimed_frames_[static_cast<std::size_t>(rung)] += static_cast<std::int64_t>(chunk->frames.size());
+            Worker& taker = workers_[index];
+            taker.started = clock_();
+            taker.chunk_work = static_cast<double>(chunk->frames.size()) *
+                               static_cast<double>(rungs_[static_cast<std::size_t>(rung)].pixels);
             ++in_flight_[static_cast<std::size_t>(rung)];
             return chunk;
         }
@@ -228,6 +248,7 @@ void ChunkDispatcher::done(int worker, const RawChunk& chunk, double seconds) {
                         static_cast<double>(rungs_[static_cast<std::size_t>(chunk.rung)].pixels) /
                         std::max(seconds, 1e-6);
     w.speed = w.speed > 0 ? 0.7 * w.speed + 0.3 * rate : rate;
+    w.chunk_work = 0;
     --in_flight_[static_cast<std::size_t>(chunk.rung)];
     ++generation_;
     cv_.notify_all();
@@ -242,6 +263,7 @@ void ChunkDispatcher::refused(int worker, RawChunk chunk) {
         claimed_frames_[rung] -= static_cast<std::int64_t>(chunk.frames.size());
         --in_flight_[rung];
         w.rung = -1;
+        w.chunk_work = 0;
     }
     queues_[rung]->push_front(std::move(chunk));
     std::lock_guard lock(mu_);
@@ -264,6 +286,7 @@ void ChunkDispatcher::failed(int worker, RawChunk chunk, const std::string& erro
         claimed_frames_[rung] -= static_cast<std::int64_t>(chunk.frames.size());
         --in_flight_[rung];
         workers_[static_cast<std::size_t>(worker)].rung = -1;
+        workers_[static_cast<std::size_t>(worker)].chunk_work = 0;
     }
     queues_[rung]->push_front(std::move(chunk));
 }

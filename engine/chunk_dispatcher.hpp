@@ -16,6 +16,7 @@
 // the rung instead of waiting forever.
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -85,6 +86,10 @@ public:
 
     std::string rung_of(int worker) const;  // for progress: "" when none
 
+    // Seconds on a monotonic clock; tests replace it to make in-flight
+    // remainders deterministic.
+    void set_clock(std::function<double()> clock) { clock_ = std::move(clock); }
+
 private:
     struct Worker {
         std::string encoder;
@@ -92,6 +97,8 @@ private:
         int pinned = -1;
         double speed = 0;  // pixel-frames per second, measured
         bool retired = false;
+        double started = 0;     // clock_ when its chunk in flight was handed out
+        double chunk_work = 0;  // that chunk's pixel-frames; 0 when idle
     };
 
     void notify();
@@ -102,6 +109,7 @@ private:
     int pick_rung(int worker) const;
     bool ready_for(int worker, std::size_t rung) const;
     bool would_delay(int worker, std::size_t rung) const;
+    double in_flight_left(const Worker& w, double fallback_speed) const;
     void check_orphans();  // requires mu_
 
     std::vector<RungPlan> rungs_;
@@ -120,6 +128,7 @@ private:
     std::map<std::pair<int, int>, std::vector<std::string>> chunk_errors_;
     std::map<std::pair<int, int>, std::set<int>> failed_on_;  // (rung, chunk) -> workers
     std::optional<std::string> failure_;
+    std::function<double()> clock_;
 };
 
 }  // namespace ladder::engine

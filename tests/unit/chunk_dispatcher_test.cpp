@@ -66,6 +66,52 @@ TEST(ChunkDispatcher, FreedWorkerJoinsTheRungWithTheMostRemainingTime) {
     EXPECT_EQ(c2->rung, 0) << "1000 px x 100 frames is the longest remaining time";
 }
 
+// One rung of 4 chunks (4 frames x 1000 px = 4000 pixel-frames each) and
+// two workers: F takes 3 s a chunk, S 4 s. S frees up at t with the last
+// chunk unclaimed and F busy on its chunk until t = 6.
+struct TailScenario {
+    double now = 0;
+    ChunkDispatcher d{std::vector<RungPlan>{{"r0", 1000, 16, 4}}, 10, DispatchMode::helpers, 3, 2};
+    int fast = -1, slow = -1;
+
+    explicit TailScenario(double slow_frees_at) {
+        d.set_clock([this] { return now; });
+        for (int k = 0; k < 4; ++k) d.queue(0).push(chunk(0, k));
+        fast = d.add_worker("svt", -1);
+        slow = d.add_worker("svt", -1);
+        auto c0 = d.next(fast, {});
+        auto c1 = d.next(slow, {});
+        now = 3;
+        d.done(fast, *c0, 3.0);  // F: 1333 pixel-frames/s
+        auto c2 = d.next(fast, {});
+        EXPECT_TRUE(c2);  // in flight until t = 6
+        now = slow_frees_at;
+        d.done(slow, *c1, 4.0);  // S: 1000 pixel-frames/s
+    }
+};
+
+TEST(ChunkDispatcher, FreeSlotTakesTheLastChunkWhileTheOtherIsStillBusy) {
+    // At t = 4, F needs 2 s more for its chunk plus 3 s for the last one
+    // (ends at 9); S can do the last one by t = 8. Counting only the
+    // unclaimed chunk (3 s at F's speed < 4 s) would leave S idle.
+    TailScenario s(4.0);
+    bool finished = false;
+    std::uint64_t observed = 0;
+    auto last = s.d.try_next(s.slow, finished, observed);
+    ASSERT_TRUE(last) << "the free slot must take the last chunk";
+    EXPECT_EQ(last->index, 3);
+}
+
+TEST(ChunkDispatcher, SlowSlotLeavesTheLastChunkToAFasterOneAboutToFinish) {
+    // At t = 5.9, F is 0.1 s from done and then needs 3 s (ends at 9.0);
+    // S would end at 9.9: taking it only makes the rung end later.
+    TailScenario s(5.9);
+    bool finished = true;
+    std::uint64_t observed = 0;
+    EXPECT_FALSE(s.d.try_next(s.slow, finished, observed));
+    EXPECT_FALSE(finished) << "the rung still has work; the slot waits, it is not done";
+}
+
 TEST(ChunkDispatcher, RefusedChunkGoesBackFirstAndTheKindNeverReturns) {
     ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 2);
     d.queue(0).push(chunk(0, 0));
