@@ -124,20 +124,37 @@ bool ChunkDispatcher::would_delay(int worker, std::size_t rung) const {
     return chunk_work / w.speed > (left + others_busy) / others;
 }
 
+bool ChunkDispatcher::all_queued() const {
+    for (const auto& q : queues_)
+        if (!q->closed()) return false;
+    return true;
+}
+
 int ChunkDispatcher::pick_rung(int worker) const {
     const Worker& w = workers_[static_cast<std::size_t>(worker)];
+    // Once the source is fully decoded every chunk left is known: the
+    // biggest chunks go first (longest processing time first), so the run
+    // ends on small chunks that fill the gaps instead of on a few big ones
+    // that leave most slots idle. Before that, chunks arrive in source
+    // order and the rung with the most remaining time gets the free slot.
+    const bool longest_first = all_queued();
     int best = -1;
-    double best_time = -1;
+    std::pair<bool, double> best_key{false, -1};  // (nobody on it, time), compared in that order
     for (std::size_t r = 0; r < queues_.size(); ++r) {
         if (!can_serve(w, r) || !ready_for(worker, r)) continue;
-        // A rung nobody works on has infinite remaining time: it goes first,
-        // the biggest of them first.
         if (would_delay(worker, r)) continue;
-        double t = remaining_time(r);
-        if (std::isinf(t)) t = std::numeric_limits<double>::max() / 2 + static_cast<double>(rungs_[r].pixels);
-        if (t > best_time) {
+        std::pair<bool, double> key{false, 0};
+        if (longest_first) {
+            key.second = static_cast<double>(rungs_[r].pixels) * rungs_[r].chunk_frames;
+        } else {
+            // A rung nobody works on has infinite remaining time: it goes
+            // first, the biggest of them first.
+            key.second = remaining_time(r);
+            if (std::isinf(key.second)) key = {true, static_cast<double>(rungs_[r].pixels)};
+        }
+        if (key > best_key) {
             best = static_cast<int>(r);
-            best_time = t;
+            best_key = key;
         }
     }
     return best;
@@ -168,8 +185,9 @@ std::optional<RawChunk> ChunkDispatcher::take(std::unique_lock<std::mutex>& lock
     for (;;) {
         if (failure_) throw RunError(*failure_);
         Worker& w = workers_[index];
-        // Stay on the current rung while it has a chunk ready.
-        const int rung = w.rung >= 0 && can_serve(w, static_cast<std::size_t>(w.rung)) &&
+        // Stay on the current rung while it has a chunk ready (until every
+        // chunk is queued: then longest first decides).
+        const int rung = w.rung >= 0 && !all_queued() && can_serve(w, static_cast<std::size_t>(w.rung)) &&
                                  ready_for(worker, static_cast<std::size_t>(w.rung)) &&
                                  !would_delay(worker, static_cast<std::size_t>(w.rung))
                              ? w.rung

@@ -6,7 +6,9 @@
 // ready; when it has none, the worker leaves and joins the rung with the
 // largest estimated remaining time (remaining pixel-frames ÷ measured
 // throughput of the workers on it) among the rungs with a chunk ready whose
-// contract its encoder can meet — a rung nobody works on goes first. fixed:
+// contract its encoder can meet — a rung nobody works on goes first. Once
+// the whole source is queued, the biggest chunks go first instead (longest
+// processing time first), so the run ends on small chunks. fixed:
 // one worker pinned to each rung (the baseline helpers are measured against).
 //
 // A chunk refused by a rung's codec contract goes back to the front of its
@@ -106,6 +108,7 @@ private:
     bool can_serve(const Worker& w, std::size_t rung) const;
     bool rung_finished(std::size_t rung) const;
     double remaining_time(std::size_t rung) const;
+    bool all_queued() const;  // every queue closed: nothing more will arrive
     int pick_rung(int worker) const;
     bool ready_for(int worker, std::size_t rung) const;
     bool would_delay(int worker, std::size_t rung) const;

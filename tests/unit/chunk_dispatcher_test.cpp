@@ -112,6 +112,39 @@ TEST(ChunkDispatcher, SlowSlotLeavesTheLastChunkToAFasterOneAboutToFinish) {
     EXPECT_FALSE(finished) << "the rung still has work; the slot waits, it is not done";
 }
 
+TEST(ChunkDispatcher, OnceEverythingIsQueuedTheBiggestChunksGoFirst) {
+    // While the source is being decoded a worker stays on its rung; once
+    // every queue is closed it takes the biggest chunk there is, so the run
+    // ends on the small ones.
+    ChunkDispatcher d(plans({10, 1000}, 100), 100, DispatchMode::helpers, 3, 1);
+    for (int k = 0; k < 3; ++k) d.queue(0).push(chunk(0, k));
+    d.queue(1).push(chunk(1, 0));
+    const int w = d.add_worker("svt", -1);
+    auto first = d.next(w, {});
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->rung, 1) << "a rung nobody works on, the biggest first";
+    d.done(w, *first, 1.0);
+    auto second = d.next(w, {});
+    ASSERT_TRUE(second);
+    EXPECT_EQ(second->rung, 0);
+    d.done(w, *second, 1.0);
+    d.queue(1).push(chunk(1, 1));
+    auto third = d.next(w, {});
+    ASSERT_TRUE(third);
+    EXPECT_EQ(third->rung, 0) << "affinity while more may arrive";
+    d.done(w, *third, 1.0);
+    d.queue(1).push(chunk(1, 2));
+    d.queue(0).close();
+    d.queue(1).close();
+    auto fourth = d.next(w, {});
+    ASSERT_TRUE(fourth);
+    EXPECT_EQ(fourth->rung, 1) << "everything queued: the 1000 px chunks before the 10 px one";
+    d.done(w, *fourth, 1.0);
+    auto fifth = d.next(w, {});
+    ASSERT_TRUE(fifth);
+    EXPECT_EQ(fifth->rung, 1);
+}
+
 TEST(ChunkDispatcher, RefusedChunkGoesBackFirstAndTheKindNeverReturns) {
     ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 2);
     d.queue(0).push(chunk(0, 0));
