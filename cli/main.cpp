@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include "av/logging.hpp"
+#include "cli/crash_report.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/encode_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/validate_command.hpp"
 
 int main(int argc, char** argv) {
+    ladder::cli::install_crash_report();
     ladder::av::quiet_library_logs();
 
     CLI::App app{"ladder: turn one video into an AV1 adaptive-bitrate ladder using every encoder on the machine"};

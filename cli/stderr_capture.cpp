@@ -1,5 +1,7 @@
 #include "cli/stderr_capture.hpp"
 
+#include "cli/crash_report.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -28,6 +30,7 @@ StderrCapture::StderrCapture() {
     saved_fd_ = saved;
     read_fd_ = fds[0];
     original_ = original;
+    set_crash_report_fd(saved_fd_);
 }
 
 StderrCapture::~StderrCapture() {
@@ -66,6 +69,7 @@ void StderrCapture::stop() {
     // Puts the original back on fd 2, which closes the pipe's last write end:
     // the reader sees the end of the stream once it has read everything.
     ::dup2(saved_fd_, STDERR_FILENO);
+    set_crash_report_fd(STDERR_FILENO);
     if (reader_.joinable()) reader_.join();
     ::close(read_fd_);
     read_fd_ = -1;

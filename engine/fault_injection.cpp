@@ -1,5 +1,7 @@
 #include "engine/fault_injection.hpp"
 
+#include <csignal>
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -82,6 +84,7 @@ public:
         if (fault == "open")
             throw RunError(fmt::format("opening {} on {}: injected fault (LADDER_TEST_FAULTS)", slot_.encoder,
                                        slot_.label));
+        if (fault == "crash") std::raise(SIGSEGV);  // what a crashing encoder library does
         if (fault == "mid") {
             RawChunk half;
             half.rung = chunk.rung;

@@ -3,6 +3,8 @@
 // injected around real encoders.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <set>
 #include <thread>
@@ -176,6 +178,21 @@ TEST(Faults, ASlotThatKeepsFailingIsQuarantinedAndTheRunFinishes) {
     EXPECT_NE(r.err.find("cpu0:svt quarantined for the rest of the run after 3 failures in a row"), std::string::npos)
         << r.err;
     EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
+}
+
+TEST(Faults, ACrashIsReportedOnTheTerminalEvenWhileStderrIsCaptured) {
+    // --progress json holds fd 2 in a pipe read by a thread that dies with
+    // the process; the crash report must reach the real stderr anyway, and
+    // the process must still die of the signal (exit status, core dumps).
+    const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
+    const fs::path out = fresh_dir("faults-crash");
+    ProcessResult r = run_ladder(fault_args(src, out, {"--progress", "json"}), {"LADDER_TEST_FAULTS=cpu0:svt=crash;cpu1:svt=crash"});
+    EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;
+    EXPECT_NE(r.err.find("ladder: crashed with signal SEGV (Segmentation fault); this is a bug"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("ladder: backtrace"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("EncoderWorker10encode_one"), std::string::npos) << "symbolized frames: " << r.err;
+    EXPECT_FALSE(fs::exists(out / "master.m3u8")) << "nothing claims to be complete";
 }
 
 TEST(Faults, WhenNoSlotCanEncodeAChunkTheRunFailsNamingIt) {
