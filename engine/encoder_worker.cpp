@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+
 #include "engine/errors.hpp"
 
 namespace ladder::engine {
@@ -41,7 +43,18 @@ bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk ra
         }
     }
     if (r.rate) {
-        rate = r.rate->begin(slot.encoder, chunk_seconds);
+        // Until this rung has a measurement, the encoder's mean response on
+        // the other rungs (geometric) is a better guess than none.
+        double log_sum = 0;
+        int measured = 0;
+        for (const RungRuntime& other : *s_.rungs) {
+            if (&other == &r || !other.rate) continue;
+            if (auto m = other.rate->measured_response(slot.encoder)) {
+                log_sum += std::log(*m);
+                ++measured;
+            }
+        }
+        rate = r.rate->begin(slot.encoder, chunk_seconds, measured ? std::exp(log_sum / measured) : 1.0);
         settings.bitrate_kbps = rate.kbps;
     }
     try {

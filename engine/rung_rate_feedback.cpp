@@ -11,9 +11,16 @@ constexpr double kMinResponse = 0.5;
 constexpr double kMaxResponse = 2.0;
 }  // namespace
 
-double RungRateFeedback::response_locked(const std::string& encoder) const {
+double RungRateFeedback::response_locked(const std::string& encoder, double prior) const {
     auto it = response_.find(encoder);
-    return it == response_.end() ? 1.0 : it->second;
+    return it == response_.end() ? std::clamp(prior, kMinResponse, kMaxResponse) : it->second;
+}
+
+std::optional<double> RungRateFeedback::measured_response(const std::string& encoder) const {
+    std::lock_guard lock(mu_);
+    auto it = response_.find(encoder);
+    if (it == response_.end()) return std::nullopt;
+    return it->second;
 }
 
 double RungRateFeedback::response(const std::string& encoder) const {
@@ -21,13 +28,13 @@ double RungRateFeedback::response(const std::string& encoder) const {
     return response_locked(encoder);
 }
 
-RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, double seconds) {
+RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, double seconds, double prior) {
     std::lock_guard lock(mu_);
     // Only the encoder's systematic response is corrected. Making up one
     // chunk's overshoot in the next would move bits between scenes the way
     // no whole-file VBR does, and cost PSNR: a first version that did so
     // lost 0.47 dB at 720p on the 2-core benchmark (docs/benchmarks.md).
-    const double r = response_locked(encoder);
+    const double r = response_locked(encoder, prior);
     Request req;
     req.kbps = std::max(1, static_cast<int>(std::lround(target_kbps_ / r)));
     req.id = next_id_++;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace ladder::engine {
@@ -20,8 +21,12 @@ public:
         int kbps = 0;           // what to ask the encoder for
         std::uint64_t id = 0;   // for finish() / abandon()
     };
-    // A chunk of `seconds` is about to be encoded by `encoder`.
-    Request begin(const std::string& encoder, double seconds);
+    // A chunk of `seconds` is about to be encoded by `encoder`. prior: the
+    // response to assume while this rung has none measured for the encoder
+    // (the same encoder's response on the other rungs: when the biggest
+    // chunks go first, a whole rung's chunks can start before any of them
+    // has finished).
+    Request begin(const std::string& encoder, double seconds, double prior = 1.0);
     // The chunk made `bits`.
     void finish(const Request& request, double bits);
     // The attempt failed: it makes nothing.
@@ -29,6 +34,8 @@ public:
 
     // Estimated bits made / bits asked for this encoder (1 before any chunk).
     double response(const std::string& encoder) const;
+    // The same, or nothing before the encoder finished a chunk on this rung.
+    std::optional<double> measured_response(const std::string& encoder) const;
 
 private:
     struct Pending {
@@ -36,7 +43,7 @@ private:
         int kbps = 0;
         double seconds = 0;
     };
-    double response_locked(const std::string& encoder) const;
+    double response_locked(const std::string& encoder, double prior = 1.0) const;
 
     int target_kbps_;
     mutable std::mutex mu_;

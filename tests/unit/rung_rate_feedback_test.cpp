@@ -34,6 +34,24 @@ TEST(RungRateFeedback, AnEncoderThatOvershootsIsAskedForLess) {
     EXPECT_EQ(f.begin("libsvtav1", 2.0).kbps, 1017);
 }
 
+TEST(RungRateFeedback, APriorStandsInUntilTheRungHasItsOwnMeasurement) {
+    RungRateFeedback f(4500);
+    EXPECT_FALSE(f.measured_response("libsvtav1"));
+    // Many chunks of the rung start before any finishes: each is asked for
+    // target / prior (the encoder's response on the other rungs).
+    const auto a = f.begin("libsvtav1", 2.0, 1.1);
+    const auto b = f.begin("libsvtav1", 2.0, 1.1);
+    EXPECT_EQ(a.kbps, 4091);
+    EXPECT_EQ(b.kbps, 4091);
+    f.finish(a, 4091 * 1000.0 * 1.25 * 2.0);
+    ASSERT_TRUE(f.measured_response("libsvtav1"));
+    EXPECT_NEAR(*f.measured_response("libsvtav1"), 1.25, 1e-9);
+    EXPECT_EQ(f.begin("libsvtav1", 2.0, 1.1).kbps, 3600) << "the rung's own response wins over the prior";
+    EXPECT_EQ(f.begin("libsvtav1", 2.0, 9.0).kbps, 3600);
+    RungRateFeedback g(1000);
+    EXPECT_EQ(g.begin("libsvtav1", 2.0, 9.0).kbps, 500) << "a prior is clamped like a measurement";
+}
+
 TEST(RungRateFeedback, OneChunksContentIsNotMadeUpByTheNext) {
     RungRateFeedback f(1000);
     double made = 0;
