@@ -3,8 +3,14 @@
 #include <new>
 
 #include "av/av_error.hpp"
+#include "av/codec_lifecycle.hpp"
 
 namespace ladder::av {
+
+void CodecContextDeleter::operator()(AVCodecContext* c) const noexcept {
+    const auto lock = lock_codec_lifecycle(c ? c->codec : nullptr);
+    avcodec_free_context(&c);
+}
 
 FramePtr make_frame() {
     FramePtr f(av_frame_alloc());

@@ -21,7 +21,8 @@ struct PacketDeleter {
     void operator()(AVPacket* p) const noexcept { av_packet_free(&p); }
 };
 struct CodecContextDeleter {
-    void operator()(AVCodecContext* c) const noexcept { avcodec_free_context(&c); }
+    // Serialized for codecs with unsafe global teardown (av/codec_lifecycle.hpp).
+    void operator()(AVCodecContext* c) const noexcept;
 };
 struct InputFormatDeleter {
     void operator()(AVFormatContext* c) const noexcept { avformat_close_input(&c); }

@@ -6,6 +6,7 @@
 
 #include "av/av_error.hpp"
 #include "av/codec_formats.hpp"
+#include "av/codec_lifecycle.hpp"
 #include "av/extradata.hpp"
 #include "av/hw_device.hpp"
 #include "engine/errors.hpp"
@@ -110,7 +111,11 @@ private:
             av_dict_set_int(&opts, "preset", std::clamp(preset, 1, 7), 0);
             av_dict_set(&opts, "bf", "0", 0);
         }
-        int ret = avcodec_open2(ctx.get(), codec_, &opts);
+        int ret = 0;
+        {
+            const auto lock = av::lock_codec_lifecycle(codec_);
+            ret = avcodec_open2(ctx.get(), codec_, &opts);
+        }
         av_dict_free(&opts);
         av::check(ret, fmt::format("opening {} {}x{} at {} kb/s", slot_.encoder, s.width, s.height, s.bitrate_kbps));
         return ctx;
