@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/failure_hint.hpp"
 #include "cli/progress_renderer.hpp"
 #include "gpu/encode_policy.hpp"
 #include "cli/run_report.hpp"
@@ -249,6 +250,7 @@ int run_encode(const EncodeArgs& args) {
         return end(130, "interrupted", "ladder: interrupted; no output was left looking complete");
     } catch (const std::exception& e) {
         std::string message = fmt::format("ladder: error: the run failed: {}", e.what());
+        if (const std::string hint = failure_hint(e, args.outdir); !hint.empty()) message += "; " + hint;
         std::optional<std::string> written;
         // A failed run's report, from what the progress events said; only
         // into an output folder that exists (never created for it).
@@ -261,7 +263,9 @@ int run_encode(const EncodeArgs& args) {
                                  false);
                     written = report_path->string();
                 } catch (const std::exception& w) {
-                    message += fmt::format("\nladder: error: {}", w.what());
+                    // Same line: one failure, one error line (on a full disk
+                    // the report usually cannot be written either).
+                    message += fmt::format(" (and no report was written: {})", w.what());
                 }
             }
         }

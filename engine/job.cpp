@@ -409,9 +409,23 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         for (std::size_t i = 0; i < rungs.size(); ++i)
             if (!rungs[i].finalizer->completed())
                 progress.rung_state(static_cast<int>(i), rungs[i].rung.name, RungState::failed);
+    auto withdraw = [&] {
+        std::vector<bool> finished;
+        for (const auto& rt : rungs) finished.push_back(rt.finalizer->completed());
+        withdraw_finished_outputs(rung_outputs, finished,
+                                  audio_rendition ? std::optional(audio_rendition->dir()) : std::nullopt);
+    };
+    if (stop.stop_requested()) withdraw();
     failure.rethrow_if_failed();
     if (stop.stop_requested()) throw Cancelled();
-    if (write_hls) write_master_playlist(options.outdir, src, rungs, audio_rendition.get(), audio.get());
+    if (write_hls) {
+        try {
+            write_master_playlist(options.outdir, src, rungs, audio_rendition.get(), audio.get());
+        } catch (...) {
+            withdraw();  // e.g. the disk filled up on the last file
+            throw;
+        }
+    }
     journal.remove();  // everything it held is in the finished outputs now
     if (resumed_chunks > 0)
         progress.note(NoteLevel::info, fmt::format("resumed {} chunk(s) from the journal instead of encoding them",

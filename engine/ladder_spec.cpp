@@ -93,7 +93,7 @@ Rung parse_rung_argument(const std::string& arg) {
     static const std::regex re(R"(^([^=]+)=(\d{0,6})x(\d{1,6})@(\d{1,6})k?$)");
     std::smatch m;
     if (!std::regex_match(arg, m, re))
-        throw InputError(fmt::format("--rung '{}' is not NAME=WxH@KBPS (for example 720p=1280x720@2500)", arg));
+        throw InputError(fmt::format("--rung {:?} is not NAME=WxH@KBPS (for example 720p=1280x720@2500)", arg));
     Rung r;
     r.name = m[1];
     r.width = m[2].length() ? std::stoi(m[2]) : 0;
@@ -109,10 +109,10 @@ void validate_ladder(const LadderSpec& spec) {
     for (const auto& r : spec.rungs) {
         if (!std::regex_match(r.name, safe_name))
             throw InputError(fmt::format(
-                "rung name '{}' is not allowed: use 1-64 letters, digits, '_', '-' or '.', starting with a "
-                "letter or digit",
+                "rung name {:?} is not allowed: rung names become file names under the output directory, so "
+                "use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit",
                 r.name));
-        if (!names.insert(r.name).second) throw InputError(fmt::format("rung name '{}' is used twice", r.name));
+        if (!names.insert(r.name).second) throw InputError(fmt::format("rung name {:?} is used twice", r.name));
         if (r.height < 16 || r.height > 8192 || (r.height % 2) != 0)
             throw InputError(fmt::format("rung '{}': height {} must be even and within 16..8192", r.name, r.height));
         if (r.width != 0 && (r.width < 16 || r.width > 8192 || (r.width % 2) != 0))

@@ -51,4 +51,17 @@ void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<s
     }
 }
 
+void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std::vector<bool>& finished,
+                               const std::optional<std::filesystem::path>& audio_dir) {
+    std::error_code ec;  // best effort: unlink works on a full disk, and nothing here may mask the run's error
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        if (rungs[i].hls_dir) {
+            std::filesystem::remove(*rungs[i].hls_dir / "index.m3u8", ec);
+            std::filesystem::remove(*rungs[i].hls_dir / "iframes.m3u8", ec);
+        }
+        if (rungs[i].mp4 && i < finished.size() && finished[i]) std::filesystem::remove(*rungs[i].mp4, ec);
+    }
+    if (audio_dir) std::filesystem::remove(*audio_dir / "index.m3u8", ec);
+}
+
 }  // namespace ladder::engine

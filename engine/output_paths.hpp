@@ -3,8 +3,11 @@
 // the directory can be created and written, and nothing there would be
 // overwritten without --overwrite.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "engine/rung_outputs.hpp"
 
 namespace ladder::engine {
 
@@ -21,5 +24,14 @@ std::filesystem::path master_playlist_path(const std::filesystem::path& outdir);
 // it is not, or when one of `outputs` exists and overwrite is false.
 void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<std::filesystem::path>& outputs,
                         bool overwrite);
+
+// After a failed or stopped run: removes what would make OUTDIR look like a
+// finished ladder. Every HLS rung and audio playlist goes (their segments
+// may now be a mix of this run and an earlier one), and so does each MP4
+// that this run finished (`finished` is parallel to `rungs`). Segments and
+// the chunk journal stay, so --resume rebuilds them without encoding again.
+// The master playlist is written only at the very end and never exists here.
+void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std::vector<bool>& finished,
+                               const std::optional<std::filesystem::path>& audio_dir);
 
 }  // namespace ladder::engine

@@ -4,8 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
-#include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -16,7 +15,9 @@ namespace ladder::mux {
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
     const auto temp = temporary_path_for(path);
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", temp.string(), std::strerror(errno)));
+    // std::system_error keeps errno, so the command line can tell a full disk
+    // from other failures and say what to do.
+    if (fd < 0) throw std::system_error(errno, std::generic_category(), fmt::format("cannot create {}", temp.string()));
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -25,20 +26,20 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
             const int err = errno;
             ::close(fd);
             ::unlink(temp.c_str());
-            throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+            throw std::system_error(err, std::generic_category(), fmt::format("cannot write {}", path.string()));
         }
         done += static_cast<std::size_t>(n);
     }
     if (::close(fd) != 0) {
         const int err = errno;
         ::unlink(temp.c_str());
-        throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+        throw std::system_error(err, std::generic_category(), fmt::format("cannot write {}", path.string()));
     }
     std::error_code ec;
     std::filesystem::rename(temp, path, ec);
     if (ec) {
         ::unlink(temp.c_str());
-        throw std::runtime_error(fmt::format("cannot rename {} into place: {}", path.string(), ec.message()));
+        throw std::system_error(ec, fmt::format("cannot rename {} into place", path.string()));
     }
 }
 

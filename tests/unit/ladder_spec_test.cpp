@@ -333,6 +333,9 @@ TEST(LadderJson, UnsafeNamesAreRejected) {
         const auto text = one_rung_json(R"("name": ")" + name + R"(", "height": 720, "bitrate_kbps": 2500)");
         const auto msg = input_error_of([&] { parse_ladder_json(text, "names.json"); });
         EXPECT_NE(msg.find("names.json"), std::string::npos) << msg;
+        // The name is shown escaped: one line, no raw control bytes.
+        EXPECT_EQ(msg.find('\0'), std::string::npos) << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     }
     // 64 characters are allowed, 65 are not.
     EXPECT_NO_THROW(parse_ladder_json(
@@ -497,9 +500,8 @@ TEST(RungArgument, UnsafeNameIsCaughtByValidation) {
     input_error_of([&] { validate_ladder(LadderSpec{{r}}); });
 }
 
-// Disabled: documents a production bug (see the unit-test report). The regex
-// allows any number of digits and std::stoi then throws std::out_of_range, not
-// InputError, so the CLI reports an internal failure instead of bad usage.
+// Numbers too large for an int are bad usage (exit 2), not an internal error
+// from std::stoi.
 TEST(RungArgument, HugeNumbersAreInputErrors) {
     for (const std::string arg : {"720p=1280x720@99999999999", "720p=99999999999x720@2500",
                                   "720p=1280x99999999999@2500"}) {

@@ -1,0 +1,232 @@
+// A disk that fills up mid-run: ladder stops with one clear error and exit 1,
+// and leaves nothing that looks complete (no master playlist, no rung
+// playlist, no final MP4 name). The "disk" is a small tmpfs mounted for the
+// test: directly when the test runs as root (CI), else in a user and mount
+// namespace of this test process (ctest runs each test in its own process).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "media_tools.hpp"
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fmt_error(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+bool write_proc_file(const char* path, const std::string& text) {
+    const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    return ok;
+}
+
+// Become root of a new user namespace with a private mount namespace, so an
+// unprivileged test can mount a tmpfs that only this process and its children
+// see.
+std::string enter_private_mount_namespace() {
+    static bool entered = false;
+    if (entered) return "";
+    const uid_t uid = ::getuid();
+    const gid_t gid = ::getgid();
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        return fmt_error("unshare(CLONE_NEWUSER | CLONE_NEWNS)");
+    write_proc_file("/proc/self/setgroups", "deny");
+    if (!write_proc_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
+        !write_proc_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1"))
+        return "cannot write the user namespace's uid/gid map";
+    entered = true;
+    return "";
+}
+
+class SmallTmpfs {
+public:
+    SmallTmpfs(const fs::path& where, const std::string& size) : where_(where) {
+        fs::create_directories(where_);
+        const std::string opts = "size=" + size + ",mode=0755";
+        if (::mount("tmpfs", where_.c_str(), "tmpfs", 0, opts.c_str()) == 0) {
+            mounted_ = true;
+            return;
+        }
+        const std::string first = std::strerror(errno);
+        const std::string ns = enter_private_mount_namespace();
+        if (ns.empty() && ::mount("tmpfs", where_.c_str(), "tmpfs", 0, opts.c_str()) == 0) {
+            mounted_ = true;
+            return;
+        }
+        why_not_ = "cannot mount a tmpfs (" + first + "; in a user namespace: " +
+                   (ns.empty() ? std::string(std::strerror(errno)) : ns) + ")";
+    }
+    ~SmallTmpfs() {
+        if (mounted_) ::umount2(where_.c_str(), MNT_DETACH);
+    }
+    SmallTmpfs(const SmallTmpfs&) = delete;
+    SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+
+    bool mounted() const { return mounted_; }
+    bool grow(const std::string& size) {
+        const std::string opts = "size=" + size + ",mode=0755";
+        return ::mount("tmpfs", where_.c_str(), "tmpfs", MS_REMOUNT, opts.c_str()) == 0;
+    }
+    const std::string& why_not() const { return why_not_; }
+
+private:
+    fs::path where_;
+    bool mounted_ = false;
+    std::string why_not_;
+};
+
+std::vector<std::string> error_lines(const std::string& err) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < err.size()) {
+        std::size_t end = err.find('\n', start);
+        if (end == std::string::npos) end = err.size();
+        std::string line = err.substr(start, end - start);
+        if (line.rfind("ladder: error: ", 0) == 0) lines.push_back(line);
+        start = end + 1;
+    }
+    return lines;
+}
+
+std::vector<std::string> files_under(const fs::path& dir) {
+    std::vector<std::string> out;
+    if (!fs::exists(dir)) return out;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) out.push_back(fs::relative(e.path(), dir).string());
+    return out;
+}
+
+std::uintmax_t bytes_under(const fs::path& dir) {
+    std::uintmax_t total = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file() && e.path().filename() != "report.json") total += e.file_size();
+    return total;
+}
+
+// 4 s of noise at 320x240, two rungs: about 1 MB of outputs, and as much
+// again in the chunk journal while the run is under way.
+fs::path noisy_source() {
+    return make_clip("fulldisk-src", {320, 240, "25", 4.0, true, "noise=alls=40:allf=t"});
+}
+
+std::vector<std::string> encode_args(const fs::path& src, const fs::path& out, const std::string& format) {
+    return {"encode", src.string(), "-o", out.string(), "--format", format, "--preset", "12", "--rung",
+            "240p=320x240@1500", "--rung", "120p=160x120@400", "--segment-seconds", "1", "--progress", "plain"};
+}
+
+void expect_complete(const fs::path& out, const std::string& format) {
+    if (format == "hls") {
+        EXPECT_TRUE(fs::exists(out / "master.m3u8"));
+        for (const char* rung : {"240p", "120p"}) {
+            const fs::path playlist = out / rung / "index.m3u8";
+            ASSERT_TRUE(fs::exists(playlist)) << playlist;
+            std::ifstream in(playlist);
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            EXPECT_NE(text.find("#EXT-X-ENDLIST"), std::string::npos) << playlist;
+        }
+    } else {
+        for (const char* rung : {"240p", "120p"}) {
+            const fs::path file = out / (std::string(rung) + ".mp4");
+            ASSERT_TRUE(fs::exists(file)) << file;
+            EXPECT_EQ(probe(file).video.at(0).frames, 100) << file;
+        }
+    }
+}
+
+// A failed run: exit 1, one error line that says the disk is full, where,
+// and what to do; and nothing that claims to be complete.
+void expect_clean_failure(const ProcessResult& r, const fs::path& out) {
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const auto errors = error_lines(r.err);
+    ASSERT_EQ(errors.size(), 1u) << "one error line: " << r.err;
+    EXPECT_NE(errors[0].find("No space left on device"), std::string::npos) << errors[0];
+    EXPECT_NE(errors[0].find(out.string()), std::string::npos) << "says where: " << errors[0];
+    EXPECT_NE(errors[0].find("free space"), std::string::npos) << "says what to do: " << errors[0];
+    EXPECT_NE(errors[0].find("--resume"), std::string::npos) << "says what to do: " << errors[0];
+    for (const auto& f : files_under(out)) {
+        SCOPED_TRACE(f);
+        const fs::path p(f);
+        EXPECT_NE(p.extension(), ".m3u8") << "a playlist was left although the run failed";
+        EXPECT_FALSE(p.extension() == ".mp4" && p.parent_path().empty()) << "an MP4 under its final name was left";
+        EXPECT_NE(p.filename().string().front(), '.') << "a temporary file was left behind";
+    }
+}
+
+class FullDisk : public testing::TestWithParam<std::string> {};
+
+// The disk fills up at three points of the same run (sizes relative to what
+// the run writes): while chunks are journaled, while segments or MP4s are
+// written, and near the end. Each fails cleanly; after the space is freed,
+// --resume finishes the ladder from the journal without encoding again.
+TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
+    const std::string format = GetParam();
+    const fs::path src = noisy_source();
+    const fs::path root = fresh_dir("fulldisk-" + format);
+
+    std::uintmax_t written = 0;
+    {
+        SmallTmpfs disk(root / "large", "64m");
+        if (!disk.mounted()) GTEST_SKIP() << disk.why_not();
+        auto r = run_ladder(encode_args(src, root / "large" / "out", format));
+        ASSERT_EQ(r.exit_code, 0) << "the run must fit a large disk: " << r.err;
+        expect_complete(root / "large" / "out", format);
+        written = bytes_under(root / "large" / "out");
+    }
+    std::printf("[ metric   ] %s outputs: %ju bytes\n", format.c_str(), written);
+    ASSERT_GT(written, 500000u);
+
+    int failures = 0;
+    int failures_after_the_journal = 0;
+    std::optional<fs::path> resumable;
+    std::unique_ptr<SmallTmpfs> last;
+    for (const double fraction : {0.3, 1.2, 1.6}) {
+        SCOPED_TRACE(fraction);
+        const auto kib = static_cast<std::uintmax_t>(fraction * static_cast<double>(written) / 1024.0);
+        const fs::path mnt = root / ("disk-" + std::to_string(kib) + "k");
+        auto disk = std::make_unique<SmallTmpfs>(mnt, std::to_string(kib) + "k");
+        ASSERT_TRUE(disk->mounted()) << disk->why_not();
+        const fs::path out = mnt / "out";
+        auto r = run_ladder(encode_args(src, out, format));
+        if (r.exit_code == 0) {
+            expect_complete(out, format);
+            continue;
+        }
+        expect_clean_failure(r, out);
+        ++failures;
+        const auto errors = error_lines(r.err);
+        if (!errors.empty() && errors[0].find("/.ladder/") == std::string::npos) ++failures_after_the_journal;
+        std::printf("[ metric   ] %ju KiB: %s\n", kib, errors.empty() ? "" : errors[0].substr(0, 120).c_str());
+        resumable = out;
+        last = std::move(disk);
+    }
+    EXPECT_GE(failures, 2) << "the smaller disks must fill up";
+    EXPECT_GE(failures_after_the_journal, 1) << "one disk must fill up while segments or MP4s are written";
+
+    ASSERT_TRUE(resumable && last);
+    ASSERT_TRUE(last->grow("64m"));
+    auto args = encode_args(src, *resumable, format);
+    args.push_back("--resume");
+    auto r = run_ladder(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE((r.out + r.err).find("resumed"), std::string::npos) << "chunks come from the journal: " << r.err;
+    expect_complete(*resumable, format);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, FullDisk, testing::Values("hls", "mp4"));
+
+}  // namespace
+}  // namespace ladder::test
