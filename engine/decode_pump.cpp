@@ -95,6 +95,16 @@ void DecodePump::report_damage() {
                        fmt::format("input {}: only {} of the {} video frames its header lists could be decoded: the "
                                    "file looks truncated; the outputs end after {} frames",
                                    source_.path, counters_.frames_decoded, vs->nb_frames, counters_.frames_normalized));
+    // Frames the constant-rate step had to invent: gaps in the source's
+    // timestamps. Normal for a variable frame rate, a sign of damage when
+    // the decoder also complained.
+    const std::int64_t filled = counters_.frames_normalized - counters_.frames_decoded;
+    if (filled > 0)
+        progress_.note(counters_.damaged > 0 ? NoteLevel::warning : NoteLevel::info,
+                       fmt::format("input {}: its timestamps leave {} frame(s) empty at {:.3f} fps (a variable frame "
+                                   "rate, or frames missing or damaged in the file): the previous frame is repeated "
+                                   "there",
+                                   source_.path, filled, av_q2d(source_.frame_rate)));
     if (counters_.damaged > 0)
         progress_.note(NoteLevel::warning,
                        fmt::format("input {}: {} damaged video packet(s) or frame(s) were skipped or concealed; gaps "

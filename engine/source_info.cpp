@@ -28,8 +28,9 @@ std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path) {
     try {
         return std::make_unique<av::InputFile>(path.string());
     } catch (const av::AvError& e) {
-        throw InputError(fmt::format("input {} is not a media file ladder can read ({}): pass a video file",
-                                     path.string(), av::error_string(e.code())));
+        const std::string why = av::error_string(e.code()) + (e.detail().empty() ? "" : ": " + e.detail());
+        throw InputError(
+            fmt::format("input {} is not a media file ladder can read ({}): pass a video file", path.string(), why));
     }
 }
 
