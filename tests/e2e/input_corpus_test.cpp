@@ -402,7 +402,10 @@ std::vector<CorpusEntry> corpus() {
                      const fs::path plain = f.parent_path() / "plain.mp4";
                      plain_clip(plain, "320x240", "25", 2.0, true);
                      // The display matrix says: show this 320x240 picture turned by 90 degrees.
+                     // FFmpeg 5.1 sets it from the "rotate" tag; 6.0 and later have -display_rotation.
                      ffmpeg({"-i", plain.string(), "-c", "copy", "-metadata:s:v:0", "rotate=90", f.string()});
+                     if (!video_facts(f).has_display_matrix)
+                         ffmpeg({"-display_rotation:v:0", "-90", "-i", plain.string(), "-c", "copy", f.string()});
                      fs::remove(plain);
                  },
                  {"--rung", "160p=x160@200", "--preset", "12", "--segment-seconds", "1"},
