@@ -244,12 +244,16 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             throw InputError(fmt::format("input {}: cannot decode its audio ({}): pass --audio none to skip audio",
                                          src.path, e.what()));
         }
-        if (src.audio_streams > 1)
+        if (src.audio_streams > 1) {
+            int ordinal = 1;  // among the audio streams, as players number tracks
+            for (int i = 0; i < src.audio_stream; ++i)
+                ordinal += input->get()->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO;
             progress.note(NoteLevel::info,
-                          fmt::format("input {} has {} audio streams: encoding stream #{} ({}, {} ch), the one marked "
-                                      "default (else FFmpeg's best ranked); the others are left out",
-                                      src.path, src.audio_streams, src.audio_stream, src.audio_language,
+                          fmt::format("input {} has {} audio streams: encoding audio track {} (stream #{}, {}, {} ch), "
+                                      "the one marked default (else FFmpeg's best ranked); the others are left out",
+                                      src.path, src.audio_streams, ordinal, src.audio_stream, src.audio_language,
                                       input->get()->streams[src.audio_stream]->codecpar->ch_layout.nb_channels));
+        }
     } else if (options.audio) {
         progress.note(NoteLevel::info, fmt::format("input {} has no usable audio stream: outputs are video only",
                                                     src.path));
