@@ -4,16 +4,21 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace ladder::av {
 
 class AvError : public std::runtime_error {
 public:
-    AvError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    AvError(int code, const std::string& message, std::string detail = {})
+        : std::runtime_error(message), code_(code), detail_(std::move(detail)) {}
     int code() const noexcept { return code_; }
+    // What FFmpeg logged about it, when that was captured (else empty).
+    const std::string& detail() const noexcept { return detail_; }
 
 private:
     int code_;
+    std::string detail_;
 };
 
 std::string error_string(int errnum);

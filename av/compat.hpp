@@ -4,11 +4,13 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/frame.h>
+#include <libavformat/avformat.h>
 #include <libavformat/avio.h>
 #include <libavformat/version.h>
 #include <libavutil/version.h>
 }
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ladder::av {
@@ -26,6 +28,22 @@ inline bool frame_is_interlaced(const AVFrame* f) {
     return (f->flags & AV_FRAME_FLAG_INTERLACED) != 0;
 #else
     return f->interlaced_frame != 0;
+#endif
+}
+
+// The stream's display matrix (9 x int32, AV_PKT_DATA_DISPLAYMATRIX), or
+// null: stream side data moved into the codec parameters in FFmpeg 6.1.
+inline const std::int32_t* stream_display_matrix(const AVStream* st) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 31, 100)
+    const AVPacketSideData* sd = av_packet_side_data_get(st->codecpar->coded_side_data,
+                                                         st->codecpar->nb_coded_side_data, AV_PKT_DATA_DISPLAYMATRIX);
+    if (!sd || sd->size < 9 * sizeof(std::int32_t)) return nullptr;
+    return reinterpret_cast<const std::int32_t*>(sd->data);
+#else
+    std::size_t size = 0;
+    const std::uint8_t* data = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (!data || size < 9 * sizeof(std::int32_t)) return nullptr;
+    return reinterpret_cast<const std::int32_t*>(data);
 #endif
 }
 

@@ -3,14 +3,24 @@
 #include <fmt/format.h>
 
 #include "av/av_error.hpp"
+#include "av/logging.hpp"
 
 namespace ladder::av {
 
 InputFile::InputFile(const std::string& path) : path_(path) {
+    // What the demuxer says about a file it cannot open ("moov atom not
+    // found") goes into the error instead of onto stderr on its own.
+    LibraryLogCapture log;
+    auto fail = [&](int ret, const char* what) {
+        throw AvError(ret, fmt::format("{} {}: {}{}{}", what, path, error_string(ret), log.text().empty() ? "" : ": ",
+                                       log.text()),
+                      log.text());
+    };
     AVFormatContext* raw = nullptr;
-    check(avformat_open_input(&raw, path.c_str(), nullptr, nullptr), fmt::format("opening {}", path));
+    if (int ret = avformat_open_input(&raw, path.c_str(), nullptr, nullptr); ret < 0) fail(ret, "opening");
     ctx_.reset(raw);
-    check(avformat_find_stream_info(ctx_.get(), nullptr), fmt::format("reading stream info of {}", path));
+    if (int ret = avformat_find_stream_info(ctx_.get(), nullptr); ret < 0) fail(ret, "reading stream info of");
+    log.replay();
 }
 
 int InputFile::best_stream(AVMediaType type) const {

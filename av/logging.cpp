@@ -1,6 +1,9 @@
 #include "av/logging.hpp"
 
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string_view>
 
 extern "C" {
@@ -20,6 +23,42 @@ void quiet_library_logs() {
     av_log_set_level(level);
     // Before any encoder thread exists; does not override the user's choice.
     setenv("SVT_LOG", "1", 0);
+}
+
+namespace {
+
+thread_local LibraryLogCapture* active_capture = nullptr;
+
+void log_callback(void* avcl, int level, const char* fmt, va_list vl) {
+    if (active_capture && level <= AV_LOG_ERROR) {
+        char line[1024];
+        std::vsnprintf(line, sizeof line, fmt, vl);
+        capture_line(*active_capture, line);
+        return;
+    }
+    av_log_default_callback(avcl, level, fmt, vl);
+}
+
+}  // namespace
+
+void capture_line(LibraryLogCapture& capture, const char* line) {
+    std::string_view text(line);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+    if (text.empty()) return;
+    if (!capture.text_.empty()) capture.text_ += "; ";
+    capture.text_ += text;
+}
+
+LibraryLogCapture::LibraryLogCapture() {
+    static std::once_flag installed;
+    std::call_once(installed, [] { av_log_set_callback(log_callback); });
+    active_capture = this;
+}
+
+LibraryLogCapture::~LibraryLogCapture() { active_capture = nullptr; }
+
+void LibraryLogCapture::replay() const {
+    if (!text_.empty()) av_log(nullptr, AV_LOG_ERROR, "%s\n", text_.c_str());
 }
 
 }  // namespace ladder::av

@@ -34,12 +34,14 @@ void AudioRenditionWriter::run(std::stop_token stop) {
         return k + 1 >= chunks ? std::numeric_limits<std::int64_t>::max()
                                : av_rescale_q((k + 1) * chunk_frames_, frame_tb, audio_.time_base());
     };
+    // Audio that runs on after the video is cut at its end.
+    const std::int64_t video_end = av_rescale_q(video_frames, frame_tb, audio_.time_base());
     mux::CmafTrackWriter writer(dir_, audio_.codecpar(), audio_.time_base());
     std::int64_t k = 0;
     bool open_segment = false;
     for (std::size_t i = 0;; ++i) {
         auto pkt = audio_.packet(i, stop);
-        if (!pkt) break;
+        if (!pkt || (*pkt)->pts >= video_end) break;
         while ((*pkt)->pts >= boundary(k)) {
             if (open_segment) segments_.push_back(writer.close_segment());
             open_segment = false;

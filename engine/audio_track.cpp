@@ -113,6 +113,7 @@ void AudioTrack::decode_and_encode(const AVPacket* pkt) {
 }
 
 void AudioTrack::encode(AVFrame* frame) {
+    if (frame && frame->pts != AV_NOPTS_VALUE) next_pts_ = frame->pts + frame->nb_samples;
     av::check(avcodec_send_frame(encoder_.get(), frame), "encoding AAC");
     for (;;) {
         av::PacketPtr pkt = av::make_packet();
@@ -127,10 +128,28 @@ void AudioTrack::encode(AVFrame* frame) {
     }
 }
 
-void AudioTrack::finish() {
+void AudioTrack::pad_with_silence(std::int64_t until) {
+    while (next_pts_ < until) {
+        av::FramePtr silence = av::make_frame();
+        silence->format = encoder_->sample_fmt;
+        silence->sample_rate = encoder_->sample_rate;
+        av::check(av_channel_layout_copy(&silence->ch_layout, &encoder_->ch_layout), "setting the silence layout");
+        silence->nb_samples = static_cast<int>(std::min<std::int64_t>(encoder_->frame_size, until - next_pts_));
+        av::check(av_frame_get_buffer(silence.get(), 0), "allocating silence");
+        av::check(av_samples_set_silence(silence->extended_data, 0, silence->nb_samples,
+                                         silence->ch_layout.nb_channels, encoder_->sample_fmt),
+                  "writing silence");
+        silence->pts = next_pts_;
+        encode(silence.get());
+    }
+}
+
+void AudioTrack::finish(std::int64_t video_end) {
     decode_and_encode(nullptr);
     if (filter_)
         for (auto& out : filter_->push(nullptr)) encode(out.get());
+    // Only after some real audio: the encoder's frames then have a known start.
+    if (video_end > 0 && next_pts_ != AV_NOPTS_VALUE) pad_with_silence(video_end);
     encode(nullptr);
     {
         std::lock_guard lock(mu_);

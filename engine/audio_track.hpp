@@ -27,7 +27,10 @@ public:
 
     // Producer side (the decode pump's thread).
     void feed(const AVPacket* pkt);
-    void finish();  // flushes decoder, filter and encoder
+    // Flushes decoder, filter and encoder. video_end (time_base(), or
+    // negative: unknown): audio that stops before the video's end is padded
+    // with silence up to it, so every output lasts as long as its video.
+    void finish(std::int64_t video_end = -1);
     void abandon();  // wakes consumers after a failure
 
     // Consumer side. Stream parameters are known from construction.
@@ -44,6 +47,7 @@ private:
     void decode_and_encode(const AVPacket* pkt);
     void encode(AVFrame* frame);
     void make_filter(const AVFrame* first);
+    void pad_with_silence(std::int64_t until);
 
     av::CodecContextPtr decoder_;
     av::CodecContextPtr encoder_;
@@ -53,6 +57,7 @@ private:
     AVRational time_base_;
     std::int64_t start_in_source_tb_ = 0;
     int dropped_packets_ = 0;
+    std::int64_t next_pts_ = AV_NOPTS_VALUE;  // end of the audio sent to the encoder so far (time_base_)
 
     mutable std::mutex mu_;
     std::condition_variable_any cv_;

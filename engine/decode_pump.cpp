@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "av/av_error.hpp"
+#include "av/compat.hpp"
 #include "av/hw_device.hpp"
 #include "engine/errors.hpp"
 
@@ -35,9 +36,10 @@ void DecodePump::run(std::stop_token stop) {
                 input_.get()->streams[i]->discard = AVDISCARD_ALL;
 
         av::PacketPtr pkt = av::make_packet();
-        while (!stop.stop_requested() && input_.read(pkt.get())) {
+        while (!stop.stop_requested() && read_packet(pkt.get())) {
             if (pkt->stream_index == source_.video_stream) {
                 ++counters_.video_packets;
+                if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
                 decode_video(pkt.get(), stop);
             } else if (audio_ && pkt->stream_index == source_.audio_stream) {
                 audio_->feed(pkt.get());
@@ -48,7 +50,8 @@ void DecodePump::run(std::stop_token stop) {
         decode_video(nullptr, stop);
         if (normalizer_)
             for (auto& f : normalizer_->close(end_pts_)) fan_out(std::move(f), stop);
-        if (audio_) audio_->finish();
+        if (audio_)
+            audio_->finish(av_rescale_q(counters_.frames_normalized, av_inv_q(source_.frame_rate), audio_->time_base()));
     } catch (...) {
         if (audio_) audio_->abandon();
         counters_.busy_seconds =
@@ -57,10 +60,56 @@ void DecodePump::run(std::stop_token stop) {
     }
     counters_.busy_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - blocked_seconds_;
+    if (counters_.frames_normalized > 0) report_damage();
     close_outputs();
     progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
     if (counters_.frames_normalized == 0)
         throw InputError(fmt::format("input {}: no video frame could be decoded: the file may be damaged", source_.path));
+}
+
+bool DecodePump::read_packet(AVPacket* pkt) {
+    try {
+        return input_.read(pkt);
+    } catch (const av::AvError& e) {
+        // A read error after good data is a cut or damaged file: keep what
+        // came before (report_damage() says so); before any, it is fatal.
+        if (counters_.frames_decoded == 0) throw;
+        read_error_ = e.what();
+        return false;
+    }
+}
+
+// Damaged and truncated sources still make a ladder of what could be
+// decoded, but never silently.
+void DecodePump::report_damage() {
+    if (!read_error_.empty())
+        progress_.note(NoteLevel::warning,
+                       fmt::format("input {}: reading stopped early ({}): the file looks truncated or damaged; the "
+                                   "outputs end after {} frames",
+                                   source_.path, read_error_, counters_.frames_normalized));
+    const AVStream* vs = input_.get()->streams[source_.video_stream];
+    // Headers that list the frames (MP4, MOV) show a cut file; 2% slack
+    // for edit lists and frames a decoder legitimately drops.
+    if (read_error_.empty() && vs->nb_frames > 0 && counters_.frames_decoded < vs->nb_frames * 98 / 100)
+        progress_.note(NoteLevel::warning,
+                       fmt::format("input {}: only {} of the {} video frames its header lists could be decoded: the "
+                                   "file looks truncated; the outputs end after {} frames",
+                                   source_.path, counters_.frames_decoded, vs->nb_frames, counters_.frames_normalized));
+    // Frames the constant-rate step had to invent: gaps in the source's
+    // timestamps. Normal for a variable frame rate, a sign of damage when
+    // the decoder also complained.
+    const std::int64_t filled = counters_.frames_normalized - counters_.frames_decoded;
+    if (filled > 0)
+        progress_.note(counters_.damaged > 0 ? NoteLevel::warning : NoteLevel::info,
+                       fmt::format("input {}: its timestamps leave {} frame(s) empty at {:.3f} fps (a variable frame "
+                                   "rate, or frames missing or damaged in the file): the previous frame is repeated "
+                                   "there",
+                                   source_.path, filled, av_q2d(source_.frame_rate)));
+    if (counters_.damaged > 0)
+        progress_.note(NoteLevel::warning,
+                       fmt::format("input {}: {} damaged video packet(s) or frame(s) were skipped or concealed; gaps "
+                                   "repeat the previous good frame: check the source file",
+                                   source_.path, counters_.damaged));
 }
 
 void DecodePump::close_outputs() {
@@ -69,15 +118,22 @@ void DecodePump::close_outputs() {
 
 void DecodePump::decode_video(const AVPacket* pkt, std::stop_token stop) {
     int ret = avcodec_send_packet(decoder_.get(), pkt);
-    if (ret == AVERROR_INVALIDDATA) return;  // damaged packet: the decoder conceals, the fps step fills the gap
+    if (ret == AVERROR_INVALIDDATA) {  // damaged packet: the decoder conceals, the fps step fills the gap
+        ++counters_.damaged;
+        return;
+    }
     if (ret != AVERROR_EOF) av::check(ret, fmt::format("decoding video of {}", source_.path));
     av::FramePtr frame = av::make_frame();
     for (;;) {
         ret = avcodec_receive_frame(decoder_.get(), frame.get());
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
-        if (ret == AVERROR_INVALIDDATA) continue;
+        if (ret == AVERROR_INVALIDDATA) {
+            ++counters_.damaged;
+            continue;
+        }
         av::check(ret, fmt::format("decoding video of {}", source_.path));
         ++counters_.frames_decoded;
+        if (frame->decode_error_flags != 0 || (frame->flags & AV_FRAME_FLAG_CORRUPT)) ++counters_.damaged;
         if (frame->format == AV_PIX_FMT_CUDA) {
             ++counters_.frames_on_gpu;
             if (!gpu_copier_) gpu_copier_ = std::make_unique<av::GpuFrameCopier>();
@@ -106,8 +162,21 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
                         frame->format, tb.num, tb.den, sar.num, sar.den);
         const bool on_gpu = frame->format == AV_PIX_FMT_CUDA;
         // Frames in GPU memory keep their layout here: scale_cuda converts
-        // per rung, where the frames are made smaller first.
-        std::string chain = fmt::format("fps=fps={}/{}", source_.frame_rate.num, source_.frame_rate.den);
+        // per rung, where the frames are made smaller first. (Rotated and
+        // interlaced sources are decoded on the CPU: see device_plan.)
+        std::string chain;
+        if (!on_gpu && (source_.interlaced || av::frame_is_interlaced(frame))) {
+            // One frame per frame (not per field): the rate stays the
+            // source's; deint=interlaced leaves progressive frames alone.
+            chain += "bwdif=mode=send_frame:parity=auto:deint=interlaced,";
+            if (!source_.interlaced)
+                progress_.note(NoteLevel::info, fmt::format("input {}: interlaced frames: deinterlacing them (bwdif)",
+                                                            source_.path));
+        }
+        if (!on_gpu && source_.rotation == 90) chain += "transpose=clock,";
+        if (!on_gpu && source_.rotation == 180) chain += "hflip,vflip,";
+        if (!on_gpu && source_.rotation == 270) chain += "transpose=cclock,";
+        chain += fmt::format("fps=fps={}/{}", source_.frame_rate.num, source_.frame_rate.den);
         if (!on_gpu) chain += fmt::format(",format=pix_fmts={}", av_get_pix_fmt_name(source_.pix_fmt));
         normalizer_ = std::make_unique<av::FilterChain>(false, args, chain, on_gpu ? frame->hw_frames_ctx : nullptr);
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Demuxes and decodes the source exactly once. Video frames are normalized
-// once (constant frame rate from the stream's rate, one pixel format) and
+// once (deinterlaced and turned upright when the source says so, constant
+// frame rate from the stream's rate, one pixel format) and
 // handed to every rung scaler as new references to the same buffers (no
 // pixel copy); audio packets go to the AudioTrack.
 #include <atomic>
@@ -25,6 +26,7 @@ struct PumpCounters {
     std::int64_t frames_normalized = 0;
     double busy_seconds = 0;  // demux + decode + normalize, without waiting for room downstream
     std::int64_t frames_on_gpu = 0;  // decoded frames that came out in GPU memory (NVDEC)
+    std::int64_t damaged = 0;        // video packets the decoder refused or flagged, frames it concealed
 };
 
 class DecodePump {
@@ -47,6 +49,8 @@ private:
     void decode_video(const AVPacket* pkt, std::stop_token stop);
     void normalize(AVFrame* frame, std::stop_token stop);
     void fan_out(av::FramePtr frame, std::stop_token stop);
+    bool read_packet(AVPacket* pkt);
+    void report_damage();
 
     av::InputFile& input_;
     const SourceInfo& source_;
@@ -60,6 +64,7 @@ private:
     PumpCounters counters_;
     std::int64_t end_pts_ = 0;  // source time base
     double blocked_seconds_ = 0;
+    std::string read_error_;  // why demuxing stopped early, when it did
 };
 
 }  // namespace ladder::engine

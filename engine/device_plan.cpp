@@ -45,6 +45,10 @@ std::string nvdec_problem(const gpu::NvidiaGpu& g, const gpu::DeviceInventory& i
     const AVCodecDescriptor* desc = avcodec_descriptor_get_by_name(src.codec_name.c_str());
     const char* codec = desc ? nvdec_codec(desc->id) : nullptr;
     if (!codec) return fmt::format("ladder decodes only AV1, HEVC and H.264 with NVDEC, not {}", src.codec_name);
+    // The normalizer turns and deinterlaces with CPU filters only.
+    if (src.rotation != 0)
+        return fmt::format("the source is rotated by {} degrees, which ladder applies on the CPU", src.rotation);
+    if (src.interlaced) return "the source is interlaced, which ladder deinterlaces on the CPU";
     if (!g.nvdec_status.empty()) return g.nvdec_status;
     const auto caps = std::find_if(g.nvdec.begin(), g.nvdec.end(), [&](const gpu::DecodeCaps& c) {
         return c.codec == codec && c.bit_depth == src.bit_depth;

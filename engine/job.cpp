@@ -244,10 +244,27 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             throw InputError(fmt::format("input {}: cannot decode its audio ({}): pass --audio none to skip audio",
                                          src.path, e.what()));
         }
+        if (src.audio_streams > 1) {
+            int ordinal = 1;  // among the audio streams, as players number tracks
+            for (int i = 0; i < src.audio_stream; ++i)
+                ordinal += input->get()->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO;
+            progress.note(NoteLevel::info,
+                          fmt::format("input {} has {} audio streams: encoding audio track {} (stream #{}, {}, {} ch), "
+                                      "the one marked default (else FFmpeg's best ranked); the others are left out",
+                                      src.path, src.audio_streams, ordinal, src.audio_stream, src.audio_language,
+                                      input->get()->streams[src.audio_stream]->codecpar->ch_layout.nb_channels));
+        }
     } else if (options.audio) {
         progress.note(NoteLevel::info, fmt::format("input {} has no usable audio stream: outputs are video only",
                                                     src.path));
     }
+    if (src.interlaced)
+        progress.note(NoteLevel::info,
+                      fmt::format("input {} is interlaced: deinterlacing it (bwdif, one frame per frame, {:.3f} fps)",
+                                  src.path, av_q2d(src.frame_rate)));
+    if (src.rotation != 0)
+        progress.note(NoteLevel::info, fmt::format("input {} is rotated: turning it {} degrees clockwise ({}x{})",
+                                                    src.path, src.rotation, src.display_width, src.display_height));
 
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     std::uint64_t largest_chunk = 0;

@@ -124,7 +124,8 @@ void RungFinalizer::run(std::stop_token stop) {
             throw RunError(fmt::format("rung {}: wrote {} frames of {}", rung_.name, report_.frames, total_frames_));
     }
     if (mp4_) {
-        if (audio_) write_audio_until(INT64_MAX, stop);
+        // Audio that runs on after the video is cut at its end.
+        if (audio_) write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
         mp4_->finish();
         report_.output = outputs_.mp4->string();
     }

@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <system_error>
 
 #include "av/av_error.hpp"
+#include "av/compat.hpp"
 #include "engine/errors.hpp"
 
 extern "C" {
+#include <libavutil/display.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -25,8 +28,9 @@ std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path) {
     try {
         return std::make_unique<av::InputFile>(path.string());
     } catch (const av::AvError& e) {
-        throw InputError(fmt::format("input {} is not a media file ladder can read ({}): pass a video file",
-                                     path.string(), av::error_string(e.code())));
+        const std::string why = av::error_string(e.code()) + (e.detail().empty() ? "" : ": " + e.detail());
+        throw InputError(
+            fmt::format("input {} is not a media file ladder can read ({}): pass a video file", path.string(), why));
     }
 }
 
@@ -38,6 +42,21 @@ AVRational pick_frame_rate(AVFormatContext* fmt, AVStream* st) {
     if (r.num <= 0 || r.den <= 0 || av_q2d(r) > 240.0) r = AVRational{25, 1};
     return av_make_q(r.num, r.den);
 }
+
+// Clockwise degrees to turn the decoded picture by, from the display
+// matrix, the way ffmpeg's own autorotation reads it; other angles are
+// ignored (0).
+int rotation_of(const AVStream* st) {
+    const std::int32_t* matrix = av::stream_display_matrix(st);
+    if (!matrix) return 0;
+    double theta = -av_display_rotation_get(matrix);
+    if (std::isnan(theta)) return 0;
+    theta -= 360 * std::floor(theta / 360 + 0.9 / 360);
+    const int snapped = static_cast<int>(std::lround(theta / 90.0)) * 90 % 360;
+    return std::fabs(theta - snapped) < 1.0 || std::fabs(theta - 360 - snapped) < 1.0 ? snapped : 0;
+}
+
+int even_round(double v) { return std::max(2, static_cast<int>(std::lround(v / 2.0)) * 2); }
 
 // Untagged sources get what players assume for them anyway (BT.709 from 720
 // lines up, SMPTE 170M below; limited range), written down explicitly so
@@ -80,8 +99,14 @@ SourceInfo describe_source(const av::InputFile& input) {
     s.height = par->height;
     AVRational sar = av_guess_sample_aspect_ratio(fmt_ctx, vs, nullptr);
     s.sample_aspect = (sar.num > 0 && sar.den > 0) ? sar : AVRational{1, 1};
-    s.display_height = s.height & ~1;
-    s.display_width = static_cast<int>(std::lround(s.width * av_q2d(s.sample_aspect) / 2.0)) * 2;
+    // Even display size with the source's display aspect ratio: 321x241
+    // gives 320x240, 320x240 with 4:3 pixels 426x240.
+    s.display_height = std::max(2, s.height & ~1);
+    s.display_width = even_round(s.display_height * (s.width * av_q2d(s.sample_aspect)) / s.height);
+    s.rotation = rotation_of(vs);
+    if (s.rotation == 90 || s.rotation == 270) std::swap(s.display_width, s.display_height);
+    s.interlaced = par->field_order == AV_FIELD_TT || par->field_order == AV_FIELD_BB ||
+                   par->field_order == AV_FIELD_TB || par->field_order == AV_FIELD_BT;
     s.frame_rate = pick_frame_rate(fmt_ctx, vs);
     s.source_pix_fmt = static_cast<AVPixelFormat>(par->format);
     const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(s.source_pix_fmt);
@@ -100,6 +125,8 @@ SourceInfo describe_source(const av::InputFile& input) {
     s.estimated_frames = vs->nb_frames > 0 ? vs->nb_frames
                                             : static_cast<std::int64_t>(std::llround(s.duration_seconds * av_q2d(s.frame_rate)));
 
+    for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i)
+        s.audio_streams += fmt_ctx->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO;
     s.audio_stream = input.best_stream(AVMEDIA_TYPE_AUDIO);
     if (s.audio_stream >= 0) {
         AVStream* as = fmt_ctx->streams[s.audio_stream];

@@ -16,8 +16,10 @@ struct SourceInfo {
     int width = 0;          // coded size
     int height = 0;
     AVRational sample_aspect{1, 1};
-    int display_width = 0;  // width x SAR, even
+    int display_width = 0;  // width x SAR, turned by `rotation`, even
     int display_height = 0;
+    int rotation = 0;         // clockwise degrees (0, 90, 180, 270) the decoded picture is turned for display
+    bool interlaced = false;  // the stream says its frames are interlaced: the pump deinterlaces
     AVRational frame_rate{0, 1};  // the constant rate ladder outputs
     AVPixelFormat source_pix_fmt = AV_PIX_FMT_NONE;
     AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;  // normalized format
@@ -27,6 +29,7 @@ struct SourceInfo {
     std::string codec_name;
     std::string audio_codec_name;
     std::string audio_language = "und";
+    int audio_streams = 0;  // how many the file has; ladder encodes one (audio_stream)
     AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;

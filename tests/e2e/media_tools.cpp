@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -51,7 +54,8 @@ fs::path scratch_root() {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                          int timeout_seconds) {
     static std::mutex mu;
     static int counter = 0;
     fs::path out_file, err_file;
@@ -78,8 +82,23 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
     int status = 0;
-    waitpid(pid, &status, 0);
+    bool timed_out = false;
+    if (timeout_seconds > 0) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+        while (waitpid(pid, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() >= deadline) {
+                timed_out = true;
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    } else {
+        waitpid(pid, &status, 0);
+    }
     ProcessResult r;
+    r.timed_out = timed_out;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = slurp(out_file);
     r.err = slurp(err_file);
@@ -88,10 +107,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     return r;
 }
 
-ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector<std::string>& extra_env) {
+ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector<std::string>& extra_env,
+                         int timeout_seconds) {
     std::vector<std::string> argv{LADDER_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv, extra_env);
+    return run_process(argv, extra_env, timeout_seconds);
 }
 
 int spawn_ladder(const std::vector<std::string>& args) {

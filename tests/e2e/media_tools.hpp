@@ -14,9 +14,13 @@ struct ProcessResult {
     int exit_code = -1;
     std::string out;
     std::string err;
+    bool timed_out = false;  // killed by the watchdog (exit_code is then 128 + SIGKILL)
 };
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+// timeout_seconds > 0: a watchdog kills the process after that long, so a
+// hang fails the test instead of blocking the suite.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {},
+                          int timeout_seconds = 0);
 
 // Starts the ladder binary in the background (output discarded) and returns
 // its pid, for tests that signal or kill it; wait_exit() reaps it and gives
@@ -25,7 +29,8 @@ int spawn_ladder(const std::vector<std::string>& args);
 int wait_exit(int pid);
 
 // Runs the ladder binary under test; extra_env entries are "NAME=value".
-ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {});
+ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {},
+                         int timeout_seconds = 0);
 
 struct ClipSpec {
     int width = 320;

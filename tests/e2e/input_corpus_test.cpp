@@ -1,0 +1,672 @@
+// The odd and broken inputs corpus (docs/input-handling.md). Every input is
+// generated here with the ffmpeg CLI, encoded by the real binary under a
+// watchdog, and held to its written expectation with ffprobe / ffmpeg +
+// libdav1d: a valid ladder with the documented behaviour, or one clear error
+// line and exit code 2. Never a crash, a hang or a silent wrong output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <regex>
+#include <set>
+
+#include "hls_tools.hpp"
+#include "media_tools.hpp"
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Far above the few seconds an entry takes: only a hang gets near it.
+constexpr int kWatchdogSeconds = 120;
+
+// ---------------------------------------------------------------- generators
+
+void ffmpeg(std::vector<std::string> args) {
+    std::vector<std::string> argv{"ffmpeg", "-hide_banner", "-nostdin", "-v", "error", "-y"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult r = run_process(argv);
+    if (r.exit_code != 0) throw std::runtime_error("ffmpeg could not make a corpus input: " + r.err);
+}
+
+std::string testsrc(const std::string& size, const std::string& rate, double seconds) {
+    return "testsrc2=size=" + size + ":rate=" + rate + ":duration=" + std::to_string(seconds);
+}
+
+std::string sine(double seconds, int frequency = 440) {
+    return "sine=frequency=" + std::to_string(frequency) + ":sample_rate=48000:duration=" + std::to_string(seconds);
+}
+
+const std::vector<std::string> kH264{"-c:v", "libx264", "-preset", "veryfast", "-g", "25"};
+
+std::vector<std::string> join(std::initializer_list<std::vector<std::string>> parts) {
+    std::vector<std::string> all;
+    for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+    return all;
+}
+
+// A plain H.264 (+ AAC) clip: the base most entries start from.
+void plain_clip(const fs::path& file, const std::string& size, const std::string& rate, double seconds, bool audio,
+                std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"-f", "lavfi", "-i", testsrc(size, rate, seconds)};
+    if (audio) a.insert(a.end(), {"-f", "lavfi", "-i", sine(seconds)});
+    a.insert(a.end(), kH264.begin(), kH264.end());
+    a.insert(a.end(), {"-pix_fmt", "yuv420p"});
+    if (audio) a.insert(a.end(), {"-c:a", "aac", "-ac", "2"});
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.push_back(file.string());
+    ffmpeg(a);
+}
+
+// ----------------------------------------------------------------- readers
+
+nlohmann::json ffprobe_json(const std::vector<std::string>& args, const fs::path& file) {
+    std::vector<std::string> argv{"ffprobe", "-v", "error", "-of", "json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back(file.string());
+    ProcessResult r = run_process(argv);
+    if (r.exit_code != 0) throw std::runtime_error("ffprobe failed on " + file.string() + ": " + r.err);
+    return nlohmann::json::parse(r.out);
+}
+
+// The first stream of a kind ("v:0", "a:0"), with side data.
+nlohmann::json stream_of(const fs::path& file, const std::string& selector) {
+    auto j = ffprobe_json({"-select_streams", selector, "-show_streams"}, file);
+    if (j["streams"].empty()) return nlohmann::json::object();
+    return j["streams"][0];
+}
+
+double number(const nlohmann::json& j, const char* key, double fallback = 0) {
+    if (!j.contains(key)) return fallback;
+    return j[key].is_string() ? std::stod(j[key].get<std::string>()) : j[key].get<double>();
+}
+
+double format_start_time(const fs::path& file) {
+    auto j = ffprobe_json({"-show_format"}, file);
+    return number(j["format"], "start_time");
+}
+
+// Frames the source really decodes to (an independent count).
+long source_frames(const fs::path& file) {
+    auto j = ffprobe_json({"-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames"}, file);
+    return std::stol(j["streams"][0].value("nb_read_frames", "0"));
+}
+
+// Seconds between consecutive video frames, in presentation order
+// (fragmented MP4 leaves packet durations to the next fragment).
+std::vector<double> frame_intervals(const fs::path& file) {
+    auto j = ffprobe_json({"-select_streams", "v:0", "-show_entries", "packet=pts_time"}, file);
+    std::vector<double> pts;
+    for (const auto& p : j["packets"]) pts.push_back(number(p, "pts_time"));
+    std::sort(pts.begin(), pts.end());
+    std::vector<double> d;
+    for (std::size_t i = 1; i < pts.size(); ++i) d.push_back(pts[i] - pts[i - 1]);
+    return d;
+}
+
+// Where the decodable part of the source ends, in frames at fps: the last
+// decodable frame's timestamp plus one frame (B-frames make this more than
+// the count of decodable frames when the data stops mid-GOP).
+long decodable_timeline_frames(const fs::path& file, double fps) {
+    auto j = ffprobe_json({"-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time"}, file);
+    double last = 0;
+    for (const auto& f : j["frames"]) last = std::max(last, number(f, "best_effort_timestamp_time"));
+    return std::lround(last * fps) + 1;
+}
+
+struct Idet {
+    int tff = 0, bff = 0, progressive = 0;
+};
+
+// ffmpeg's idet filter: how many frames look interlaced (combing) or not.
+Idet interlace_detection(const fs::path& file) {
+    ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-i", file.string(), "-map", "0:v:0", "-vf",
+                                   "idet", "-f", "null", "-"});
+    static const std::regex re(R"(Multi frame detection: TFF:\s*(\d+) BFF:\s*(\d+) Progressive:\s*(\d+))");
+    std::smatch m;
+    if (!std::regex_search(r.err, m, re)) throw std::runtime_error("idet failed on " + file.string() + ": " + r.err);
+    return {std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])};
+}
+
+// Mean volume (dB) of the first audio stream, by ffmpeg's volumedetect.
+double mean_volume_db(const fs::path& file) {
+    ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-i", file.string(), "-map", "0:a:0", "-af",
+                                   "volumedetect", "-f", "null", "-"});
+    static const std::regex re(R"(mean_volume:\s*(-?[0-9.]+|-inf) dB)");
+    std::smatch m;
+    if (!std::regex_search(r.err, m, re)) throw std::runtime_error("volumedetect failed on " + file.string());
+    return m[1] == "-inf" ? -200.0 : std::stod(m[1]);
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// ------------------------------------------------------------- the outcome
+
+struct Outcome {
+    fs::path source;
+    fs::path out;
+    fs::path scratch;
+    ProcessResult run;
+    double seconds = 0;  // wall time of the ladder run
+
+    // A rung's whole video track (init + every segment, in playlist order).
+    fs::path rung_track(const std::string& rung) const {
+        PlaylistLines p = read_playlist(out / rung / "index.m3u8");
+        std::vector<fs::path> parts{out / rung / "init.mp4"};
+        for (const auto& u : p.uris) parts.push_back(out / rung / u);
+        const fs::path whole = scratch / (rung + "-video.mp4");
+        concat_files(parts, whole);
+        return whole;
+    }
+    fs::path audio_track() const {
+        PlaylistLines p = read_playlist(out / "audio/aac/index.m3u8");
+        std::vector<fs::path> parts{out / "audio/aac/init.mp4"};
+        for (const auto& u : p.uris) parts.push_back(out / "audio/aac" / u);
+        const fs::path whole = scratch / "audio.mp4";
+        concat_files(parts, whole);
+        return whole;
+    }
+    PlaylistLines master() const { return read_playlist(out / "master.m3u8"); }
+    std::string stream_inf(const std::string& rung) const {
+        auto m = master();
+        auto it = m.stream_inf_by_uri.find(rung + "/index.m3u8");
+        return it == m.stream_inf_by_uri.end() ? "" : it->second;
+    }
+    std::string media_tag() const {
+        for (const auto& t : master().tags)
+            if (t.rfind("#EXT-X-MEDIA:", 0) == 0) return t.substr(13);
+        return "";
+    }
+    double extinf_total(const std::string& playlist) const {
+        auto p = read_playlist(out / playlist);
+        return std::accumulate(p.extinf.begin(), p.extinf.end(), 0.0);
+    }
+};
+
+// Refused: exit 2, exactly one line that starts like every ladder error and
+// names the problem, and nothing written.
+void expect_refusal(const Outcome& o, const std::string& must_mention) {
+    EXPECT_FALSE(o.run.timed_out);
+    EXPECT_EQ(o.run.exit_code, 2) << o.run.err;
+    EXPECT_EQ(count_lines(o.run.err), 1) << "one error line: " << o.run.err;
+    EXPECT_EQ(o.run.err.rfind("ladder: error: ", 0), 0u) << o.run.err;
+    EXPECT_NE(o.run.err.find(o.source.filename().string()), std::string::npos) << "names the input: " << o.run.err;
+    EXPECT_NE(o.run.err.find(must_mention), std::string::npos) << "mentions '" << must_mention << "': " << o.run.err;
+    if (fs::exists(o.out))
+        for (const auto& e : fs::recursive_directory_iterator(o.out)) ADD_FAILURE() << "left behind: " << e.path();
+}
+
+// A complete ladder: exit 0, the master playlist, `ladder validate` agrees,
+// and every rung decodes cleanly with libdav1d.
+void expect_ladder(const Outcome& o, const std::vector<std::string>& rungs) {
+    ASSERT_FALSE(o.run.timed_out) << "ladder hung (killed after " << kWatchdogSeconds << " s)";
+    ASSERT_EQ(o.run.exit_code, 0) << o.run.err;
+    ASSERT_TRUE(fs::exists(o.out / "master.m3u8"));
+    ProcessResult v = run_ladder({"validate", o.out.string(), "-q"}, {}, kWatchdogSeconds);
+    EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+    EXPECT_EQ(o.master().stream_inf_by_uri.size(), rungs.size());
+    for (const auto& rung : rungs) {
+        ASSERT_FALSE(o.stream_inf(rung).empty()) << "rung " << rung << " in master.m3u8";
+        EXPECT_EQ(decode_errors(o.rung_track(rung)), "") << rung;
+    }
+}
+
+// Stops the expectation there when the ladder itself is missing.
+#define REQUIRE_LADDER(o, rungs)                            \
+    do {                                                    \
+        expect_ladder(o, rungs);                            \
+        if (::testing::Test::HasFatalFailure()) return;     \
+    } while (0)
+
+struct VideoFacts {
+    int width = 0, height = 0;
+    long frames = 0;
+    std::string pix_fmt, profile, transfer, primaries, sar, field_order;
+    double start = 0, duration = 0;
+    bool has_display_matrix = false;
+};
+
+VideoFacts video_facts(const fs::path& file) {
+    VideoFacts f;
+    FileFacts p = probe(file);
+    if (p.video.empty()) throw std::runtime_error("no video in " + file.string());
+    f.frames = p.video[0].frames;
+    f.duration = p.video[0].duration;
+    auto s = stream_of(file, "v:0");
+    f.width = s.value("width", 0);
+    f.height = s.value("height", 0);
+    f.pix_fmt = s.value("pix_fmt", "");
+    f.profile = s.value("profile", "");
+    f.transfer = s.value("color_transfer", "");
+    f.primaries = s.value("color_primaries", "");
+    f.sar = s.value("sample_aspect_ratio", "");
+    f.field_order = s.value("field_order", "");
+    f.start = number(s, "start_time");
+    if (s.contains("side_data_list"))
+        for (const auto& sd : s["side_data_list"])
+            if (sd.value("side_data_type", "") == "Display Matrix") f.has_display_matrix = true;
+    return f;
+}
+
+// ---------------------------------------------------------------- the table
+
+struct CorpusEntry {
+    std::string name;
+    std::string file_name;  // its extension picks the container
+    std::function<void(const fs::path&)> make;
+    std::vector<std::string> options;  // ladder encode options after INPUT -o OUTDIR
+    std::function<void(const Outcome&)> expect;
+};
+
+void PrintTo(const CorpusEntry& e, std::ostream* os) { *os << e.name; }
+
+const std::vector<std::string> kSmall{"--rung", "120p=x120@200", "--preset", "12", "--segment-seconds", "1"};
+// HLS and one MP4 per rung from the same encode: both muxers' audio paths.
+const std::vector<std::string> kSmallBoth{"--rung", "120p=x120@200", "--preset",  "12",
+                                          "--segment-seconds", "1",  "--format", "both"};
+
+// Frames, FRAME-RATE and EXTINF of a constant-rate source at an NTSC rate.
+void expect_rate(const Outcome& o, const std::string& frame_rate, double fps) {
+    REQUIRE_LADDER(o, {"120p"});
+    const long want = source_frames(o.source);
+    VideoFacts v = video_facts(o.rung_track("120p"));
+    EXPECT_EQ(v.frames, want);
+    EXPECT_EQ(attribute(o.stream_inf("120p"), "FRAME-RATE"), frame_rate);
+    EXPECT_NEAR(o.extinf_total("120p/index.m3u8"), want / fps, 1e-3);
+    for (double d : frame_intervals(o.rung_track("120p"))) EXPECT_NEAR(d, 1.0 / fps, 1e-4);
+}
+
+std::vector<CorpusEntry> corpus() {
+    std::vector<CorpusEntry> c;
+
+    // --- Refused with one error line, exit code 2.
+    c.push_back({"ZeroByteFile", "empty.mp4", [](const fs::path& f) { std::ofstream(f).close(); }, kSmall,
+                 [](const Outcome& o) { expect_refusal(o, "is empty (0 bytes)"); }});
+    c.push_back({"TextFile", "notes.mp4",
+                 [](const fs::path& f) { std::ofstream(f) << "this is a text file, not a video\n"; }, kSmall,
+                 [](const Outcome& o) { expect_refusal(o, "is not a media file"); }});
+    c.push_back({"AudioOnly", "tone.m4a",
+                 [](const fs::path& f) { ffmpeg({"-f", "lavfi", "-i", sine(1.0), "-c:a", "aac", f.string()}); },
+                 kSmall, [](const Outcome& o) { expect_refusal(o, "has no video stream"); }});
+
+    // --- Damaged files: what can be decoded is encoded, with a warning.
+    c.push_back({"TruncatedFile", "truncated.mp4",
+                 [](const fs::path& f) {
+                     const fs::path full = f.parent_path() / "full.mp4";
+                     plain_clip(full, "320x240", "25", 3.0, true, {"-movflags", "+faststart"});
+                     // The header (moov, in front) still lists 75 frames; the data stops at 60%.
+                     const std::string bytes = read_text(full);
+                     std::ofstream(f, std::ios::binary) << bytes.substr(0, bytes.size() * 6 / 10);
+                     fs::remove(full);
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     ASSERT_LT(source_frames(o.source), 70) << "the corpus input really is truncated";
+                     const long timeline = decodable_timeline_frames(o.source, 25.0);
+                     VideoFacts v = video_facts(o.rung_track("120p"));
+                     EXPECT_NEAR(v.frames, timeline, 1) << "up to the last decodable frame, nothing after the cut";
+                     EXPECT_NE(o.run.err.find("looks truncated"), std::string::npos) << "warns: " << o.run.err;
+                 }});
+    c.push_back({"CorruptMiddle", "corrupt.ts",
+                 [](const fs::path& f) {
+                     plain_clip(f, "320x240", "25", 3.0, true);
+                     // Garbage in the payload of 40 transport packets in the middle
+                     // (sync bytes and headers intact, so the demuxer carries on).
+                     std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+                     const auto size = static_cast<std::streamoff>(fs::file_size(f));
+                     std::uint32_t x = 12345;
+                     for (std::streamoff p = (size / 2) / 188 * 188, i = 0; i < 40; ++i, p += 188) {
+                         io.seekp(p + 4);
+                         for (int b = 0; b < 184; ++b) {
+                             x = x * 1664525u + 1013904223u;
+                             io.put(static_cast<char>(x >> 24));
+                         }
+                     }
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     ASSERT_LT(source_frames(o.source), 75) << "the corpus input really is damaged";
+                     VideoFacts v = video_facts(o.rung_track("120p"));
+                     EXPECT_NEAR(v.frames, 75, 1) << "the gap is filled by repeating the last good frame";
+                     EXPECT_NE(o.run.err.find("missing or damaged"), std::string::npos) << "says so: " << o.run.err;
+                     EXPECT_NEAR(o.extinf_total("audio/aac/index.m3u8"), 3.0, 0.1);
+                 }});
+
+    // --- Streams present or missing.
+    c.push_back({"VideoOnly", "video-only.mp4",
+                 [](const fs::path& f) { plain_clip(f, "320x240", "25", 2.0, false); }, kSmall,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     EXPECT_EQ(video_facts(o.rung_track("120p")).frames, 50);
+                     EXPECT_EQ(o.media_tag(), "") << "no audio rendition";
+                     EXPECT_FALSE(fs::exists(o.out / "audio"));
+                     const std::string codecs = attribute(o.stream_inf("120p"), "CODECS");
+                     EXPECT_EQ(codecs.find("mp4a"), std::string::npos) << codecs;
+                     EXPECT_EQ(attribute(o.stream_inf("120p"), "AUDIO"), "");
+                 }});
+
+    // --- Very short sources.
+    c.push_back({"SingleFrame", "one-frame.mp4",
+                 [](const fs::path& f) {
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 1.0), "-frames:v", "1"}, kH264,
+                                  {"-pix_fmt", "yuv420p", f.string()}}));
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     EXPECT_EQ(video_facts(o.rung_track("120p")).frames, 1);
+                     PlaylistLines p = read_playlist(o.out / "120p/index.m3u8");
+                     ASSERT_EQ(p.extinf.size(), 1u) << "one segment";
+                     EXPECT_NEAR(p.extinf[0], 1.0 / 25, 1e-6);
+                 }});
+    c.push_back({"ShorterThanOneSegment", "short.mp4",
+                 [](const fs::path& f) { plain_clip(f, "320x240", "25", 0.5, true); },
+                 {"--rung", "120p=x120@200", "--preset", "12", "--segment-seconds", "2"},
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     const long want = source_frames(o.source);
+                     EXPECT_EQ(video_facts(o.rung_track("120p")).frames, want);
+                     PlaylistLines p = read_playlist(o.out / "120p/index.m3u8");
+                     ASSERT_EQ(p.extinf.size(), 1u) << "one segment";
+                     EXPECT_NEAR(p.extinf[0], want / 25.0, 1e-6);
+                     EXPECT_EQ(read_playlist(o.out / "audio/aac/index.m3u8").extinf.size(), 1u);
+                 }});
+
+    // --- Geometry.
+    c.push_back({"OddWidthAndHeight321x241", "odd.mkv",
+                 [](const fs::path& f) {
+                     // testsrc2 and libx264 round to even sizes; testsrc and FFV1 keep 321x241.
+                     ffmpeg({"-f", "lavfi", "-i", "testsrc=size=321x241:rate=25:duration=2", "-c:v", "ffv1", "-pix_fmt",
+                             "yuv420p", f.string()});
+                 },
+                 {"--preset", "12", "--segment-seconds", "1"},  // the default ladder, trimmed to the source
+                 [](const Outcome& o) {
+                     ASSERT_EQ(stream_of(o.source, "v:0").value("width", 0), 321);
+                     REQUIRE_LADDER(o, {"240p"});
+                     VideoFacts v = video_facts(o.rung_track("240p"));
+                     EXPECT_EQ(v.width, 320) << "even, never wider than the source, aspect kept";
+                     EXPECT_EQ(v.height, 240);
+                     EXPECT_EQ(v.frames, 50);
+                     EXPECT_EQ(attribute(o.stream_inf("240p"), "RESOLUTION"), "320x240");
+                     EXPECT_GE(psnr_against_source(o.rung_track("240p"), o.source, 320, 240), 30.0);
+                 }});
+    c.push_back({"Rotation90", "rotated.mp4",
+                 [](const fs::path& f) {
+                     const fs::path plain = f.parent_path() / "plain.mp4";
+                     plain_clip(plain, "320x240", "25", 2.0, true);
+                     // The display matrix says: show this 320x240 picture turned by 90 degrees.
+                     // FFmpeg 5.1 sets it from the "rotate" tag; 6.0 and later have -display_rotation.
+                     ffmpeg({"-i", plain.string(), "-c", "copy", "-metadata:s:v:0", "rotate=90", f.string()});
+                     if (!video_facts(f).has_display_matrix)
+                         ffmpeg({"-display_rotation:v:0", "-90", "-i", plain.string(), "-c", "copy", f.string()});
+                     fs::remove(plain);
+                 },
+                 {"--rung", "160p=x160@200", "--preset", "12", "--segment-seconds", "1"},
+                 [](const Outcome& o) {
+                     ASSERT_TRUE(video_facts(o.source).has_display_matrix) << "the corpus input carries a rotation";
+                     REQUIRE_LADDER(o, {"160p"});
+                     VideoFacts v = video_facts(o.rung_track("160p"));
+                     EXPECT_EQ(v.width, 120) << "portrait";
+                     EXPECT_EQ(v.height, 160);
+                     EXPECT_FALSE(v.has_display_matrix) << "rotation applied to the pixels, not left as a flag";
+                     EXPECT_EQ(attribute(o.stream_inf("160p"), "RESOLUTION"), "120x160");
+                     // ffmpeg itself applies the display matrix when it reads the source.
+                     EXPECT_GE(psnr_against_source(o.rung_track("160p"), o.source, 120, 160), 30.0);
+                 }});
+    c.push_back({"NonSquarePixels", "anamorphic.mp4",
+                 [](const fs::path& f) {
+                     plain_clip(f, "320x240", "25", 2.0, true, {"-vf", "setsar=4/3"});
+                 },
+                 {"--rung", "240p=x240@500", "--preset", "12", "--segment-seconds", "1"},
+                 [](const Outcome& o) {
+                     ASSERT_EQ(stream_of(o.source, "v:0").value("sample_aspect_ratio", ""), "4:3");
+                     REQUIRE_LADDER(o, {"240p"});
+                     VideoFacts v = video_facts(o.rung_track("240p"));
+                     EXPECT_EQ(v.width, 426) << "320 x 4/3, rounded to even";
+                     EXPECT_EQ(v.height, 240);
+                     EXPECT_TRUE(v.sar == "1:1" || v.sar == "0:1" || v.sar.empty()) << "square pixels: " << v.sar;
+                     EXPECT_EQ(attribute(o.stream_inf("240p"), "RESOLUTION"), "426x240");
+                     EXPECT_GE(psnr_against_source(o.rung_track("240p"), o.source, 426, 240), 30.0);
+                 }});
+
+    // --- Pixel formats and colour.
+    c.push_back({"Hdr10Pq10Bit420", "hdr10.mp4",
+                 [](const fs::path& f) {
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0)}, kH264,
+                                  {"-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "smpte2084",
+                                   "-colorspace", "bt2020nc", "-color_range", "tv", f.string()}}));
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     VideoFacts v = video_facts(o.rung_track("120p"));
+                     EXPECT_EQ(v.pix_fmt, "yuv420p10le") << "10-bit stays 10-bit";
+                     EXPECT_EQ(v.profile, "Main");
+                     EXPECT_EQ(v.transfer, "smpte2084");
+                     EXPECT_EQ(v.primaries, "bt2020");
+                     EXPECT_EQ(v.frames, 50);
+                     EXPECT_EQ(attribute(o.stream_inf("120p"), "VIDEO-RANGE"), "PQ");
+                     // av01.P.LLT.DD.M.CCC.cp.tc.mc.F
+                     std::string codecs = attribute(o.stream_inf("120p"), "CODECS");
+                     codecs = codecs.substr(0, codecs.find(','));
+                     std::vector<std::string> fields;
+                     for (std::size_t a = 0, b; a <= codecs.size(); a = b + 1) {
+                         b = std::min(codecs.find('.', a), codecs.size());
+                         fields.push_back(codecs.substr(a, b - a));
+                     }
+                     ASSERT_EQ(fields.size(), 10u) << codecs;
+                     EXPECT_EQ(fields[1], "0") << "main profile";
+                     EXPECT_EQ(fields[3], "10") << "bit depth";
+                     EXPECT_EQ(fields[5], "110") << "4:2:0";
+                     EXPECT_EQ(fields[6], "09") << "BT.2020 primaries";
+                     EXPECT_EQ(fields[7], "16") << "PQ";
+                     EXPECT_EQ(fields[8], "09") << "BT.2020 non-constant matrix";
+                 }});
+    c.push_back({"Chroma422EightBit", "yuv422.mp4",
+                 [](const fs::path& f) {
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0)}, kH264,
+                                  {"-pix_fmt", "yuv422p", f.string()}}));
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     ASSERT_EQ(stream_of(o.source, "v:0").value("pix_fmt", ""), "yuv422p");
+                     REQUIRE_LADDER(o, {"120p"});
+                     VideoFacts v = video_facts(o.rung_track("120p"));
+                     EXPECT_EQ(v.pix_fmt, "yuv420p") << "4:2:2 becomes 4:2:0, 8-bit";
+                     EXPECT_EQ(v.profile, "Main");
+                     EXPECT_EQ(v.frames, 50);
+                     EXPECT_GE(psnr_against_source(o.rung_track("120p"), o.source, 160, 120), 30.0);
+                 }});
+    c.push_back({"InterlacedTff", "interlaced.mp4",
+                 [](const fs::path& f) {
+                     // 50 fields a second woven into 25 top-field-first frames.
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "50", 2.0), "-vf",
+                                   "tinterlace=mode=interleave_top,setfield=tff"},
+                                  kH264,
+                                  {"-pix_fmt", "yuv420p", "-flags", "+ildct+ilme", "-x264-params", "tff=1",
+                                   f.string()}}));
+                 },
+                 // At the source size, so that combing would survive into the output.
+                 {"--rung", "240p=320x240@1500", "--preset", "12", "--segment-seconds", "1"},
+                 [](const Outcome& o) {
+                     const Idet in = interlace_detection(o.source);
+                     ASSERT_GT(in.tff, 40) << "the corpus input really is interlaced";
+                     REQUIRE_LADDER(o, {"240p"});
+                     const fs::path track = o.rung_track("240p");
+                     EXPECT_EQ(video_facts(track).frames, 50) << "one frame per source frame (25 fps)";
+                     EXPECT_EQ(attribute(o.stream_inf("240p"), "FRAME-RATE"), "25.000");
+                     const Idet out = interlace_detection(track);
+                     EXPECT_GE(out.progressive, 40) << "deinterlaced: TFF " << out.tff << " BFF " << out.bff
+                                                    << " progressive " << out.progressive;
+                     EXPECT_NE(o.run.err.find("deinterlac"), std::string::npos) << "says so: " << o.run.err;
+                 }});
+
+    // --- Timing.
+    c.push_back({"VariableFrameRate", "vfr.mkv",
+                 [](const fs::path& f) {
+                     // 30 fps, but every 2nd and 3rd frame of 0.5-1.2 s is missing: 10 fps there.
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "30", 2.0), "-vf",
+                                   "select='not(between(t,0.5,1.2)*mod(n,3))'", "-fps_mode", "vfr"},
+                                  kH264, {"-pix_fmt", "yuv420p", f.string()}}));
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     ASSERT_LT(source_frames(o.source), 55) << "the corpus input really has gaps";
+                     REQUIRE_LADDER(o, {"120p"});
+                     const fs::path track = o.rung_track("120p");
+                     EXPECT_NEAR(video_facts(track).frames, 60, 1) << "2 s at the nominal 30 fps";
+                     EXPECT_EQ(attribute(o.stream_inf("120p"), "FRAME-RATE"), "30.000");
+                     std::set<long> distinct;
+                     for (double d : frame_intervals(track)) distinct.insert(std::lround(d * 1e5));
+                     EXPECT_EQ(distinct.size(), 1u) << "constant frame rate out";
+                 }});
+    c.push_back({"LargeStartTime", "late.ts",
+                 [](const fs::path& f) { plain_clip(f, "320x240", "25", 2.0, true, {"-output_ts_offset", "3600"}); },
+                 kSmall,
+                 [](const Outcome& o) {
+                     ASSERT_GT(format_start_time(o.source), 3600.0);
+                     REQUIRE_LADDER(o, {"120p"});
+                     VideoFacts v = video_facts(o.rung_track("120p"));
+                     EXPECT_NEAR(v.start, 0.0, 1e-6) << "the outputs start at 0";
+                     EXPECT_EQ(v.frames, source_frames(o.source));
+                     const fs::path audio = o.audio_track();
+                     EXPECT_NEAR(number(stream_of(audio, "a:0"), "start_time"), 0.0, 0.03) << "in sync with video";
+                     EXPECT_NEAR(o.extinf_total("audio/aac/index.m3u8"), o.extinf_total("120p/index.m3u8"), 0.1);
+                 }});
+    c.push_back({"NegativeStartTime", "early-audio.mkv",
+                 [](const fs::path& f) {
+                     // The audio starts 1 s before the first video frame.
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0), "-itsoffset", "-1", "-f",
+                                   "lavfi", "-i", sine(3.0)},
+                                  kH264,
+                                  {"-pix_fmt", "yuv420p", "-c:a", "aac", "-avoid_negative_ts", "disabled",
+                                   f.string()}}));
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     ASSERT_LT(format_start_time(o.source), -0.5);
+                     REQUIRE_LADDER(o, {"120p"});
+                     VideoFacts v = video_facts(o.rung_track("120p"));
+                     EXPECT_NEAR(v.start, 0.0, 1e-6);
+                     EXPECT_EQ(v.frames, 50);
+                     const fs::path audio = o.audio_track();
+                     EXPECT_NEAR(number(stream_of(audio, "a:0"), "start_time"), 0.0, 0.03);
+                     EXPECT_NEAR(o.extinf_total("audio/aac/index.m3u8"), 2.0, 0.1)
+                         << "audio before the first video frame is cut";
+                 }});
+    c.push_back({"AudioLongerThanVideo", "long-audio.mp4",
+                 [](const fs::path& f) {
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0), "-f", "lavfi", "-i",
+                                   sine(3.0)},
+                                  kH264, {"-pix_fmt", "yuv420p", "-c:a", "aac", f.string()}}));
+                 },
+                 kSmallBoth,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     EXPECT_EQ(video_facts(o.rung_track("120p")).frames, 50);
+                     EXPECT_NEAR(o.extinf_total("120p/index.m3u8"), 2.0, 1e-6);
+                     EXPECT_NEAR(o.extinf_total("audio/aac/index.m3u8"), 2.0, 0.05) << "audio cut at the video's end";
+                     FileFacts mp4 = probe(o.out / "120p.mp4");
+                     ASSERT_EQ(mp4.audio.size(), 1u);
+                     EXPECT_NEAR(mp4.audio[0].duration, 2.0, 0.05) << "the same in the MP4";
+                 }});
+    c.push_back({"AudioShorterThanVideo", "short-audio.mp4",
+                 [](const fs::path& f) {
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 3.0), "-f", "lavfi", "-i",
+                                   sine(1.0)},
+                                  kH264, {"-pix_fmt", "yuv420p", "-c:a", "aac", f.string()}}));
+                 },
+                 kSmallBoth,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     EXPECT_EQ(video_facts(o.rung_track("120p")).frames, 75);
+                     EXPECT_NEAR(o.extinf_total("120p/index.m3u8"), 3.0, 1e-6);
+                     EXPECT_NEAR(o.extinf_total("audio/aac/index.m3u8"), 3.0, 0.05)
+                         << "audio padded with silence to the video's end";
+                     EXPECT_EQ(read_playlist(o.out / "audio/aac/index.m3u8").extinf.size(), 3u)
+                         << "an audio segment for every video segment";
+                     FileFacts mp4 = probe(o.out / "120p.mp4");
+                     ASSERT_EQ(mp4.audio.size(), 1u);
+                     EXPECT_NEAR(mp4.audio[0].duration, 3.0, 0.05) << "the same in the MP4";
+                 }});
+    c.push_back({"Fps23976", "ntsc-film.mp4",
+                 [](const fs::path& f) { plain_clip(f, "320x240", "24000/1001", 2.0, true); }, kSmall,
+                 [](const Outcome& o) { expect_rate(o, "23.976", 24000.0 / 1001); }});
+    c.push_back({"Fps5994", "ntsc-60.mp4",
+                 [](const fs::path& f) { plain_clip(f, "320x240", "60000/1001", 1.0, true); }, kSmall,
+                 [](const Outcome& o) { expect_rate(o, "59.940", 60000.0 / 1001); }});
+
+    // --- Audio layouts.
+    c.push_back({"TwoAudioTracks", "two-audio.mp4",
+                 [](const fs::path& f) {
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0), "-f", "lavfi", "-i", sine(2.0),
+                                   "-f", "lavfi", "-i", sine(2.0, 880), "-map", "0:v", "-map", "1:a", "-map", "2:a"},
+                                  kH264,
+                                  {"-pix_fmt", "yuv420p", "-c:a", "aac", "-ac:a:0", "2", "-ac:a:1", "1",
+                                   "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", f.string()}}));
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     REQUIRE_LADDER(o, {"120p"});
+                     const std::string media = o.media_tag();
+                     EXPECT_EQ(attribute(media, "LANGUAGE"), "eng") << "the first (default) track";
+                     EXPECT_EQ(attribute(media, "CHANNELS"), "2");
+                     int media_tags = 0;
+                     for (const auto& t : o.master().tags) media_tags += t.rfind("#EXT-X-MEDIA:", 0) == 0;
+                     EXPECT_EQ(media_tags, 1) << "one audio rendition";
+                     EXPECT_NE(o.run.err.find("2 audio streams"), std::string::npos) << "says which: " << o.run.err;
+                 }});
+    c.push_back({"Surround51", "surround.mp4",
+                 [](const fs::path& f) {
+                     // The tone is only in the centre channel: a naive "first two
+                     // channels" would be silent.
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0), "-f", "lavfi", "-i", sine(2.0),
+                                   "-af", "pan=5.1|FC=c0"},
+                                  kH264, {"-pix_fmt", "yuv420p", "-c:a", "aac", f.string()}}));
+                 },
+                 kSmall,
+                 [](const Outcome& o) {
+                     ASSERT_EQ(stream_of(o.source, "a:0").value("channels", 0), 6);
+                     REQUIRE_LADDER(o, {"120p"});
+                     EXPECT_EQ(attribute(o.media_tag(), "CHANNELS"), "2") << "downmixed to stereo";
+                     const fs::path audio = o.audio_track();
+                     EXPECT_EQ(stream_of(audio, "a:0").value("channels", 0), 2);
+                     EXPECT_GT(mean_volume_db(audio), -40.0) << "the centre channel is in the downmix";
+                 }});
+    return c;
+}
+
+class InputCorpus : public ::testing::TestWithParam<CorpusEntry> {};
+
+TEST_P(InputCorpus, MeetsItsWrittenExpectation) {
+    const CorpusEntry& e = GetParam();
+    const fs::path dir = fresh_dir("corpus-" + e.name);
+    Outcome o;
+    o.source = dir / e.file_name;
+    o.out = dir / "out";
+    o.scratch = dir / "scratch";
+    fs::create_directories(o.scratch);
+    ASSERT_NO_THROW(e.make(o.source)) << "generating the corpus input";
+    std::vector<std::string> args{"encode", o.source.string(), "-o", o.out.string()};
+    args.insert(args.end(), e.options.begin(), e.options.end());
+    const auto started = std::chrono::steady_clock::now();
+    o.run = run_ladder(args, {}, kWatchdogSeconds);
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("[ metric   ] %s: ladder exit %d in %.1f s\n", e.name.c_str(), o.run.exit_code, o.seconds);
+    ASSERT_FALSE(o.run.timed_out) << "ladder hung on " << e.name;
+    ASSERT_LT(o.run.exit_code, 128) << "ladder crashed: " << o.run.err;
+    e.expect(o);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, InputCorpus, ::testing::ValuesIn(corpus()),
+                         [](const ::testing::TestParamInfo<CorpusEntry>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace ladder::test

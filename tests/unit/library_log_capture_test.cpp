@@ -1,0 +1,40 @@
+// FFmpeg's error messages are folded into ladder's own error line while a
+// capture is alive on the thread, and left alone otherwise.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "av/logging.hpp"
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+namespace ladder::av {
+namespace {
+
+TEST(LibraryLogCapture, CollectsErrorsOnItsThreadOnly) {
+    std::string text;
+    {
+        LibraryLogCapture capture;
+        av_log(nullptr, AV_LOG_ERROR, "moov atom not found\n");
+        av_log(nullptr, AV_LOG_DEBUG, "not an error\n");
+        // Another thread's messages are not this capture's (this one is printed).
+        std::thread([] { av_log(nullptr, AV_LOG_ERROR, "from another thread (expected in the test log)\n"); }).join();
+        av_log(nullptr, AV_LOG_FATAL, "second %d\n", 2);
+        text = capture.text();
+    }
+    EXPECT_EQ(text, "moov atom not found; second 2");
+}
+
+TEST(LibraryLogCapture, EndsWithItsScope) {
+    {
+        LibraryLogCapture capture;
+    }
+    LibraryLogCapture later;
+    av_log(nullptr, AV_LOG_ERROR, "only this\n");
+    EXPECT_EQ(later.text(), "only this");
+}
+
+}  // namespace
+}  // namespace ladder::av
