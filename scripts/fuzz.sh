@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the libFuzzer targets (the `fuzz` preset: clang, ASan+UBSan, only the
+# Install clang and the libFuzzer runtime when missing (install-deps.sh
+# --fuzz), build the libFuzzer targets (the `fuzz` preset: clang, ASan+UBSan, only the
 # parsers they feed), replay their seed corpora and kept regression inputs
 # (ctest --preset fuzz), then fuzz each chosen target for SECONDS.
 #
@@ -40,10 +41,8 @@ case "$1" in
 esac
 SECONDS_EACH="$2"
 
-if ! command -v clang++ >/dev/null 2>&1; then
-  echo "fuzz.sh: clang++ is missing: scripts/install-deps.sh --fuzz installs clang and the libFuzzer runtime" >&2
-  exit 2
-fi
+# clang and the libFuzzer runtime (apt is not touched when they are there).
+"$ROOT/scripts/install-deps.sh" --fuzz
 
 BUILD_DIR="$ROOT/build/fuzz"
 configure_args=(--preset fuzz)
