@@ -12,6 +12,7 @@
 #   JOBS            parallel build jobs (default: number of CPU cores)
 #   FUZZ_RSS_MB     memory limit per run (-rss_limit_mb, default 2048)
 #   FUZZ_TIMEOUT_S  one input slower than this is a finding (-timeout, default 10)
+#   FUZZ_PARALLEL   targets fuzzed at the same time (default: number of CPU cores)
 #
 # The working corpus of a target is build/fuzz/corpus/TARGET (seeded from
 # tests/fuzz/corpus/TARGET; what fuzzing finds stays there, not in git). A
@@ -55,31 +56,46 @@ ctest --preset fuzz --no-tests=error
 
 [[ "$SECONDS_EACH" -eq 0 ]] && exit 0
 
-rc=0
-summary=()
-for t in "${chosen[@]}"; do
-  corpus="$BUILD_DIR/corpus/$t"
-  artifacts="$BUILD_DIR/artifacts/$t"
-  log="$BUILD_DIR/$t.log"
+# One target per core at a time (each libFuzzer run is single-threaded).
+fuzz_one() {
+  local t="$1" corpus="$BUILD_DIR/corpus/$1" artifacts="$BUILD_DIR/artifacts/$1"
+  local log="$BUILD_DIR/$1.log" t_rc=0
   mkdir -p "$corpus" "$artifacts"
+  rm -f "$BUILD_DIR/$t.result"
   cp -n "tests/fuzz/corpus/$t"/* "$corpus"/ 2>/dev/null || true
   echo "fuzz.sh: $t for ${SECONDS_EACH} s (log $log)"
-  t_rc=0
   "$BUILD_DIR/tests/fuzz/$t" "$corpus" \
     -max_total_time="$SECONDS_EACH" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
     -timeout="${FUZZ_TIMEOUT_S:-10}" -artifact_prefix="$artifacts/" \
     -print_final_stats=1 >"$log" 2>&1 || t_rc=$?
   # The last status line ("#N DONE cov: ... ft: ... corp: ...") and the run count.
-  status="$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/ +/ /g')"
+  local status execs
+  status="$(grep -E '^#[0-9]+' "$log" | tail -1 | tr -s ' \t' ' ')"
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
   if [[ $t_rc -ne 0 ]]; then
-    rc=1
     tail -40 "$log" >&2
-    summary+=("$t: FAILED (exit $t_rc), inputs in $artifacts: $(ls "$artifacts" | tr '\n' ' ')")
+    echo "$t: FAILED (exit $t_rc), inputs in $artifacts: $(ls "$artifacts" | tr '\n' ' ')" >"$BUILD_DIR/$t.result"
   else
-    summary+=("$t: ok, ${execs:-?} runs; $status")
+    echo "$t: ok, ${execs:-?} runs; $status" >"$BUILD_DIR/$t.result"
   fi
+  return "$t_rc"
+}
+
+PARALLEL="${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}"
+rc=0
+running=0
+for t in "${chosen[@]}"; do
+  if [[ $running -ge $PARALLEL ]]; then
+    wait -n || rc=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+while [[ $running -gt 0 ]]; do
+  wait -n || rc=1
+  running=$((running - 1))
 done
 echo
-printf 'fuzz.sh: %s\n' "${summary[@]}"
+for t in "${chosen[@]}"; do echo "fuzz.sh: $(cat "$BUILD_DIR/$t.result")"; done
 exit "$rc"
