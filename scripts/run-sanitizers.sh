@@ -9,7 +9,8 @@
 #
 # Only what the tests need is built (the ladder binary, ladder_unit_tests and
 # the fake driver libraries), not the e2e GoogleTest suite, as a unity build
-# at -O1 -g1 (CMakePresets.json), to keep CI cheap (docs/hardening.md).
+# (CMakePresets.json: asan at -O0, tsan at -O1, both -g1), to keep CI cheap
+# (docs/hardening.md).
 #
 # Usage: scripts/run-sanitizers.sh [asan|tsan|all]   (default: all)
 # Environment:
