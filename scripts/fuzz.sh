@@ -70,7 +70,7 @@ fuzz_one() {
     -print_final_stats=1 >"$log" 2>&1 || t_rc=$?
   # The last status line ("#N DONE cov: ... ft: ... corp: ...") and the run count.
   local status execs
-  status="$(grep -E '^#[0-9]+' "$log" | tail -1 | tr -s ' \t' ' ')"
+  status="$(grep -E '^#[0-9]+' "$log" | tail -1 | tr -s ' \t' ' ' || true)"
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
   if [[ $t_rc -ne 0 ]]; then
     tail -40 "$log" >&2
