@@ -51,6 +51,12 @@ LadderSpec parse_ladder_json(const std::string& text, const std::string& origin)
     } catch (const nlohmann::json::parse_error& e) {
         throw InputError(fmt::format("ladder file {} is not valid JSON (byte {}): fix the file or pass --rung instead",
                                      origin, e.byte));
+    } catch (const nlohmann::json::out_of_range&) {
+        // The parser's other exception: a number beyond a double's range
+        // (1E400). Found by tests/fuzz/fuzz_ladder_json.
+        throw InputError(fmt::format("ladder file {} has a number too large for JSON (beyond 1.8E308): fix the file "
+                                     "or pass --rung instead",
+                                     origin));
     }
     if (!doc.is_object() || !doc.contains("rungs") || !doc["rungs"].is_array())
         throw InputError(fmt::format("ladder file {} has no \"rungs\" array: expected {{\"rungs\": [{{\"name\": "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what ladder needs from the distribution's packages, in one of three
+# Install what ladder needs from the distribution's packages, in one of four
 # modes:
 #
 #   (default)          build AND test: compiler and build tools, the FFmpeg
@@ -12,6 +12,10 @@
 #                      run-sample.sh use it.
 #   --build            only what `scripts/build.sh --no-tests` needs (the
 #                      Dockerfile's build stage).
+#   --fuzz             what scripts/fuzz.sh needs: the --build packages plus
+#                      clang and the libFuzzer/sanitizer runtime (the
+#                      distribution's default clang: 14 on Debian 12, 18 on
+#                      Ubuntu 24.04, 19 on Debian 13).
 #   --runtime FILE     the runtime packages listed in FILE, one per line (made
 #                      by scripts/runtime-packages.sh from a built binary), plus
 #                      the libraries ladder and FFmpeg load at run time for GPUs
@@ -24,7 +28,7 @@
 # Run as root or as a user with sudo. If every package is already installed,
 # apt is not touched at all, so repeated runs are fast.
 #
-# Usage: scripts/install-deps.sh [--build | --runtime FILE]
+# Usage: scripts/install-deps.sh [--build | --fuzz | --runtime FILE]
 set -euo pipefail
 
 MODE=all
@@ -32,6 +36,7 @@ RUNTIME_LIST=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) MODE=build ;;
+    --fuzz) MODE=fuzz ;;
     --runtime)
       MODE=runtime
       RUNTIME_LIST="${2:-}"
@@ -77,6 +82,11 @@ TEST_PACKAGES=(
   chromium
 )
 
+# Added for the libFuzzer targets (scripts/fuzz.sh, tests/fuzz): clang and
+# compiler-rt (libclang_rt.fuzzer and the ASan/UBSan runtimes). Both names
+# are llvm-defaults' unversioned packages, present on all three systems.
+FUZZ_PACKAGES=(clang libclang-rt-dev)
+
 # Loaded at run time (dlopen), so scripts/runtime-packages.sh cannot see them
 # in the binary: the oneVPL dispatcher, its Intel GPU implementation and the
 # VA-API driver it drives (Quick Sync in a container with /dev/dri). The
@@ -96,6 +106,7 @@ fi
 
 case "$MODE" in
   build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+  fuzz) PACKAGES=("${BUILD_PACKAGES[@]}" "${FUZZ_PACKAGES[@]}") ;;
   all) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
   runtime)
     if [[ ! -r "$RUNTIME_LIST" ]]; then

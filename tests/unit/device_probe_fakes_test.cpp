@@ -10,11 +10,12 @@
 #include "gpu/dynamic_library.hpp"
 #include "gpu/intel_probe.hpp"
 #include "gpu/nvml_probe.hpp"
+#include "text_contains.hpp"
 
 namespace ladder::gpu {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using ladder::test::contains;
 
 TEST(DeviceProbeFakes, NvmlListsTheGpusItMayOpen) {
     // Held open so the fake's counters outlive the probe's own handle.

@@ -10,11 +10,12 @@
 #include "gpu/nvidia_codec_probe.hpp"
 #include "gpu/nvml_probe.hpp"
 #include "gpu/software_encoders.hpp"
+#include "text_contains.hpp"
 
 namespace ladder::gpu {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using ladder::test::contains;
 
 ProbeLibraries missing_libraries() {
     ProbeLibraries libs;

@@ -381,6 +381,18 @@ TEST(LadderJson, OutOfRangeIntegersAreRejected) {
     }
 }
 
+TEST(LadderJson, NumbersBeyondADoubleAreAnInputError) {
+    // nlohmann/json throws out_of_range (not parse_error) for these; found by
+    // tests/fuzz/fuzz_ladder_json, which kept the input as a regression.
+    for (const auto& fields : {std::string(R"("name": "a", "height": 1E400, "bitrate_kbps": 2500)"),
+                               std::string(R"("name": "a", "height": 720, "bitrate_kbps": -9e999)")}) {
+        SCOPED_TRACE(fields);
+        const auto msg = input_error_of([&] { parse_ladder_json(one_rung_json(fields), "huge.json"); });
+        EXPECT_NE(msg.find("huge.json"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("too large"), std::string::npos) << msg;
+    }
+}
+
 // ---------------------------------------------------------------- preset files
 
 TEST(LadderFile, LoadsAFile) {

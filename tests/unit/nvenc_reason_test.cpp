@@ -7,10 +7,12 @@
 
 #include <ffnvcodec/nvEncodeAPI.h>
 
+#include "text_contains.hpp"
+
 namespace ladder::gpu {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using ladder::test::contains;
 
 TEST(NvencReason, GpusWithoutAnEncoderEngine) {
     // NV_ENC_ERR_UNSUPPORTED_DEVICE (2) is what a Hopper H100/H200 answers.
