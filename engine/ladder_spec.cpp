@@ -1,5 +1,7 @@
 #include "engine/ladder_spec.hpp"
 
+#include "engine/even_size.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,8 +27,6 @@ LadderSpec default_ladder() {
 }
 
 namespace {
-
-int even_round(double v) { return std::max(2, static_cast<int>(std::lround(v / 2.0)) * 2); }
 
 int get_int(const nlohmann::json& j, const char* key, int fallback, const std::string& where) {
     if (!j.contains(key)) return fallback;

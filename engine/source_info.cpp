@@ -1,5 +1,7 @@
 #include "engine/source_info.hpp"
 
+#include "engine/even_size.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,8 +57,6 @@ int rotation_of(const AVStream* st) {
     const int snapped = static_cast<int>(std::lround(theta / 90.0)) * 90 % 360;
     return std::fabs(theta - snapped) < 1.0 || std::fabs(theta - 360 - snapped) < 1.0 ? snapped : 0;
 }
-
-int even_round(double v) { return std::max(2, static_cast<int>(std::lround(v / 2.0)) * 2); }
 
 // Untagged sources get what players assume for them anyway (BT.709 from 720
 // lines up, SMPTE 170M below; limited range), written down explicitly so
