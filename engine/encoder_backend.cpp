@@ -84,8 +84,12 @@ private:
         ctx->color_range = s.color_range;
         ctx->bit_rate = static_cast<int64_t>(s.bitrate_kbps) * 1000;
         ctx->rc_buffer_size = (s.bufsize_kbps ? s.bufsize_kbps : 2 * s.bitrate_kbps) * 1000;
-        // One key frame per chunk: the chunk is the GOP (closed).
-        ctx->gop_size = std::max(1, frames);
+        // One key frame per chunk: the chunk is the GOP (closed). Never 1:
+        // FFmpeg 6.1+ turns gop_size 1 into SVT-AV1's force_key_frames, which
+        // SVT-AV1 2.x refuses in VBR mode ("bad parameter"), so a 1-frame
+        // chunk (a 1-frame source, a last chunk of 1 frame) could not be
+        // encoded on Debian 13. Its only frame is a key frame either way.
+        ctx->gop_size = std::max(2, frames);
         ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER | AV_CODEC_FLAG_CLOSED_GOP;
         ctx->thread_count = slot_.threads;
 

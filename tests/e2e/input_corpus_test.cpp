@@ -128,9 +128,13 @@ Idet interlace_detection(const fs::path& file) {
     ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-i", file.string(), "-map", "0:v:0", "-vf",
                                    "idet", "-f", "null", "-"});
     static const std::regex re(R"(Multi frame detection: TFF:\s*(\d+) BFF:\s*(\d+) Progressive:\s*(\d+))");
-    std::smatch m;
-    if (!std::regex_search(r.err, m, re)) throw std::runtime_error("idet failed on " + file.string() + ": " + r.err);
-    return {std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])};
+    // FFmpeg 7 prints the summary once per filter graph it configured, the
+    // first one (a graph torn down before any frame) all zeros: the last
+    // summary is the one that saw the frames.
+    std::smatch last;
+    for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), re); it != std::sregex_iterator(); ++it) last = *it;
+    if (last.empty()) throw std::runtime_error("idet failed on " + file.string() + ": " + r.err);
+    return {std::stoi(last[1]), std::stoi(last[2]), std::stoi(last[3])};
 }
 
 // Mean volume (dB) of the first audio stream, by ffmpeg's volumedetect.
@@ -439,12 +443,18 @@ std::vector<CorpusEntry> corpus() {
     // --- Pixel formats and colour.
     c.push_back({"Hdr10Pq10Bit420", "hdr10.mp4",
                  [](const fs::path& f) {
-                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0)}, kH264,
+                     // setparams tags the frames: FFmpeg 7 takes the stream's colour from
+                     // them and ignores -color_trc & co. for libx264 (5.1 honours both).
+                     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("320x240", "25", 2.0), "-vf",
+                                   "setparams=color_primaries=bt2020:color_trc=smpte2084:colorspace=bt2020nc:range=tv"},
+                                  kH264,
                                   {"-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "smpte2084",
                                    "-colorspace", "bt2020nc", "-color_range", "tv", f.string()}}));
                  },
                  kSmall,
                  [](const Outcome& o) {
+                     ASSERT_EQ(stream_of(o.source, "v:0").value("color_transfer", ""), "smpte2084")
+                         << "the corpus input really is PQ";
                      REQUIRE_LADDER(o, {"120p"});
                      VideoFacts v = video_facts(o.rung_track("120p"));
                      EXPECT_EQ(v.pix_fmt, "yuv420p10le") << "10-bit stays 10-bit";
