@@ -156,8 +156,12 @@ private:
         av::check(sws_scale_frame(sws_.get(), dst, src), "converting a frame for the encoder");
     }
 
-    void drain(AVCodecContext* ctx, const RawChunk& chunk, EncodedChunk& out) const {
+    // Checks stop before every packet: after the flush, receiving the packets
+    // is where SVT-AV1 does most of a chunk's work (it buffers every frame
+    // sent), so a stop waits for one frame, not for the whole chunk.
+    void drain(AVCodecContext* ctx, const RawChunk& chunk, EncodedChunk& out, std::stop_token stop) const {
         for (;;) {
+            if (stop.stop_requested()) throw Cancelled();
             av::PacketPtr pkt = av::make_packet();
             int ret = avcodec_receive_packet(ctx, pkt.get());
             if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
@@ -198,10 +202,10 @@ private:
             frame->pict_type = AV_PICTURE_TYPE_NONE;
             av::check(avcodec_send_frame(ctx.get(), frame.get()), "sending a frame");
             av_frame_unref(frame.get());
-            drain(ctx.get(), chunk, out);
+            drain(ctx.get(), chunk, out, stop);
         }
         av::check(avcodec_send_frame(ctx.get(), nullptr), "flushing");
-        drain(ctx.get(), chunk, out);
+        drain(ctx.get(), chunk, out, stop);
 
         if (static_cast<int>(out.packets.size()) != frames)
             throw RunError(fmt::format("{} returned {} packets for {} frames in chunk {}", slot_.encoder,
