@@ -164,6 +164,9 @@ void expect_clean_failure(const ProcessResult& r, const fs::path& out) {
     }
 }
 
+// A run that does not end fails the test instead of blocking CI.
+constexpr int kWatchdog = 60;
+
 class FullDisk : public testing::TestWithParam<std::string> {};
 
 // The disk fills up at three points of the same run (sizes relative to what
@@ -179,7 +182,7 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
     {
         SmallTmpfs disk(root / "large", "64m");
         if (!disk.mounted()) GTEST_SKIP() << disk.why_not();
-        auto r = run_ladder(encode_args(src, root / "large" / "out", format));
+        auto r = run_ladder(encode_args(src, root / "large" / "out", format), {}, kWatchdog);
         ASSERT_EQ(r.exit_code, 0) << "the run must fit a large disk: " << r.err;
         expect_complete(root / "large" / "out", format);
         written = bytes_under(root / "large" / "out");
@@ -193,7 +196,7 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
         SmallTmpfs disk(root / "tiny", std::to_string(kib) + "k");
         ASSERT_TRUE(disk.mounted()) << disk.why_not();
         const fs::path out = root / "tiny" / "out";
-        auto r = run_ladder(encode_args(src, out, format));
+        auto r = run_ladder(encode_args(src, out, format), {}, kWatchdog);
         SCOPED_TRACE("disk of " + std::to_string(kib) + " KiB");
         expect_clean_failure(r, out);
     }
@@ -211,7 +214,7 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
         ASSERT_TRUE(disk.mounted()) << disk.why_not();
         SmallTmpfs journal_disk(out / ".ladder", "64m");
         ASSERT_TRUE(journal_disk.mounted()) << journal_disk.why_not();
-        auto r = run_ladder(encode_args(src, out, format));
+        auto r = run_ladder(encode_args(src, out, format), {}, kWatchdog);
         expect_clean_failure(r, out);
         const auto errors = error_lines(r.err);
         ASSERT_FALSE(errors.empty());
@@ -224,7 +227,7 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
             ASSERT_TRUE(disk.grow("64m"));
             auto args = encode_args(src, out, format);
             args.push_back("--resume");
-            auto again = run_ladder(args);
+            auto again = run_ladder(args, {}, kWatchdog);
             ASSERT_EQ(again.exit_code, 0) << again.err;
             EXPECT_NE((again.out + again.err).find("resumed"), std::string::npos)
                 << "chunks come from the journal: " << again.err;
