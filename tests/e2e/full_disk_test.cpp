@@ -13,8 +13,8 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
-#include <fstream>
 
+#include "hls_tools.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {
@@ -132,9 +132,7 @@ void expect_complete(const fs::path& out, const std::string& format) {
         for (const char* rung : {"240p", "120p"}) {
             const fs::path playlist = out / rung / "index.m3u8";
             ASSERT_TRUE(fs::exists(playlist)) << playlist;
-            std::ifstream in(playlist);
-            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            EXPECT_NE(text.find("#EXT-X-ENDLIST"), std::string::npos) << playlist;
+            EXPECT_NE(read_text(playlist).find("#EXT-X-ENDLIST"), std::string::npos) << playlist;
         }
     } else {
         for (const char* rung : {"240p", "120p"}) {
