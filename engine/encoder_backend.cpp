@@ -177,8 +177,19 @@ private:
     }
 
     EncodedChunk encode_unchecked(const RawChunk& chunk, std::stop_token stop) const {
+        av::CodecContextPtr ctx =
+            open(static_cast<int>(chunk.frames.size()), chunk.frames.empty() ? nullptr : chunk.frames.front().get());
+        try {
+            return encode_with(ctx.get(), chunk, stop);
+        } catch (const Cancelled&) {
+            // A stop never waits on a teardown that may not return.
+            av::free_or_abandon_stopped_encoder(std::move(ctx));
+            throw;
+        }
+    }
+
+    EncodedChunk encode_with(AVCodecContext* ctx, const RawChunk& chunk, std::stop_token stop) const {
         const int frames = static_cast<int>(chunk.frames.size());
-        av::CodecContextPtr ctx = open(frames, chunk.frames.empty() ? nullptr : chunk.frames.front().get());
         EncodedChunk out;
         out.rung = chunk.rung;
         out.index = chunk.index;
@@ -192,7 +203,7 @@ private:
             if (stop.stop_requested()) throw Cancelled();
             const AVFrame* src = chunk.frames[static_cast<std::size_t>(i)].get();
             if (src->format != ctx->pix_fmt && !src->hw_frames_ctx) {
-                convert(src, ctx.get(), frame.get());
+                convert(src, ctx, frame.get());
             } else {
                 av::check(av_frame_ref(frame.get(), src), "referencing a frame");
             }
@@ -200,12 +211,12 @@ private:
             // A fresh encoder starts with a key frame on its own; forcing one on
             // frame 0 makes libaom emit a second key frame right after it.
             frame->pict_type = AV_PICTURE_TYPE_NONE;
-            av::check(avcodec_send_frame(ctx.get(), frame.get()), "sending a frame");
+            av::check(avcodec_send_frame(ctx, frame.get()), "sending a frame");
             av_frame_unref(frame.get());
-            drain(ctx.get(), chunk, out, stop);
+            drain(ctx, chunk, out, stop);
         }
-        av::check(avcodec_send_frame(ctx.get(), nullptr), "flushing");
-        drain(ctx.get(), chunk, out, stop);
+        av::check(avcodec_send_frame(ctx, nullptr), "flushing");
+        drain(ctx, chunk, out, stop);
 
         if (static_cast<int>(out.packets.size()) != frames)
             throw RunError(fmt::format("{} returned {} packets for {} frames in chunk {}", slot_.encoder,
@@ -216,7 +227,7 @@ private:
             throw RunError(fmt::format("{} did not start chunk {} with a key frame and sequence header",
                                        slot_.encoder, chunk.index));
         auto par = av::make_codec_parameters();
-        av::check(avcodec_parameters_from_context(par.get(), ctx.get()), "reading encoder parameters");
+        av::check(avcodec_parameters_from_context(par.get(), ctx), "reading encoder parameters");
         // av1C must carry the sequence header the key frames signal, not
         // whatever the encoder offered at open time.
         av::set_extradata(par.get(), av::extract_extradata(first, par.get()));

@@ -78,6 +78,8 @@ TEST_PACKAGES=(
   python3
   # misc
   ca-certificates git
+  # gdb: the e2e watchdog prints a hung ladder's thread stacks before killing it
+  gdb
   # real-player check (tests/player/play.mjs drives /usr/bin/chromium)
   chromium
 )

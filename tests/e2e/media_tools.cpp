@@ -52,6 +52,15 @@ fs::path scratch_root() {
     return root.path;
 }
 
+// The stacks of every thread of a process the watchdog is about to kill, so
+// a hang in CI says where it hung (empty where gdb is not installed).
+std::string stacks_of(pid_t pid) {
+    if (::access("/usr/bin/gdb", X_OK) != 0) return {};
+    const ProcessResult gdb = run_process(
+        {"/usr/bin/gdb", "-nx", "-batch", "-p", std::to_string(pid), "-ex", "thread apply all bt"}, {}, 60);
+    return "\nwatchdog: the stacks of the hung process (gdb):\n" + gdb.out + gdb.err;
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
@@ -83,11 +92,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
     int status = 0;
     bool timed_out = false;
+    std::string hung_stacks;
     if (timeout_seconds > 0) {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
         while (waitpid(pid, &status, WNOHANG) == 0) {
             if (std::chrono::steady_clock::now() >= deadline) {
                 timed_out = true;
+                hung_stacks = stacks_of(pid);
                 kill(pid, SIGKILL);
                 waitpid(pid, &status, 0);
                 break;
@@ -101,7 +112,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     r.timed_out = timed_out;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = slurp(out_file);
-    r.err = slurp(err_file);
+    r.err = slurp(err_file) + hung_stacks;
     fs::remove(out_file);
     fs::remove(err_file);
     return r;

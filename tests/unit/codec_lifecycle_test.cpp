@@ -9,6 +9,7 @@
 #include "av/av_error.hpp"
 #include "av/codec_lifecycle.hpp"
 #include "engine/encoder_backend.hpp"
+#include "engine/errors.hpp"
 #include "gpu/cpu_info.hpp"
 
 namespace ladder {
@@ -68,6 +69,31 @@ TEST(CodecLifecycle, SvtAv1EncodersOpenAndCloseFromManyThreadsAtOnce) {
         });
     threads.clear();  // joins
     EXPECT_EQ(opened.load(), kThreads * kOpens);
+}
+
+// A stopped run never waits on SVT-AV1's teardown (which can block forever
+// with pictures in flight): a stopped SVT-AV1 encoder is abandoned, open and
+// idle; a stopped libaom one is freed as usual.
+TEST(CodecLifecycle, AStoppedSvtAv1EncoderIsAbandonedAndOthersAreFreed) {
+    engine::EncoderSettings settings;
+    settings.width = 64;
+    settings.height = 64;
+    settings.bitrate_kbps = 100;
+    settings.preset = 12;
+    std::stop_source stop;
+    stop.request_stop();
+    for (const char* encoder : {"libsvtav1", "libaom-av1"}) {
+        SCOPED_TRACE(encoder);
+        gpu::EncoderSlot slot;
+        slot.kind = gpu::DeviceKind::cpu;
+        slot.encoder = encoder;
+        slot.threads = 1;
+        slot.label = "cpu0";
+        const int before = av::abandoned_encoder_count();
+        EXPECT_THROW(engine::make_encoder_backend(slot, settings)->encode(gray_chunk(4), stop.get_token()),
+                     engine::Cancelled);
+        EXPECT_EQ(av::abandoned_encoder_count() - before, std::strcmp(encoder, "libsvtav1") == 0 ? 1 : 0);
+    }
 }
 
 }  // namespace
