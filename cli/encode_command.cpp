@@ -19,16 +19,34 @@
 #include "cli/stderr_capture.hpp"
 #include "engine/errors.hpp"
 #include "engine/job.hpp"
+#include "engine/plan_job.hpp"
 #include "engine/memory_budget.hpp"
 #include "gpu/cpu_info.hpp"
 
 namespace ladder::cli {
 
 CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
-    CLI::App* cmd = app.add_subcommand("encode", "Encode INPUT into an AV1 ladder in OUTDIR");
-    cmd->add_option("input", a.input, "Source video file (any format FFmpeg reads)")->required();
-    cmd->add_option("-o,--output", a.outdir, "Output directory (created if missing)")->required();
-    cmd->add_option("--format", a.format,
+    CLI::App* cmd = app.add_subcommand(
+        "encode", "Encode INPUT into an AV1 ladder in OUTDIR (or, with --plan P --shard I/N, shard I of N of a plan "
+                  "made by ladder plan)");
+    auto* input = cmd->add_option("input", a.input, "Source video file (any format FFmpeg reads); required unless --plan");
+    auto* output = cmd->add_option("-o,--output", a.outdir, "Output directory (created if missing); required unless --plan");
+    auto* plan = cmd->add_option("--plan", a.plan,
+                                 "Encode a shard of this plan (WORKDIR/plan.json from ladder plan) instead: its source, "
+                                 "ladder and encoder settings; the chunks go to WORKDIR/.ladder, shared with the other "
+                                 "shards (chunks already there are kept, so a shard can be run again); no outputs "
+                                 "(ladder stitch WORKDIR makes them); the report goes to "
+                                 "WORKDIR/reports/shard-I-of-N.json")
+                     ->type_name("FILE");
+    auto* shard = cmd->add_option("--shard", a.shard,
+                                  "With --plan: shard I (0-based) of N, a contiguous range of the plan's chunks for "
+                                  "every rung, decoding only the frames they need (Kubernetes Indexed Job: "
+                                  "$(JOB_COMPLETION_INDEX)/N; Slurm array: $SLURM_ARRAY_TASK_ID/N)")
+                      ->type_name("I/N");
+    plan->excludes(input)->excludes(output);
+    shard->needs(plan);
+    plan->needs(shard);
+    auto* format = cmd->add_option("--format", a.format,
                     "Output packaging: hls = CMAF/HLS (OUTDIR/master.m3u8, OUTDIR/<rung>/ with init.mp4, "
                     "seg_NNNNN.m4s, index.m3u8, iframes.m3u8, OUTDIR/audio/aac/); mp4 = one MP4 per rung "
                     "(OUTDIR/<rung>.mp4, faststart, AAC audio); both = HLS and MP4 from the same encode")
@@ -43,9 +61,9 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                                  "ladder: 1080p 4500k, 720p 2500k, 540p 1200k, 360p 600k, trimmed to the source "
                                  "(never upscales)");
     ladder->excludes(rung);
-    cmd->add_option("--encoder", a.encoder, "CPU AV1 encoder: svt (SVT-AV1) or aom (libaom)")
-        ->check(CLI::IsMember({"svt", "aom"}))
-        ->capture_default_str();
+    auto* encoder = cmd->add_option("--encoder", a.encoder, "CPU AV1 encoder: svt (SVT-AV1) or aom (libaom)")
+                        ->check(CLI::IsMember({"svt", "aom"}))
+                        ->capture_default_str();
     cmd->add_option("--policy", a.policy,
                     "Where to encode: auto = every GPU that can encode AV1, else the CPU (says so); all-gpus = every "
                     "AV1-capable GPU, error if none; gpu:I[,J] = these GPUs (indices from 'ladder devices'); nvidia / "
@@ -79,7 +97,7 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "cores/slots threads")
         ->check(CLI::Range(0, 256))
         ->capture_default_str();
-    cmd->add_option("--cpu-encoders", a.cpu_encoders,
+    auto* cpu_encoders = cmd->add_option("--cpu-encoders", a.cpu_encoders,
                     "Mixed CPU encoder sessions, e.g. svt:2,aom:1 (replaces --encoder and --cpu-slots). With "
                     "--splice-check strict a rung only takes chunks from the encoder kind that made its first chunk; "
                     "the others help other rungs");
@@ -92,26 +110,30 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "Bytes of raw frames that may wait for encoding (e.g. 2G, 512M; default: a quarter of the "
                     "available memory, at least two chunks of the largest rung). The decoder waits when it is full; "
                     "below one chunk of the largest rung is an error");
-    cmd->add_option("--segment-seconds", a.segment_seconds,
-                    "Chunk (and segment) length in seconds; every chunk starts with a key frame")
-        ->capture_default_str();
-    cmd->add_option("--audio", a.audio, "aac = encode the source's audio once to AAC for every rung; none = no audio")
-        ->check(CLI::IsMember({"aac", "none"}))
-        ->capture_default_str();
-    cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
-    cmd->add_flag("--resume", a.resume,
+    auto* segment = cmd->add_option("--segment-seconds", a.segment_seconds,
+                                    "Chunk (and segment) length in seconds; every chunk starts with a key frame")
+                        ->capture_default_str();
+    auto* audio = cmd->add_option("--audio", a.audio,
+                                  "aac = encode the source's audio once to AAC for every rung; none = no audio")
+                      ->check(CLI::IsMember({"aac", "none"}))
+                      ->capture_default_str();
+    auto* overwrite = cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
+    auto* resume = cmd->add_flag("--resume", a.resume,
                   "Continue an interrupted run (crash, kill -9, Ctrl-C) into the same OUTDIR: chunks journaled in "
                   "OUTDIR/.ladder by the earlier run with the same source, ladder and settings are reused, only the "
                   "missing ones are encoded");
-    cmd->add_option("--preset", a.preset,
-                    "Encoder speed preset: SVT-AV1 0-13 (default 8), libaom cpu-used 0-8 (default 6); higher is "
-                    "faster")
-        ->check(CLI::Range(-1, 13));
-    cmd->add_option("--splice-check", a.splice_check,
+    auto* preset = cmd->add_option("--preset", a.preset,
+                                   "Encoder speed preset: SVT-AV1 0-13 (default 8), libaom cpu-used 0-8 (default 6); "
+                                   "higher is faster")
+                       ->check(CLI::Range(-1, 13));
+    auto* splice = cmd->add_option("--splice-check", a.splice_check,
                     "How chunks of one rung must agree before they are stitched: strict = whole AV1 sequence "
                     "header; config = the fields in av1C only")
         ->check(CLI::IsMember({"strict", "config"}))
         ->capture_default_str();
+    // The plan decides these for every shard alike.
+    for (CLI::Option* o : {format, ladder, rung, encoder, cpu_encoders, segment, audio, overwrite, resume, preset, splice})
+        plan->excludes(o);
     cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
     cmd->add_option("--progress", a.progress,
                     "Progress on stderr: bars = live terminal bars (per rung: percent, fps, slots on it; per slot: "
@@ -214,13 +236,40 @@ int run_encode(const EncodeArgs& args) {
     };
 
     std::optional<std::filesystem::path> report_path;
+    // With --plan, where the chunks and the report go: the plan's folder.
+    EncodeArgs effective = args;
     try {
-        report_path = report_path_for(args.report, args.outdir);
+        std::optional<engine::JobPlan> plan;
+        std::optional<engine::ShardSpec> shard;
+        if (!args.plan.empty()) {
+            plan = engine::read_plan(args.plan);
+            shard = engine::parse_shard(args.shard);
+            const auto workdir = std::filesystem::path(args.plan).parent_path();
+            effective.outdir = workdir.empty() ? "." : workdir.string();
+            effective.input = plan->input.string();
+            if (args.report.empty())
+                effective.report =
+                    (workdir / "reports" / fmt::format("shard-{}-of-{}.json", shard->index, shard->count)).string();
+        } else if (args.input.empty() || args.outdir.empty()) {
+            throw engine::InputError(
+                "encode needs INPUT and -o OUTDIR (or --plan WORKDIR/plan.json --shard I/N for a shard of a plan)");
+        }
+        report_path = report_path_for(effective.report, effective.outdir);
         std::error_code ec;
         if (report_path && std::filesystem::is_directory(*report_path, ec))
             throw std::invalid_argument(
                 fmt::format("--report {} is a directory: name a file (or pass --report none)", report_path->string()));
-        const engine::JobOptions options = to_job_options(args);
+        engine::JobOptions options = to_job_options(args);
+        if (plan) {
+            options = engine::shard_job_options(*plan, effective.outdir, *shard, std::move(options));
+            if (options.shard->first_chunk == options.shard->end_chunk) {
+                finish(RunOutcome{0, "", "", since_start(), std::nullopt});
+                fmt::print("ladder: shard {}/{} has no chunks (the plan has {}): nothing to do\n", shard->index,
+                           shard->count, plan->chunk_count());
+                return 0;
+            }
+            if (report_path) std::filesystem::create_directories(report_path->parent_path());
+        }
         engine::JobReport report = engine::run_job(options, progress, signals.token());
         collector.fill_missing(report);
         std::optional<std::string> written;
@@ -233,6 +282,15 @@ int run_encode(const EncodeArgs& args) {
             }
         }
         finish(RunOutcome{0, "", "", report.wall_seconds, written});
+        if (report.shard) {
+            const auto& s = *report.shard;
+            fmt::print("ladder: shard {}/{}: chunks {}-{} of {} x {} rung(s): {} encoded, {} already there, in {:.1f} s "
+                       "({} frames decoded); chunks in {}\n",
+                       shard->index, shard->count, s.first_chunk, s.end_chunk - 1, plan->chunk_count(),
+                       plan->ladder.rungs.size(), s.chunks_encoded, s.chunks_kept, report.wall_seconds,
+                       report.frames_normalized, (std::filesystem::path(effective.outdir) / ".ladder").string());
+            return 0;
+        }
         fmt::print("ladder: {} rung{} in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
                    report.rungs.size(), report.rungs.size() == 1 ? "" : "s", report.wall_seconds, report.decode_seconds, report.frames_normalized,
                    report.encoder_slots);
@@ -250,16 +308,16 @@ int run_encode(const EncodeArgs& args) {
         return end(130, "interrupted", "ladder: interrupted; no output was left looking complete");
     } catch (const std::exception& e) {
         std::string message = fmt::format("ladder: error: the run failed: {}", e.what());
-        if (const std::string hint = failure_hint(e, args.outdir); !hint.empty()) message += "; " + hint;
+        if (const std::string hint = failure_hint(e, effective.outdir); !hint.empty()) message += "; " + hint;
         std::optional<std::string> written;
         // A failed run's report, from what the progress events said; only
         // into an output folder that exists (never created for it).
         std::error_code ec;
-        if (report_path && std::filesystem::is_directory(args.outdir, ec)) {
+        if (report_path && std::filesystem::is_directory(effective.outdir, ec)) {
             const auto folder = report_path->parent_path();
             if (folder.empty() || std::filesystem::is_directory(folder, ec)) {
                 try {
-                    write_report(*report_path, collector.partial_report_json(args.input, since_start(), e.what()),
+                    write_report(*report_path, collector.partial_report_json(effective.input, since_start(), e.what()),
                                  false);
                     written = report_path->string();
                 } catch (const std::exception& w) {

@@ -31,6 +31,8 @@ struct EncodeArgs {
     bool quiet = false;
     std::string progress = "auto";  // auto, bars, plain, json, none
     std::string report;             // empty: OUTDIR/report.json; "none": no report
+    std::string plan;               // --plan WORKDIR/plan.json: encode a shard of it
+    std::string shard;              // --shard I/N
 };
 
 // Registers the subcommand's options on `app`, bound to `args`.

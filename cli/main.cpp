@@ -7,7 +7,9 @@
 #include "cli/crash_report.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/encode_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/report_command.hpp"
+#include "cli/stitch_command.hpp"
 #include "cli/validate_command.hpp"
 
 int main(int argc, char** argv) {
@@ -19,6 +21,10 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "ladder 0.1.0");
     ladder::cli::EncodeArgs encode;
     CLI::App* encode_cmd = ladder::cli::add_encode_command(app, encode);
+    ladder::cli::PlanArgs plan;
+    CLI::App* plan_cmd = ladder::cli::add_plan_command(app, plan);
+    ladder::cli::StitchArgs stitch;
+    CLI::App* stitch_cmd = ladder::cli::add_stitch_command(app, stitch);
     ladder::cli::ValidateArgs validate;
     CLI::App* validate_cmd = ladder::cli::add_validate_command(app, validate);
     ladder::cli::DevicesArgs devices;
@@ -39,6 +45,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (encode_cmd->parsed()) return ladder::cli::run_encode(encode);
+    if (plan_cmd->parsed()) return ladder::cli::run_plan(plan);
+    if (stitch_cmd->parsed()) return ladder::cli::run_stitch(stitch);
     if (validate_cmd->parsed()) return ladder::cli::run_validate(validate);
     if (devices_cmd->parsed()) return ladder::cli::run_devices(devices);
     if (report_cmd->parsed()) return ladder::cli::run_report_command(report);

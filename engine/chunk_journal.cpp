@@ -45,23 +45,35 @@ nlohmann::json codecpar_json(const AVCodecParameters* p) {
 
 }  // namespace
 
-ChunkJournal::ChunkJournal(std::filesystem::path outdir, std::string fingerprint, bool resume)
-    : dir_(outdir / ".ladder") {
+ChunkJournal::ChunkJournal(std::filesystem::path outdir, std::string fingerprint, JournalMode mode)
+    : dir_(outdir / ".ladder"), fingerprint_(std::move(fingerprint)) {
     const auto job_file = dir_ / "job.json";
-    if (resume && std::filesystem::exists(job_file)) {
+    std::error_code ec;
+    if (mode != JournalMode::fresh && std::filesystem::exists(job_file, ec)) {
         std::ifstream in(job_file);
         nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-        if (j.is_discarded() || j.value("fingerprint", "") != fingerprint)
-            throw InputError(fmt::format("--resume: the journal in {} is from a different source, ladder or encoder "
-                                         "settings: run again without --resume (and with --overwrite) to start over",
+        if (j.is_discarded() || j.value("fingerprint", "") != fingerprint_) {
+            if (mode == JournalMode::resume)
+                throw InputError(fmt::format("--resume: the journal in {} is from a different source, ladder or "
+                                             "encoder settings: run again without --resume (and with --overwrite) to "
+                                             "start over",
+                                             dir_.string()));
+            throw InputError(fmt::format("the chunks in {} belong to another plan (another source, ladder or "
+                                         "encoder settings): use a new folder for this plan, or delete that one",
                                          dir_.string()));
+        }
         resuming_ = true;
         return;
     }
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+    if (mode == JournalMode::read)
+        throw InputError(fmt::format("no encoded chunks in {}: run the shards first (ladder encode --plan "
+                                     "{} --shard I/N)",
+                                     dir_.parent_path().string(), (dir_.parent_path() / "plan.json").string()));
+    if (mode == JournalMode::fresh) std::filesystem::remove_all(dir_, ec);
     std::filesystem::create_directories(dir_);
-    mux::write_file_atomically(job_file, nlohmann::json{{"fingerprint", fingerprint}}.dump(2));
+    // Shards starting at once all write the same content here.
+    mux::write_file_atomically(job_file, nlohmann::json{{"fingerprint", fingerprint_}}.dump(2));
+    resuming_ = mode != JournalMode::fresh;
 }
 
 std::filesystem::path ChunkJournal::chunk_path(const std::string& rung_name, int index) const {
@@ -76,7 +88,8 @@ void ChunkJournal::record(const EncodedChunk& c, const std::string& rung_name) {
                         {"slot", c.slot_label},
                         {"encoder", c.encoder},
                         {"codecpar", codecpar_json(c.codecpar.get())},
-                        {"packets", c.packets.size()}};
+                        {"packets", c.packets.size()},
+                        {"fingerprint", fingerprint_}};
     const std::string meta_text = meta.dump();
     std::string out;
     put(out, kMagic, sizeof kMagic);
@@ -106,7 +119,9 @@ std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung
     if (!get_value(data, pos, meta_size) || data.size() - pos < meta_size) return std::nullopt;
     const auto meta = nlohmann::json::parse(data.substr(pos, meta_size), nullptr, false);
     pos += meta_size;
-    if (meta.is_discarded() || meta.value("rung", -1) != rung || meta.value("index", -1) != index) return std::nullopt;
+    if (meta.is_discarded() || meta.value("rung", -1) != rung || meta.value("index", -1) != index ||
+        meta.value("fingerprint", "") != fingerprint_)
+        return std::nullopt;
 
     EncodedChunk c;
     c.rung = rung;

@@ -5,6 +5,12 @@
 // run started with --resume after a crash (even kill -9) takes the chunks
 // found there instead of encoding them again; the journal is removed once
 // the run has finished.
+//
+// The shards of a plan (`ladder encode --plan P --shard I/N`) share one
+// journal in the plan's folder, written by many processes at once (each
+// chunk file appears whole through its own temporary name), and never
+// cleared: `ladder stitch` reads it. Every chunk file carries the job's
+// fingerprint, so a chunk of another job is never taken for one of this.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -14,12 +20,17 @@
 
 namespace ladder::engine {
 
+enum class JournalMode {
+    fresh,   // clears any earlier journal
+    resume,  // keeps one whose fingerprint matches, else InputError
+    shared,  // a plan's: keeps (or starts) one whose fingerprint matches, else InputError; never cleared
+    read,    // stitch: an existing one whose fingerprint matches, else InputError; nothing written
+};
+
 class ChunkJournal {
 public:
     // fingerprint: everything that must match for a chunk to be reused.
-    // resume=false clears any earlier journal; resume=true keeps it when the
-    // fingerprint matches and throws InputError when it does not.
-    ChunkJournal(std::filesystem::path outdir, std::string fingerprint, bool resume);
+    ChunkJournal(std::filesystem::path outdir, std::string fingerprint, JournalMode mode);
 
     void record(const EncodedChunk& chunk, const std::string& rung_name);
     std::optional<EncodedChunk> load(int rung, const std::string& rung_name, int index) const;
@@ -27,12 +38,15 @@ public:
     void remove();
 
     const std::filesystem::path& dir() const { return dir_; }
+    // Where chunk `index` of rung `rung_name` is (or would be) kept.
+    std::filesystem::path chunk_file(const std::string& rung_name, int index) const { return chunk_path(rung_name, index); }
     bool resuming() const { return resuming_; }
 
 private:
     std::filesystem::path chunk_path(const std::string& rung_name, int index) const;
 
     std::filesystem::path dir_;
+    std::string fingerprint_;
     bool resuming_ = false;
 };
 

@@ -35,8 +35,9 @@ void DecodePump::run(std::stop_token stop) {
             if (static_cast<int>(i) != source_.video_stream && !(audio_ && static_cast<int>(i) == source_.audio_stream))
                 input_.get()->streams[i]->discard = AVDISCARD_ALL;
 
+        if (range_) seek_to_range();
         av::PacketPtr pkt = av::make_packet();
-        while (!stop.stop_requested() && read_packet(pkt.get())) {
+        while (!stop.stop_requested() && !range_done_ && read_packet(pkt.get())) {
             if (pkt->stream_index == source_.video_stream) {
                 ++counters_.video_packets;
                 if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
@@ -47,9 +48,15 @@ void DecodePump::run(std::stop_token stop) {
             av_packet_unref(pkt.get());
         }
         if (stop.stop_requested()) throw Cancelled();
-        decode_video(nullptr, stop);
-        if (normalizer_)
-            for (auto& f : normalizer_->close(end_pts_)) fan_out(std::move(f), stop);
+        if (!range_done_) {
+            decode_video(nullptr, stop);
+            if (normalizer_)
+                for (auto& f : normalizer_->close(end_pts_)) fan_out(std::move(f), stop);
+        }
+        if (range_ && counters_.frames_normalized != range_->end - range_->first)
+            throw RunError(fmt::format("input {}: frames {} to {} were planned here, but the source gave {} of them: "
+                                       "it is not the source that was planned (make a new plan)",
+                                       source_.path, range_->first, range_->end - 1, counters_.frames_normalized));
         if (audio_)
             audio_->finish(av_rescale_q(counters_.frames_normalized, av_inv_q(source_.frame_rate), audio_->time_base()));
     } catch (...) {
@@ -60,7 +67,7 @@ void DecodePump::run(std::stop_token stop) {
     }
     counters_.busy_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - blocked_seconds_;
-    if (counters_.frames_normalized > 0) report_damage();
+    if (counters_.frames_normalized > 0 && !range_) report_damage();
     close_outputs();
     progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
     if (counters_.frames_normalized == 0)
@@ -189,7 +196,38 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
     for (auto& f : normalizer_->push(frame)) fan_out(std::move(f), stop);
 }
 
+void DecodePump::seek_to_range() {
+    if (range_->first <= 0) return;
+    const AVStream* vs = input_.get()->streams[source_.video_stream];
+    // Two frames early: the constant-rate step picks, for each frame, the
+    // latest source frame at or before it, which may start a little earlier.
+    const std::int64_t target = av_rescale_q(range_->origin_pts + range_->first - 2, av_inv_q(source_.frame_rate),
+                                             vs->time_base);
+    // At or before target: a key frame, whatever the container's index says.
+    const int ret = avformat_seek_file(input_.get(), source_.video_stream, INT64_MIN, target, target, 0);
+    if (ret < 0)
+        throw RunError(fmt::format("input {}: cannot seek to frame {} ({}): a shard needs a seekable source",
+                                   source_.path, range_->first, av::error_string(ret)));
+}
+
 void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
+    if (!origin_known_) {
+        counters_.origin_pts = frame->pts;
+        origin_known_ = true;
+    }
+    if (range_) {
+        // The frame's number in the whole source, from its timestamp.
+        const std::int64_t n = frame->pts - range_->origin_pts;
+        if (n < range_->first) return;
+        if (n >= range_->end) {
+            range_done_ = true;
+            return;
+        }
+        if (n != range_->first + counters_.frames_normalized)
+            throw RunError(fmt::format("input {}: frame {} came where frame {} was planned: the source's timestamps "
+                                       "differ from the planned ones (make a new plan)",
+                                       source_.path, n, range_->first + counters_.frames_normalized));
+    }
     frame->pts = counters_.frames_normalized++;
     // Time spent waiting for room downstream is not decoding time.
     const auto waiting = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 // pixel copy); audio packets go to the AudioTrack.
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <stop_token>
 #include <vector>
 
@@ -27,6 +28,19 @@ struct PumpCounters {
     double busy_seconds = 0;  // demux + decode + normalize, without waiting for room downstream
     std::int64_t frames_on_gpu = 0;  // decoded frames that came out in GPU memory (NVDEC)
     std::int64_t damaged = 0;        // video packets the decoder refused or flagged, frames it concealed
+    // The constant-rate step's timestamp (in 1/frame_rate) of the first
+    // frame handed on: frame n of the whole source has origin_pts + n, also
+    // when decoding starts in the middle (a shard).
+    std::int64_t origin_pts = 0;
+};
+
+// Frames [first, end) of the normalized source, whose frame 0 has the
+// timestamp origin_pts (PumpCounters::origin_pts of a pass over the whole
+// source): a shard decodes only these, from the key frame before them.
+struct FrameRange {
+    std::int64_t first = 0;
+    std::int64_t end = 0;
+    std::int64_t origin_pts = 0;
 };
 
 class DecodePump {
@@ -43,12 +57,19 @@ public:
     void run(std::stop_token stop);
     void close_outputs();
 
+    // Only these frames, numbered from range.first: the pump seeks to the
+    // key frame before them, skips what comes earlier, stops after them,
+    // and throws RunError when the source does not give exactly these
+    // (another source than the one planned). No audio then.
+    void limit_to(FrameRange range) { range_ = range; }
+
     const PumpCounters& counters() const { return counters_; }
 
 private:
     void decode_video(const AVPacket* pkt, std::stop_token stop);
     void normalize(AVFrame* frame, std::stop_token stop);
     void fan_out(av::FramePtr frame, std::stop_token stop);
+    void seek_to_range();
     bool read_packet(AVPacket* pkt);
     void report_damage();
 
@@ -65,6 +86,9 @@ private:
     std::int64_t end_pts_ = 0;  // source time base
     double blocked_seconds_ = 0;
     std::string read_error_;  // why demuxing stopped early, when it did
+    std::optional<FrameRange> range_;
+    bool range_done_ = false;  // every frame of range_ was handed on
+    bool origin_known_ = false;
 };
 
 }  // namespace ladder::engine

@@ -109,7 +109,7 @@ bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk ra
     done.slot = chunk.slot_label;
     done.encode_seconds = seconds;
     s_.progress->chunk_done(done);
-    r.finalizer->deliver(std::move(chunk));
+    if (r.finalizer) r.finalizer->deliver(std::move(chunk));  // none in a shard: the journal is its output
     return true;
 }
 

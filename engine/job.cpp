@@ -22,7 +22,9 @@ extern "C" {
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
+#include "engine/master_playlist.hpp"
 #include "engine/output_paths.hpp"
+#include "engine/plan_job.hpp"
 #include "engine/rung_runtime.hpp"
 #include "engine/rung_scaler.hpp"
 #include "engine/source_info.hpp"
@@ -68,11 +70,6 @@ private:
     std::exception_ptr first_;
 };
 
-int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
-    if (!(segment_seconds > 0) || segment_seconds > 60)
-        throw InputError(fmt::format("--segment-seconds {} must be within (0, 60]", segment_seconds));
-    return std::max(1, static_cast<int>(std::lround(segment_seconds * av_q2d(frame_rate))));
-}
 
 EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset) {
     EncoderSettings s;
@@ -120,60 +117,29 @@ std::string job_fingerprint(const JobOptions& o, const SourceInfo& src, const La
     return f;
 }
 
-constexpr const char* kAudioFolder = "audio";
-constexpr const char* kAudioRendition = "aac";
-
-std::string relative_uri(const std::filesystem::path& outdir, const std::filesystem::path& file) {
-    return std::filesystem::relative(file, outdir).generic_string();
-}
-
-// Written last, after every rung and the audio are complete: its presence
-// means the ladder is whole.
-void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
-                           const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,
-                           const AudioTrack* audio) {
-    std::vector<mux::VideoRenditionSummary> video;
-    for (const auto& r : rungs) {
-        const auto contract = r.invariant->contract();
-        if (!contract) throw RunError(fmt::format("rung {}: no sequence header to describe", r.rung.name));
-        mux::VideoRenditionSummary v;
-        const auto dir = hls_rung_dir(outdir, r.rung.name);
-        v.uri = relative_uri(outdir, dir / "index.m3u8");
-        v.iframe_uri = relative_uri(outdir, dir / "iframes.m3u8");
-        v.width = r.rung.width;
-        v.height = r.rung.height;
-        v.frame_rate = av_q2d(src.frame_rate);
-        v.codecs = mux::av1_codecs_string(*contract);
-        v.video_range = mux::video_range_for_transfer(contract->trc);
-        v.segments = mux::segment_sizes(r.finalizer->hls_segments());
-        v.iframes = mux::iframe_sizes(r.finalizer->hls_segments());
-        video.push_back(std::move(v));
-    }
-    std::optional<mux::AudioRenditionSummary> audio_summary;
-    if (audio_rendition && audio) {
-        mux::AudioRenditionSummary a;
-        a.group_id = "audio-aac";
-        a.language = src.audio_language.empty() ? "und" : src.audio_language;
-        a.name = a.language == "und" ? "Audio" : a.language;
-        a.uri = relative_uri(outdir, audio_rendition->dir() / "index.m3u8");
-        a.channels = audio->channels();
-        a.segments = mux::segment_sizes(audio_rendition->segments());
-        audio_summary = std::move(a);
-    }
-    mux::write_file_atomically(master_playlist_path(outdir),
-                               mux::render_master_playlist(mux::build_master_playlist(video, audio_summary)));
-}
-
 }  // namespace
+
+int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
+    if (!(segment_seconds > 0) || segment_seconds > 60)
+        throw InputError(fmt::format("--segment-seconds {} must be within (0, 60]", segment_seconds));
+    return std::max(1, static_cast<int>(std::lround(segment_seconds * av_q2d(frame_rate))));
+}
 
 JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop) {
     const auto started = std::chrono::steady_clock::now();
 
     // --- Pre-flight: everything that can be wrong with the request fails here,
     // before a thread starts or a file is written.
+    const JobOptions::Shard* shard = options.shard ? &*options.shard : nullptr;
     auto input = open_source(options.input);
     const SourceInfo src = describe_source(*input);
-    const int chunk_frames = chunk_frames_for(options.segment_seconds, src.frame_rate);
+    if (shard) check_source_matches_plan(shard->plan, src);
+    const int chunk_frames = shard ? shard->plan.chunk_frames : chunk_frames_for(options.segment_seconds, src.frame_rate);
+    // A shard's frames: those of its chunks, numbered as in the whole source.
+    const std::int64_t first_frame = shard ? static_cast<std::int64_t>(shard->first_chunk) * chunk_frames : 0;
+    const std::int64_t end_frame =
+        shard ? std::min<std::int64_t>(static_cast<std::int64_t>(shard->end_chunk) * chunk_frames, shard->plan.frames)
+              : 0;
     FittedLadder fitted = fit_to_source(options.ladder ? *options.ladder : default_ladder(), src.display_width,
                                         src.display_height);
     validate_ladder(fitted.ladder);
@@ -207,8 +173,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         for (const auto& r : fitted.ladder.rungs)
             if (auto problem = encoder_size_problem(encoder, r.width, r.height); !problem.empty())
                 throw InputError(fmt::format("rung {}: {}: make the rung larger or use --encoder aom", r.name, problem));
-    const bool write_mp4 = options.format != OutputFormat::hls;
-    const bool write_hls = options.format != OutputFormat::mp4;
+    // A shard writes chunks into the plan's journal, no outputs.
+    const bool write_mp4 = !shard && options.format != OutputFormat::hls;
+    const bool write_hls = !shard && options.format != OutputFormat::mp4;
     const bool hls_audio = write_hls && options.audio && src.audio_stream >= 0;
     std::vector<RungOutputs> rung_outputs;
     std::vector<std::filesystem::path> existing_check;
@@ -228,13 +195,20 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         existing_check.push_back(master_playlist_path(options.outdir));
         if (hls_audio) existing_check.push_back(hls_audio_dir(options.outdir, kAudioRendition) / "index.m3u8");
     }
-    prepare_output_dir(options.outdir, existing_check, options.overwrite || options.resume);
+    if (shard) {
+        rung_outputs.resize(fitted.ladder.rungs.size());
+        std::filesystem::create_directories(options.outdir);
+    } else {
+        prepare_output_dir(options.outdir, existing_check, options.overwrite || options.resume);
+    }
     // An old master playlist would point at a mix of old and new segments
     // while this run is under way: it goes first and comes back last.
     if (write_hls) std::filesystem::remove(master_playlist_path(options.outdir));
 
     std::unique_ptr<AudioTrack> audio;
-    if (options.audio && src.audio_stream >= 0) {
+    if (shard) {
+        // `ladder stitch` encodes the audio, once.
+    } else if (options.audio && src.audio_stream >= 0) {
         const AVStream* vs = input->get()->streams[src.video_stream];
         const std::int64_t video_start =
             vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, AV_TIME_BASE_Q);
@@ -286,8 +260,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                                      budget_bytes, largest_rung, chunk_frames, largest_chunk));
     }
     MemoryBudget memory(budget_bytes);
-    ChunkJournal journal(options.outdir, job_fingerprint(options, src, fitted.ladder, encoder_mix, chunk_frames),
-                         options.resume);
+    ChunkJournal journal(options.outdir,
+                         shard ? shard->plan.fingerprint()
+                               : job_fingerprint(options, src, fitted.ladder, encoder_mix, chunk_frames),
+                         shard ? JournalMode::shared : options.resume ? JournalMode::resume : JournalMode::fresh);
     if (options.resume && !journal.resuming())
         progress.note(NoteLevel::warning,
                       fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
@@ -312,7 +288,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         rt.frames = std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)));
         rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
         rt.rate = std::make_unique<RungRateFeedback>(rt.settings.bitrate_kbps);
-        rt.finalizer = std::make_unique<RungFinalizer>(static_cast<int>(i), r, rung_outputs[i], src.frame_rate,
+        if (!shard)
+            rt.finalizer = std::make_unique<RungFinalizer>(static_cast<int>(i), r, rung_outputs[i], src.frame_rate,
                                                        write_mp4 ? audio.get() : nullptr, progress);
         rungs.push_back(std::move(rt));
         pixels.push_back(static_cast<std::int64_t>(r.width) * r.height);
@@ -322,13 +299,15 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const int worker_count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
     std::vector<RungPlan> plans;
     for (std::size_t i = 0; i < rungs.size(); ++i)
-        plans.push_back(RungPlan{rungs[i].rung.name, pixels[i], src.estimated_frames, chunk_frames});
+        plans.push_back(
+            RungPlan{rungs[i].rung.name, pixels[i], shard ? end_frame - first_frame : src.estimated_frames, chunk_frames});
     const std::size_t queue_capacity = options.queue_chunks ? options.queue_chunks : std::numeric_limits<int>::max();
     ChunkDispatcher scheduler(std::move(plans), queue_capacity, options.dispatch, options.max_tries,
                               worker_count);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
     DecodePump pump(*input, src, channels, audio.get(), progress, std::move(devices.decode_device));
+    if (shard) pump.limit_to(FrameRange{first_frame, end_frame, shard->plan.origin_pts});
     std::unique_ptr<AudioRenditionWriter> audio_rendition;
     if (hls_audio && audio)
         audio_rendition = std::make_unique<AudioRenditionWriter>(hls_audio_dir(options.outdir, kAudioRendition),
@@ -383,7 +362,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             scalers.push_back(std::make_unique<RungScaler>(
                 static_cast<int>(i), rt.rung, src.pix_fmt, chunk_frames, *rt.frames, scheduler.queue(static_cast<int>(i)),
                 [&rt, &audio_rendition](int chunks, std::int64_t frames) {
-                    rt.finalizer->set_total(chunks, frames);
+                    if (rt.finalizer) rt.finalizer->set_total(chunks, frames);
                     if (audio_rendition) audio_rendition->set_video_frames(frames);
                 },
                 &memory,
@@ -402,17 +381,19 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                     done.bytes = c->bytes;
                     done.slot = c->slot_label;
                     progress.chunk_done(done);
-                    rt.finalizer->deliver(std::move(*c));
+                    if (rt.finalizer) rt.finalizer->deliver(std::move(*c));
                     ++resumed_chunks;
                     return true;
                 }));
             RungScaler* scaler = scalers.back().get();
             scaler->keep_on_gpu(devices.keep_frames_on_gpu);
+            if (shard) scaler->start_at(shard->first_chunk, first_frame);
             SegmentChunkQueue* queue = &scheduler.queue(static_cast<int>(i));
             threads.emplace_back([&, scaler, queue, token] {
                 stage([&] { scaler->run(token); }, [queue] { queue->close(); });
             });
-            threads.emplace_back([&, token, fin = rt.finalizer.get()] { stage([&] { fin->run(token); }, [] {}); });
+            if (rt.finalizer)
+                threads.emplace_back([&, token, fin = rt.finalizer.get()] { stage([&] { fin->run(token); }, [] {}); });
         }
         if (audio_rendition)
             threads.emplace_back([&, token] { stage([&] { audio_rendition->run(token); }, [] {}); });
@@ -424,11 +405,11 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // Rungs left unfinished by a failure or a stop say so before the error.
     if (stop.stop_requested())
         for (std::size_t i = 0; i < rungs.size(); ++i)
-            if (!rungs[i].finalizer->completed())
+            if (rungs[i].finalizer && !rungs[i].finalizer->completed())
                 progress.rung_state(static_cast<int>(i), rungs[i].rung.name, RungState::failed);
     auto withdraw = [&] {
         std::vector<bool> finished;
-        for (const auto& rt : rungs) finished.push_back(rt.finalizer->completed());
+        for (const auto& rt : rungs) finished.push_back(rt.finalizer && rt.finalizer->completed());
         withdraw_finished_outputs(rung_outputs, finished,
                                   audio_rendition ? std::optional(audio_rendition->dir()) : std::nullopt);
     };
@@ -443,8 +424,12 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             throw;
         }
     }
-    journal.remove();  // everything it held is in the finished outputs now
-    if (resumed_chunks > 0)
+    if (!shard) journal.remove();  // everything it held is in the finished outputs now
+    if (shard && resumed_chunks > 0)
+        progress.note(NoteLevel::info,
+                      fmt::format("{} chunk(s) of this shard were already in {} and were kept", resumed_chunks.load(),
+                                  journal.dir().string()));
+    else if (resumed_chunks > 0)
         progress.note(NoteLevel::info, fmt::format("resumed {} chunk(s) from the journal instead of encoding them",
                                                     resumed_chunks.load()));
 
@@ -463,7 +448,16 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();
     report.resumed_chunks = resumed_chunks;
+    if (shard) {
+        ShardSummary summary;
+        summary.first_chunk = shard->first_chunk;
+        summary.end_chunk = shard->end_chunk;
+        summary.chunks_kept = resumed_chunks;
+        for (const auto& slot : slot_reports) summary.chunks_encoded += slot.chunks;
+        report.shard = summary;
+    }
     for (auto& r : rungs) {
+        if (!r.finalizer) continue;
         report.rungs.push_back(r.finalizer->report());
         auto recs = r.finalizer->chunk_records();
         report.chunks.insert(report.chunks.end(), recs.begin(), recs.end());

@@ -13,6 +13,7 @@
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/device_plan.hpp"
 #include "engine/encoder_backend.hpp"
+#include "engine/job_plan.hpp"
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
 #include "engine/progress_sink.hpp"
@@ -61,7 +62,22 @@ struct JobOptions {
     // being encoded); 0: a quarter of the available memory, at least two
     // chunks of the largest rung.
     std::uint64_t memory_budget = 0;
+    // A shard of a plan (`ladder encode --plan P --shard I/N`): the plan's
+    // source, ladder and encoder settings replace input, ladder, encoder,
+    // preset, splice_check and segment_seconds; outdir is the plan's folder.
+    // Only chunks [first_chunk, end_chunk) of every rung are encoded, from
+    // the frames decoded for them alone, into the shared journal there;
+    // chunks already in it are kept. No outputs are written.
+    struct Shard {
+        JobPlan plan;
+        int first_chunk = 0;
+        int end_chunk = 0;
+    };
+    std::optional<Shard> shard;
 };
+
+// Frames per chunk for --segment-seconds at this frame rate. Throws InputError.
+int chunk_frames_for(double segment_seconds, AVRational frame_rate);
 
 // Throws InputError (unusable input or options), RunError (the run failed)
 // or Cancelled (stop requested).

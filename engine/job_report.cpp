@@ -35,6 +35,10 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"peak_queued_bytes", r.peak_queued_bytes},
                        {"resumed_chunks", r.resumed_chunks},
                        {"wall_seconds", r.wall_seconds}};
+    if (r.shard)
+        j["shard"] = {{"index", r.shard->index},           {"count", r.shard->count},
+                      {"first_chunk", r.shard->first_chunk}, {"end_chunk", r.shard->end_chunk},
+                      {"chunks_encoded", r.shard->chunks_encoded}, {"chunks_kept", r.shard->chunks_kept}};
     auto& rungs = j["rungs"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.rungs.size(); ++i) {
         const auto& g = r.rungs[i];

@@ -1,6 +1,7 @@
 #pragma once
 // What a run did, for the user, for tests and (as JSON) for tooling.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,16 @@ struct RetryRecord {
     std::string error;
 };
 
+// What one shard of a plan did (`ladder encode --plan P --shard I/N`).
+struct ShardSummary {
+    int index = 0;
+    int count = 1;
+    int first_chunk = 0;  // [first_chunk, end_chunk) of every rung
+    int end_chunk = 0;
+    int chunks_encoded = 0;  // all rungs
+    int chunks_kept = 0;     // already in the shared journal
+};
+
 struct JobReport {
     std::string input;
     std::vector<RungReport> rungs;
@@ -79,6 +90,7 @@ struct JobReport {
     std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
     int resumed_chunks = 0;  // taken from the journal instead of encoded
     double wall_seconds = 0;
+    std::optional<ShardSummary> shard;
 };
 
 void to_json(nlohmann::json& j, const JobReport& r);

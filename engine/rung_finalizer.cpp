@@ -40,6 +40,11 @@ void RungFinalizer::set_total(int chunks, std::int64_t frames) {
     cv_.notify_all();
 }
 
+std::size_t RungFinalizer::waiting() const {
+    std::lock_guard lock(mu_);
+    return waiting_.size();
+}
+
 std::optional<EncodedChunk> RungFinalizer::wait_for(int index, std::stop_token stop) {
     std::unique_lock lock(mu_);
     bool ok = cv_.wait(lock, stop, [&] {

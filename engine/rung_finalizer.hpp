@@ -40,6 +40,9 @@ public:
 
     RungReport report() const;
     bool completed() const { return completed_; }  // after run() returned
+    // Chunks delivered and not yet written (a producer that has them all,
+    // like `ladder stitch`, waits while this is high to bound memory).
+    std::size_t waiting() const;
     std::vector<ChunkRecord> chunk_records() const;
     // The HLS segments written (empty without HLS output). Valid after run().
     const std::vector<mux::CmafSegment>& hls_segments() const { return hls_segments_; }

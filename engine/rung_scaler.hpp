@@ -25,6 +25,11 @@ public:
     // scale_cuda; by default they are then downloaded for CPU encoders.
     // keep_on_gpu leaves them in GPU memory (NVENC on the same GPU: no copy).
     void keep_on_gpu(bool keep) { keep_on_gpu_ = keep; }
+    // A shard's frames start at chunk `chunk` (frame `frame` of the source).
+    void start_at(int chunk, std::int64_t frame) {
+        chunks_ = chunk;
+        frames_ = frame;
+    }
 
     // Closes the queue after the last chunk. When it throws, the caller stops
     // the run before closing the queue.

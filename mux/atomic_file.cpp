@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <system_error>
 
@@ -12,9 +13,21 @@
 
 namespace ladder::mux {
 
+namespace {
+// Unique per process and call: processes sharing a folder (shards of a plan
+// on a shared volume) may write the same file at once, and each must
+// rename a whole file of its own, never one the other is still writing.
+std::filesystem::path unique_temporary_path_for(const std::filesystem::path& path) {
+    static std::atomic<unsigned> counter{0};
+    auto temp = temporary_path_for(path);
+    temp += fmt::format(".{}.{}", ::getpid(), counter++);
+    return temp;
+}
+}  // namespace
+
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
-    const auto temp = temporary_path_for(path);
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const auto temp = unique_temporary_path_for(path);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     // std::system_error keeps errno, so the command line can tell a full disk
     // from other failures and say what to do.
     if (fd < 0) throw std::system_error(errno, std::generic_category(), fmt::format("cannot create {}", temp.string()));

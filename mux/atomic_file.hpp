@@ -1,6 +1,8 @@
 #pragma once
 // Files that appear whole or not at all: written under a hidden temporary
-// name in the same directory, then renamed over the final name.
+// name of their own (process and call) in the same directory, then renamed
+// over the final name; of two writers racing on one file, the last rename
+// wins and the file is always one of theirs, whole.
 #include <cstdint>
 #include <filesystem>
 #include <span>

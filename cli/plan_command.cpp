@@ -1,0 +1,119 @@
+#include "cli/plan_command.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/progress_renderer.hpp"
+#include "cli/signal_stop.hpp"
+#include "engine/errors.hpp"
+#include "engine/plan_job.hpp"
+#include "gpu/cpu_info.hpp"
+
+namespace ladder::cli {
+
+CLI::App* add_plan_command(CLI::App& app, PlanArgs& a) {
+    CLI::App* cmd = app.add_subcommand(
+        "plan", "Plan INPUT for encoding on many machines: WORKDIR/plan.json (ladder, chunk boundaries, source "
+                "fingerprint, encoder settings); then `ladder encode --plan WORKDIR/plan.json --shard I/N` on each "
+                "machine and `ladder stitch WORKDIR -o OUTDIR`");
+    cmd->add_option("input", a.input, "Source video file, at a path every machine sees (stored absolute)")
+        ->required();
+    cmd->add_option("-o,--output", a.workdir, "Work folder on a volume every machine shares (created if missing)")
+        ->required();
+    auto* ladder = cmd->add_option("--ladder", a.ladder_file, "Ladder preset JSON, as for ladder encode");
+    auto* rung = cmd->add_option("--rung", a.rungs, "A rung NAME=WxH@KBPS, repeatable, as for ladder encode");
+    ladder->excludes(rung);
+    cmd->add_option("--encoder", a.encoder, "CPU AV1 encoder every shard uses: svt (SVT-AV1) or aom (libaom)")
+        ->check(CLI::IsMember({"svt", "aom"}))
+        ->capture_default_str();
+    cmd->add_option("--preset", a.preset, "Encoder speed preset, as for ladder encode")->check(CLI::Range(-1, 13));
+    cmd->add_option("--segment-seconds", a.segment_seconds,
+                    "Chunk (and segment) length in seconds; the plan's chunks are what shards share out")
+        ->capture_default_str();
+    cmd->add_option("--audio", a.audio, "aac = the outputs carry the source's audio (encoded by ladder stitch); none")
+        ->check(CLI::IsMember({"aac", "none"}))
+        ->capture_default_str();
+    cmd->add_option("--splice-check", a.splice_check, "How chunks of one rung must agree, as for ladder encode")
+        ->check(CLI::IsMember({"strict", "config"}))
+        ->capture_default_str();
+    cmd->add_flag("--overwrite", a.overwrite,
+                  "Replace a plan already in WORKDIR, and remove the chunks encoded for it");
+    cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
+    cmd->add_option("--progress", a.progress, "Progress on stderr: auto, bars, plain, json or none")
+        ->check(CLI::IsMember({"auto", "bars", "plain", "json", "none"}))
+        ->capture_default_str();
+    return cmd;
+}
+
+int run_plan(const PlanArgs& a) {
+    SignalStop signals;
+    const auto started = std::chrono::steady_clock::now();
+    ProgressMode mode;
+    try {
+        mode = resolve_progress_mode(a.progress, ::isatty(STDERR_FILENO) == 1, std::getenv("TERM"));
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "ladder: error: {}\n", e.what());
+        return 2;
+    }
+    auto renderer = make_progress_renderer(mode, stderr, a.quiet);
+    auto end = [&](int code, const std::string& error, std::string message) {
+        renderer->finish(RunOutcome{code, error, std::move(message),
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                                    std::nullopt});
+        return code;
+    };
+    try {
+        const std::filesystem::path workdir = a.workdir;
+        const auto plan_file = workdir / engine::kPlanFileName;
+        std::error_code ec;
+        if (std::filesystem::exists(plan_file, ec) && !a.overwrite)
+            throw engine::InputError(fmt::format("{} already holds a plan: use another folder, or --overwrite to "
+                                                 "replace it (and the chunks encoded for it)",
+                                                 workdir.string()));
+        engine::JobOptions o;
+        o.input = a.input;
+        if (!a.ladder_file.empty()) {
+            o.ladder = engine::load_ladder_file(a.ladder_file);
+        } else if (!a.rungs.empty()) {
+            engine::LadderSpec spec;
+            for (const auto& r : a.rungs) spec.rungs.push_back(engine::parse_rung_argument(r));
+            engine::validate_ladder(spec);
+            o.ladder = spec;
+        }
+        o.encoder = gpu::cpu_encoder_name(a.encoder);
+        o.preset = a.preset;
+        o.segment_seconds = a.segment_seconds;
+        o.audio = a.audio == "aac";
+        o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
+        const engine::JobPlan plan = engine::make_plan(o, *renderer, signals.token());
+        // A new plan's chunks would not match the old ones: they go.
+        if (a.overwrite) std::filesystem::remove_all(workdir / ".ladder");
+        engine::write_plan(plan, workdir);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        renderer->finish(RunOutcome{0, "", "", seconds, std::nullopt});
+        fmt::print("ladder: planned {} frames ({:.2f} s at {:.3f} fps) of {}: {} rung(s) x {} chunk(s) of {} frames\n",
+                   plan.frames, static_cast<double>(plan.frames) * av_q2d(av_inv_q(plan.frame_rate)),
+                   av_q2d(plan.frame_rate), plan.input.string(), plan.ladder.rungs.size(), plan.chunk_count(),
+                   plan.chunk_frames);
+        fmt::print("  plan: {}\n  next: ladder encode --plan {} --shard I/N  (each I in 0..N-1, on any machines), "
+                   "then: ladder stitch {} -o OUTDIR\n",
+                   plan_file.string(), plan_file.string(), workdir.string());
+        return 0;
+    } catch (const engine::InputError& e) {
+        return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
+    } catch (const std::invalid_argument& e) {
+        return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
+    } catch (const engine::Cancelled&) {
+        return end(130, "interrupted", "ladder: interrupted; no plan was written");
+    } catch (const std::exception& e) {
+        return end(1, e.what(), fmt::format("ladder: error: planning failed: {}", e.what()));
+    }
+}
+
+}  // namespace ladder::cli

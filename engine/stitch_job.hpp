@@ -1,0 +1,28 @@
+#pragma once
+// `ladder stitch WORKDIR -o OUTDIR`: the outputs of a plan whose shards have
+// encoded every chunk into WORKDIR. Every chunk is checked before anything
+// is written (there, whole, of this plan, the planned frames, splicing with
+// its rung); missing or bad ones are named together. Video is not decoded
+// again: chunks go straight to the finalizers. The source is read again for
+// its audio only (encoded once, here).
+#include <filesystem>
+#include <stop_token>
+
+#include "engine/job.hpp"
+#include "engine/job_report.hpp"
+#include "engine/progress_sink.hpp"
+
+namespace ladder::engine {
+
+struct StitchOptions {
+    std::filesystem::path workdir;  // holds plan.json and the shards' .ladder/
+    std::filesystem::path outdir;
+    OutputFormat format = OutputFormat::hls;
+    bool overwrite = false;
+};
+
+// Throws InputError (no plan, bad options, outputs exist), RunError (chunks
+// missing or bad, a write failed) or Cancelled.
+JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::stop_token stop = {});
+
+}  // namespace ladder::engine
