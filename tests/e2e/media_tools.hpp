@@ -79,6 +79,12 @@ std::string decode_errors(const std::filesystem::path& file);
 double psnr_against_source(const std::filesystem::path& file, const std::filesystem::path& source, int width,
                            int height);
 
+// PSNR (dB, all planes) of every video frame of the file against the source
+// frame at the same position (same scaling as psnr_against_source): a frame
+// shifted by one position shows as a dip.
+std::vector<double> psnr_per_frame(const std::filesystem::path& file, const std::filesystem::path& source, int width,
+                                   int height);
+
 // Reads the file back with libavformat and compares the sequence header in
 // its av1C (sample entry) with the one in the first key frame, strictly.
 // Returns the differing fields (empty: they agree); throws when either is
