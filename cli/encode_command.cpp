@@ -263,7 +263,19 @@ int run_encode(const EncodeArgs& args) {
         if (plan) {
             options = engine::shard_job_options(*plan, effective.outdir, *shard, std::move(options));
             if (options.shard->first_chunk == options.shard->end_chunk) {
-                finish(RunOutcome{0, "", "", since_start(), std::nullopt});
+                // Still a report, so a farm's bookkeeping finds one per shard.
+                std::optional<std::string> written;
+                if (report_path) {
+                    engine::JobReport empty;
+                    empty.input = plan->input.string();
+                    empty.frame_rate = av_q2d(plan->frame_rate);
+                    empty.shard = engine::ShardSummary{shard->index, shard->count, options.shard->first_chunk,
+                                                       options.shard->end_chunk, 0, 0};
+                    std::filesystem::create_directories(report_path->parent_path());
+                    write_report(*report_path, report_json(empty, true, ""), true);
+                    written = report_path->string();
+                }
+                finish(RunOutcome{0, "", "", since_start(), written});
                 fmt::print("ladder: shard {}/{} has no chunks (the plan has {}): nothing to do\n", shard->index,
                            shard->count, plan->chunk_count());
                 return 0;

@@ -450,6 +450,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.resumed_chunks = resumed_chunks;
     if (shard) {
         ShardSummary summary;
+        summary.index = shard->spec.index;
+        summary.count = shard->spec.count;
         summary.first_chunk = shard->first_chunk;
         summary.end_chunk = shard->end_chunk;
         summary.chunks_kept = resumed_chunks;

@@ -70,6 +70,7 @@ struct JobOptions {
     // chunks already in it are kept. No outputs are written.
     struct Shard {
         JobPlan plan;
+        ShardSpec spec;
         int first_chunk = 0;
         int end_chunk = 0;
     };

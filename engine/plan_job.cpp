@@ -76,7 +76,7 @@ JobOptions shard_job_options(const JobPlan& plan, const std::filesystem::path& w
     base.resume = false;
     base.overwrite = false;
     const auto [first, end] = shard_chunks(plan.chunk_count(), shard);
-    base.shard = JobOptions::Shard{plan, first, end};
+    base.shard = JobOptions::Shard{plan, shard, first, end};
     return base;
 }
 

@@ -6,7 +6,8 @@
 #                      libraries, dav1d, the NVIDIA Video Codec SDK headers,
 #                      oneVPL, CLI11, nlohmann/json, fmt, spdlog, GoogleTest,
 #                      the ffmpeg/ffprobe tools that the end-to-end tests use to
-#                      check outputs, python3 (their XML parser), and Chromium
+#                      check outputs, python3 (their XML parser) with
+#                      python3-yaml (the deploy manifests), and Chromium
 #                      + Node.js/npm for the real-player check in tests/player
 #                      (hls.js in headless Chromium). scripts/run-tests.sh and
 #                      run-sample.sh use it.
@@ -76,6 +77,8 @@ TEST_PACKAGES=(
   ffmpeg
   # python3 (xml.dom.minidom): the `ladder report` test parses the SVG with it
   python3
+  # python3-yaml: the deploy test reads deploy/kubernetes/*.yaml with a real YAML parser
+  python3-yaml
   # misc
   ca-certificates git
   # gdb: the e2e watchdog prints a hung ladder's thread stacks before killing it
