@@ -15,6 +15,10 @@ extern "C" {
 
 namespace ladder::av {
 
+// AV_TIME_BASE_Q is a C compound literal, which C++ accepts only as an
+// extension (clang -Wpedantic warns).
+inline constexpr AVRational kTimeBaseQ{1, AV_TIME_BASE};
+
 inline bool frame_is_key(const AVFrame* f) {
 #if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(58, 7, 100)
     return (f->flags & AV_FRAME_FLAG_KEY) != 0;

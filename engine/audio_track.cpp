@@ -1,4 +1,5 @@
 #include "engine/audio_track.hpp"
+#include "av/compat.hpp"
 
 #include <fmt/format.h>
 
@@ -34,7 +35,7 @@ std::string describe_layout(const AVChannelLayout& layout) {
 AudioTrack::AudioTrack(const AVStream* source, std::int64_t video_start)
     : source_tb_(source->time_base) {
     decoder_ = av::open_decoder(source, 1);
-    start_in_source_tb_ = av_rescale_q(video_start, AV_TIME_BASE_Q, source_tb_);
+    start_in_source_tb_ = av_rescale_q(video_start, av::kTimeBaseQ, source_tb_);
 
     const int sample_rate = aac_sample_rate(decoder_->sample_rate);
     // Stereo at most for now: the AAC rendition every player can decode.

@@ -1,4 +1,5 @@
 #include "engine/job.hpp"
+#include "av/compat.hpp"
 
 extern "C" {
 #include <libavutil/imgutils.h>
@@ -211,7 +212,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     } else if (options.audio && src.audio_stream >= 0) {
         const AVStream* vs = input->get()->streams[src.video_stream];
         const std::int64_t video_start =
-            vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, AV_TIME_BASE_Q);
+            vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
         try {
             audio = std::make_unique<AudioTrack>(input->get()->streams[src.audio_stream], video_start);
         } catch (const av::AvError& e) {

@@ -1,4 +1,5 @@
 #include "engine/stitch_job.hpp"
+#include "av/compat.hpp"
 
 #include <fmt/format.h>
 
@@ -81,7 +82,7 @@ std::unique_ptr<AudioTrack> encode_audio(av::InputFile& input, const SourceInfo&
     AVFormatContext* fmt_ctx = input.get();
     const AVStream* vs = fmt_ctx->streams[src.video_stream];
     const std::int64_t video_start =
-        vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, AV_TIME_BASE_Q);
+        vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
     auto audio = std::make_unique<AudioTrack>(fmt_ctx->streams[src.audio_stream], video_start);
     for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i)
         if (static_cast<int>(i) != src.audio_stream) fmt_ctx->streams[i]->discard = AVDISCARD_ALL;

@@ -29,7 +29,7 @@ TEST(Resume, AfterKill9OnlyTheMissingChunksAreEncoded) {
     const fs::path src = make_clip("resume", {320, 180, "25", 12.0, true, ""});
     const fs::path out = fresh_dir("resume");
     std::vector<std::string> args{"encode", src.string(), "-o", out.string(), "--rung", "180p=320x180@400", "--rung",
-                                  "90p=160x90@150", "--preset", "6", "-q"};
+                                  "90p=160x90@150", "--preset", "10", "-q"};
     const int pid = spawn_ladder(args);
     // Kill it once some chunks are journaled, well before the end (12 chunks).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
