@@ -71,8 +71,9 @@ TEST(EncodeMp4, TwoRungsSvtWithAudio) {
 }
 
 TEST(EncodeMp4, TwoRungsAomNtscRate) {
-    // 29.97 fps and 1.5 s segments: 45-frame chunks, a short last chunk.
-    const fs::path src = make_clip("aom-ntsc", {320, 180, "30000/1001", 3.0, true, ""});
+    // 29.97 fps and 1.5 s segments: 45-frame chunks, a short last chunk
+    // (60 frames: 45 + 15).
+    const fs::path src = make_clip("aom-ntsc", {320, 180, "30000/1001", 2.0, true, ""});
     const fs::path out = fresh_dir("aom-two-rungs");
     FileFacts sf = probe(src);
     const long frames = sf.video[0].frames;
