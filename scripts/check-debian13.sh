@@ -39,13 +39,8 @@
 # stages are made anew every run. A fresh clone (CI) makes everything. After
 # a run was killed while apt or dpkg ran in the build stage, use --fresh.
 #
-# Usage: scripts/check-debian13.sh [--fresh] [--prepare] [-- CTEST_ARGS...]
+# Usage: scripts/check-debian13.sh [--fresh] [-- CTEST_ARGS...]
 #   --fresh   remove the roots first (debootstrap again)
-#   --prepare only make the base root and the build stage's root with the
-#             Dockerfile's first RUN (scripts/install-deps.sh --build) done,
-#             for a later run to reuse: .ci/run starts this in the background
-#             while the host suite compiles (it waits on the network and dpkg,
-#             not the CPU)
 #   CTEST_ARGS go to scripts/run-tests.sh (e.g. -- -L unit)
 # Environment:
 #   LADDER_DEBIAN13_DIR     where the roots live (default: build/debian13)
@@ -63,12 +58,10 @@ cd "$ROOT"
 
 ARGS=("$@")
 FRESH=0
-PREPARE=0
 CTEST_ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --fresh) FRESH=1 ;;
-    --prepare) PREPARE=1 ;;
     --) shift; CTEST_ARGS=("$@"); break ;;
     -h|--help) sed -n '2,/^set -euo pipefail/{s/^# \{0,1\}//p}' "$SELF"; exit 0 ;;
     *) echo "check-debian13.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -278,24 +271,6 @@ EOF
   BASE_ID="$(date +%s%N)"
   printf '%s\n%s\n' "$STAMP" "$BASE_ID" >"$BASE.new/.ladder-root"
   mv "$BASE.new" "$BASE"
-fi
-
-# ---------------------------------------------------------------- --prepare
-if [[ $PREPARE -eq 1 ]]; then
-  phase "prepare: stage '$BUILD_STAGE' with scripts/install-deps.sh --build"
-  r="$DIR/stage-$BUILD_STAGE"
-  remove_root "$r"
-  cp -a "$BASE" "$r.new"  # carries the base's stamp: the check proper reuses it
-  mv "$r.new" "$r"
-  mount_root "$r"
-  mkdir -p "$r/tmp/ladder-prepare"
-  cp "$ROOT/scripts/install-deps.sh" "$r/tmp/ladder-prepare/"
-  NO_ENV=()
-  run_in "$r" root / NO_ENV /tmp/ladder-prepare/install-deps.sh --build
-  rm -rf "$r/tmp/ladder-prepare"
-  print_timings
-  say "prepared: $BASE and $r"
-  exit 0
 fi
 
 # ---------------------------------------------------------------- the build context
