@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/command_run.hpp"
 #include "cli/failure_hint.hpp"
 #include "cli/progress_renderer.hpp"
 #include "gpu/encode_policy.hpp"
@@ -156,14 +157,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     engine::JobOptions o;
     o.input = a.input;
     o.outdir = a.outdir;
-    if (!a.ladder_file.empty()) {
-        o.ladder = engine::load_ladder_file(a.ladder_file);
-    } else if (!a.rungs.empty()) {
-        engine::LadderSpec spec;
-        for (const auto& r : a.rungs) spec.rungs.push_back(engine::parse_rung_argument(r));
-        engine::validate_ladder(spec);
-        o.ladder = spec;
-    }
+    o.ladder = ladder_from_arguments(a.ladder_file, a.rungs);
     o.policy = gpu::parse_encode_policy(a.policy);
     o.sessions_per_gpu = a.sessions_per_gpu;
     o.decode = a.decode == "nvdec" ? engine::DecodeMode::nvdec
@@ -306,11 +300,7 @@ int run_encode(const EncodeArgs& args) {
         fmt::print("ladder: {} rung{} in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
                    report.rungs.size(), report.rungs.size() == 1 ? "" : "s", report.wall_seconds, report.decode_seconds, report.frames_normalized,
                    report.encoder_slots);
-        for (const auto& r : report.rungs) {
-            const double seconds = report.frame_rate > 0 ? r.frames / report.frame_rate : 0.0;
-            fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s  {}\n", r.name, r.width, r.height, r.frames,
-                       seconds > 0 ? r.video_bytes * 8.0 / 1000.0 / seconds : 0.0, r.output);
-        }
+        print_rung_lines(report);
         return 0;
     } catch (const engine::InputError& e) {
         return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));

@@ -2,13 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
 
-#include "cli/progress_renderer.hpp"
+#include "cli/command_run.hpp"
 #include "cli/signal_stop.hpp"
 #include "engine/errors.hpp"
 #include "engine/plan_job.hpp"
@@ -52,21 +48,13 @@ CLI::App* add_plan_command(CLI::App& app, PlanArgs& a) {
 
 int run_plan(const PlanArgs& a) {
     SignalStop signals;
-    const auto started = std::chrono::steady_clock::now();
-    ProgressMode mode;
+    std::optional<CommandRun> run;
     try {
-        mode = resolve_progress_mode(a.progress, ::isatty(STDERR_FILENO) == 1, std::getenv("TERM"));
+        run.emplace(a.progress, a.quiet);
     } catch (const std::invalid_argument& e) {
         fmt::print(stderr, "ladder: error: {}\n", e.what());
         return 2;
     }
-    auto renderer = make_progress_renderer(mode, stderr, a.quiet);
-    auto end = [&](int code, const std::string& error, std::string message) {
-        renderer->finish(RunOutcome{code, error, std::move(message),
-                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-                                    std::nullopt});
-        return code;
-    };
     try {
         const std::filesystem::path workdir = a.workdir;
         const auto plan_file = workdir / engine::kPlanFileName;
@@ -77,26 +65,17 @@ int run_plan(const PlanArgs& a) {
                                                  workdir.string()));
         engine::JobOptions o;
         o.input = a.input;
-        if (!a.ladder_file.empty()) {
-            o.ladder = engine::load_ladder_file(a.ladder_file);
-        } else if (!a.rungs.empty()) {
-            engine::LadderSpec spec;
-            for (const auto& r : a.rungs) spec.rungs.push_back(engine::parse_rung_argument(r));
-            engine::validate_ladder(spec);
-            o.ladder = spec;
-        }
+        o.ladder = ladder_from_arguments(a.ladder_file, a.rungs);
         o.encoder = gpu::cpu_encoder_name(a.encoder);
         o.preset = a.preset;
         o.segment_seconds = a.segment_seconds;
         o.audio = a.audio == "aac";
         o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
-        const engine::JobPlan plan = engine::make_plan(o, *renderer, signals.token());
+        const engine::JobPlan plan = engine::make_plan(o, run->progress(), signals.token());
         // A new plan's chunks would not match the old ones: they go.
         if (a.overwrite) std::filesystem::remove_all(workdir / ".ladder");
         engine::write_plan(plan, workdir);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        renderer->finish(RunOutcome{0, "", "", seconds, std::nullopt});
+        run->succeed(run->seconds());
         fmt::print("ladder: planned {} frames ({:.2f} s at {:.3f} fps) of {}: {} rung(s) x {} chunk(s) of {} frames\n",
                    plan.frames, static_cast<double>(plan.frames) * av_q2d(av_inv_q(plan.frame_rate)),
                    av_q2d(plan.frame_rate), plan.input.string(), plan.ladder.rungs.size(), plan.chunk_count(),
@@ -105,14 +84,8 @@ int run_plan(const PlanArgs& a) {
                    "then: ladder stitch {} -o OUTDIR\n",
                    plan_file.string(), plan_file.string(), workdir.string());
         return 0;
-    } catch (const engine::InputError& e) {
-        return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
-    } catch (const std::invalid_argument& e) {
-        return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
-    } catch (const engine::Cancelled&) {
-        return end(130, "interrupted", "ladder: interrupted; no plan was written");
-    } catch (const std::exception& e) {
-        return end(1, e.what(), fmt::format("ladder: error: planning failed: {}", e.what()));
+    } catch (...) {
+        return run->fail_with_current_exception("planning failed", "ladder: interrupted; no plan was written");
     }
 }
 

@@ -178,29 +178,14 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const bool write_mp4 = !shard && options.format != OutputFormat::hls;
     const bool write_hls = !shard && options.format != OutputFormat::mp4;
     const bool hls_audio = write_hls && options.audio && src.audio_stream >= 0;
-    std::vector<RungOutputs> rung_outputs;
-    std::vector<std::filesystem::path> existing_check;
-    for (const auto& r : fitted.ladder.rungs) {
-        RungOutputs o;
-        if (write_mp4) existing_check.push_back(*(o.mp4 = single_file_path(options.outdir, r.name)));
-        if (write_hls) {
-            if (r.name == kAudioFolder)
-                throw InputError(fmt::format("rung name '{}' is reserved for the HLS audio folder: rename the rung",
-                                             r.name));
-            o.hls_dir = hls_rung_dir(options.outdir, r.name);
-            existing_check.push_back(*o.hls_dir / "index.m3u8");
-        }
-        rung_outputs.push_back(std::move(o));
-    }
-    if (write_hls) {
-        existing_check.push_back(master_playlist_path(options.outdir));
-        if (hls_audio) existing_check.push_back(hls_audio_dir(options.outdir, kAudioRendition) / "index.m3u8");
-    }
+    std::vector<std::string> rung_names;
+    for (const auto& r : fitted.ladder.rungs) rung_names.push_back(r.name);
+    const LadderOutputs outputs = ladder_outputs(options.outdir, rung_names, write_mp4, write_hls, hls_audio);
+    const std::vector<RungOutputs>& rung_outputs = outputs.rungs;
     if (shard) {
-        rung_outputs.resize(fitted.ladder.rungs.size());
         std::filesystem::create_directories(options.outdir);
     } else {
-        prepare_output_dir(options.outdir, existing_check, options.overwrite || options.resume);
+        prepare_output_dir(options.outdir, outputs.finals, options.overwrite || options.resume);
     }
     // An old master playlist would point at a mix of old and new segments
     // while this run is under way: it goes first and comes back last.

@@ -12,10 +12,6 @@
 
 namespace ladder::engine {
 
-// The HLS audio rendition's folder: OUTDIR/audio/aac/.
-constexpr const char* kAudioFolder = "audio";
-constexpr const char* kAudioRendition = "aac";
-
 // audio_rendition and audio: both null for a ladder without audio.
 void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
                            const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,

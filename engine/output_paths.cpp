@@ -21,7 +21,29 @@ std::filesystem::path hls_rung_dir(const std::filesystem::path& outdir, const st
 }
 
 std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const std::string& rendition_name) {
-    return outdir / "audio" / rendition_name;
+    return outdir / kAudioFolder / rendition_name;
+}
+
+LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vector<std::string>& rung_names,
+                             bool write_mp4, bool write_hls, bool hls_audio) {
+    LadderOutputs out;
+    for (const auto& name : rung_names) {
+        RungOutputs o;
+        if (write_mp4) out.finals.push_back(*(o.mp4 = single_file_path(outdir, name)));
+        if (write_hls) {
+            if (name == kAudioFolder)
+                throw InputError(fmt::format("rung name '{}' is reserved for the HLS audio folder: rename the rung",
+                                             name));
+            o.hls_dir = hls_rung_dir(outdir, name);
+            out.finals.push_back(*o.hls_dir / "index.m3u8");
+        }
+        out.rungs.push_back(std::move(o));
+    }
+    if (write_hls) {
+        out.finals.push_back(master_playlist_path(outdir));
+        if (hls_audio) out.finals.push_back(hls_audio_dir(outdir, kAudioRendition) / "index.m3u8");
+    }
+    return out;
 }
 
 std::filesystem::path master_playlist_path(const std::filesystem::path& outdir) { return outdir / "master.m3u8"; }

@@ -11,6 +11,10 @@
 
 namespace ladder::engine {
 
+// The HLS audio rendition's folder: OUTDIR/audio/aac/.
+constexpr const char* kAudioFolder = "audio";
+constexpr const char* kAudioRendition = "aac";
+
 // OUTDIR/<rung>.mp4
 std::filesystem::path single_file_path(const std::filesystem::path& outdir, const std::string& rung_name);
 // OUTDIR/<rung>/ (init.mp4, seg_NNNNN.m4s, index.m3u8, iframes.m3u8)
@@ -19,6 +23,17 @@ std::filesystem::path hls_rung_dir(const std::filesystem::path& outdir, const st
 std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const std::string& rendition_name);
 // OUTDIR/master.m3u8
 std::filesystem::path master_playlist_path(const std::filesystem::path& outdir);
+
+struct LadderOutputs {
+    std::vector<RungOutputs> rungs;             // parallel to the ladder's rungs
+    std::vector<std::filesystem::path> finals;  // every file that marks an output finished
+};
+
+// Where each rung's outputs go for this packaging, and the files that must
+// not exist already (for prepare_output_dir). Throws InputError for a rung
+// named like the HLS audio folder.
+LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vector<std::string>& rung_names,
+                             bool write_mp4, bool write_hls, bool hls_audio);
 
 // Creates outdir if needed and proves it is writable; throws InputError when
 // it is not, or when one of `outputs` exists and overwrite is false.

@@ -118,26 +118,11 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
 
     const bool write_mp4 = options.format != OutputFormat::hls;
     const bool write_hls = options.format != OutputFormat::mp4;
-    std::vector<RungOutputs> rung_outputs;
-    std::vector<std::filesystem::path> existing_check;
-    for (const auto& r : plan.ladder.rungs) {
-        RungOutputs o;
-        if (write_mp4) existing_check.push_back(*(o.mp4 = single_file_path(options.outdir, r.name)));
-        if (write_hls) {
-            if (r.name == kAudioFolder)
-                throw InputError(fmt::format("rung name '{}' is reserved for the HLS audio folder: plan again with "
-                                             "another rung name",
-                                             r.name));
-            o.hls_dir = hls_rung_dir(options.outdir, r.name);
-            existing_check.push_back(*o.hls_dir / "index.m3u8");
-        }
-        rung_outputs.push_back(std::move(o));
-    }
-    if (write_hls) {
-        existing_check.push_back(master_playlist_path(options.outdir));
-        if (plan.audio) existing_check.push_back(hls_audio_dir(options.outdir, kAudioRendition) / "index.m3u8");
-    }
-    prepare_output_dir(options.outdir, existing_check, options.overwrite);
+    std::vector<std::string> rung_names;
+    for (const auto& r : plan.ladder.rungs) rung_names.push_back(r.name);
+    const LadderOutputs outputs = ladder_outputs(options.outdir, rung_names, write_mp4, write_hls, plan.audio);
+    const std::vector<RungOutputs>& rung_outputs = outputs.rungs;
+    prepare_output_dir(options.outdir, outputs.finals, options.overwrite);
     if (write_hls) std::filesystem::remove(master_playlist_path(options.outdir));
 
     std::unique_ptr<AudioTrack> audio;

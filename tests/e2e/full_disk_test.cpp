@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
@@ -176,14 +177,18 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
     const fs::path src = noisy_source();
     const fs::path root = fresh_dir("fulldisk-" + format);
 
+    // The smaller of two runs: SVT-AV1's output size varies from run to run
+    // (once in about 20 runs by 25 %), and a disk sized from a large run
+    // could hold a small one.
     std::uintmax_t written = 0;
-    {
+    for (int measure = 0; measure < 2; ++measure) {
         SmallTmpfs disk(root / "large", "64m");
         if (!disk.mounted()) GTEST_SKIP() << disk.why_not();
         auto r = run_ladder(encode_args(src, root / "large" / "out", format), {}, kWatchdog);
         ASSERT_EQ(r.exit_code, 0) << "the run must fit a large disk: " << r.err;
         expect_complete(root / "large" / "out", format);
-        written = bytes_under(root / "large" / "out");
+        const std::uintmax_t bytes = bytes_under(root / "large" / "out");
+        written = measure == 0 ? bytes : std::min(written, bytes);
     }
     std::printf("[ metric   ] %s outputs: %ju bytes\n", format.c_str(), written);
     ASSERT_GT(written, 500000u);
