@@ -36,7 +36,13 @@ TEST(Player, HlsJsPlaysTheLadderToTheEndAndSwitchesLevels) {
     ASSERT_TRUE(result.is_object()) << r.out;
     EXPECT_TRUE(result["ok"].get<bool>());
     EXPECT_TRUE(result["ended"].get<bool>()) << "played to the end";
-    EXPECT_TRUE(result["errors"].empty()) << result["errors"].dump();
+    // No error but the non-fatal ones play.mjs tolerates (bufferStalledError:
+    // software AV1 decoding at 4x falling behind on a loaded 2-core machine
+    // with the whole stream already buffered; tests/player/README.md).
+    for (const auto& e : result["errors"]) {
+        EXPECT_FALSE(e["fatal"].get<bool>()) << e.dump();
+        EXPECT_TRUE(e["tolerated"].get<bool>()) << e.dump();
+    }
     EXPECT_NEAR(result["duration"].get<double>(), 10.0, 0.1);
 
     ASSERT_EQ(result["levels"].size(), 3u) << "hls.js kept every variant";
