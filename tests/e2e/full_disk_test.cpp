@@ -211,7 +211,7 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
     // way rather than raced.
     // SVT-AV1's VBR is not deterministic with threads (the same encode
     // varies by a few percent from run to run, also in the ffmpeg CLI), so
-    // "just before the end" is 92% of the first run's outputs, not 97%.
+    // "just before the end" is 92% of the measured outputs, not 97%.
     for (const double fraction : {0.5, 0.92}) {
         const auto kib = static_cast<std::uintmax_t>(fraction * static_cast<double>(written) / 1024.0);
         SCOPED_TRACE("outputs disk of " + std::to_string(kib) + " KiB");
