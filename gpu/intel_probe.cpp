@@ -11,6 +11,7 @@
 #define ONEVPL_EXPERIMENTAL
 #include <vpl/mfx.h>
 
+#include "gpu/bounded_text.hpp"
 #include "gpu/dynamic_library.hpp"
 
 namespace ladder::gpu {
@@ -67,11 +68,6 @@ private:
     mfxStatus status_ = MFX_ERR_NONE;
 };
 
-template <std::size_t N>
-std::string text(const mfxChar (&buffer)[N]) {
-    return std::string(buffer, strnlen(buffer, N));
-}
-
 bool has_codec(const mfxEncoderDescription& enc, mfxU32 codec) {
     for (mfxU16 i = 0; enc.Codecs && i < enc.NumCodecs; ++i)
         if (enc.Codecs[i].CodecID == codec) return true;
@@ -97,9 +93,9 @@ int adapter_of(const std::string& device_id) {
 
 IntelGpu describe(const VplFunctions& f, mfxLoader loader, mfxU32 index, const mfxImplDescription& d) {
     IntelGpu gpu;
-    gpu.implementation = text(d.ImplName);
+    gpu.implementation = bounded_text(d.ImplName);
     gpu.name = gpu.implementation;
-    gpu.device_id = text(d.Dev.DeviceID);
+    gpu.device_id = bounded_text(d.Dev.DeviceID);
     gpu.adapter = adapter_of(gpu.device_id);
     gpu.av1_encode = has_codec(d.Enc, MFX_CODEC_AV1);
     gpu.av1_decode = has_codec(d.Dec, MFX_CODEC_AV1);
@@ -107,7 +103,7 @@ IntelGpu describe(const VplFunctions& f, mfxLoader loader, mfxU32 index, const m
     const Description extended(f, loader, index, MFX_IMPLCAPS_DEVICE_ID_EXTENDED);
     if (const auto* ext = extended.as<mfxExtendedDeviceId>()) {
         if (ext->DRMRenderNodeNum != 0) gpu.render_node = fmt::format("/dev/dri/renderD{}", ext->DRMRenderNodeNum);
-        if (const std::string name = text(ext->DeviceName); !name.empty()) gpu.name = name;
+        if (const std::string name = bounded_text(ext->DeviceName); !name.empty()) gpu.name = name;
     }
     return gpu;
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/bounded_text.hpp"
 #include "gpu/dynamic_library.hpp"
 #include "gpu/nvml_api.hpp"
 
@@ -66,12 +67,6 @@ private:
     nvml::Return result_;
 };
 
-// NVML terminates its strings, but a full buffer must not run past the end.
-template <std::size_t N>
-std::string text(const char (&buffer)[N]) {
-    return std::string(buffer, strnlen(buffer, N));
-}
-
 std::string describe(const NvmlFunctions& f, nvml::Return r) {
     const char* text = f.error_string ? f.error_string(r) : nullptr;
     return fmt::format("{} (NVML error {})", text ? text : "unknown error", r);
@@ -101,7 +96,7 @@ NvmlInventory probe_nvml(const std::string& soname) {
         return out;
     }
     char version[nvml::kDriverVersionSize] = {};
-    if (f.driver_version(version, sizeof version) == nvml::kSuccess) out.driver_version = text(version);
+    if (f.driver_version(version, sizeof version) == nvml::kSuccess) out.driver_version = bounded_text(version);
 
     unsigned int count = 0;
     if (const nvml::Return r = f.device_count(&count); r != nvml::kSuccess) {
@@ -119,11 +114,11 @@ NvmlInventory probe_nvml(const std::string& soname) {
         NvidiaGpu gpu;
         gpu.nvml_index = static_cast<int>(i);
         char name[nvml::kNameSize] = {};
-        gpu.name = f.name(device, name, sizeof name) == nvml::kSuccess ? text(name) : "unknown NVIDIA GPU";
+        gpu.name = f.name(device, name, sizeof name) == nvml::kSuccess ? bounded_text(name) : "unknown NVIDIA GPU";
         char uuid[nvml::kUuidSize] = {};
-        if (f.uuid(device, uuid, sizeof uuid) == nvml::kSuccess) gpu.uuid = text(uuid);
+        if (f.uuid(device, uuid, sizeof uuid) == nvml::kSuccess) gpu.uuid = bounded_text(uuid);
         nvml::PciInfo pci{};
-        if (f.pci_info(device, &pci) == nvml::kSuccess) gpu.pci_bus_id = text(pci.busId);
+        if (f.pci_info(device, &pci) == nvml::kSuccess) gpu.pci_bus_id = bounded_text(pci.busId);
         nvml::Memory memory{};
         if (f.memory_info(device, &memory) == nvml::kSuccess) gpu.memory_total_bytes = memory.total;
         out.gpus.push_back(std::move(gpu));

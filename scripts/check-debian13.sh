@@ -39,8 +39,22 @@
 # stages are made anew every run. A fresh clone (CI) makes everything. After
 # a run was killed while apt or dpkg ran in the build stage, use --fresh.
 #
-# Usage: scripts/check-debian13.sh [--fresh] [-- CTEST_ARGS...]
-#   --fresh   remove the roots first (debootstrap again)
+# Before the test suite, the host's tests/player/node_modules is copied into
+# the build stage when it is what package-lock.json pins (the host's
+# run-tests.sh ran npm ci): the player check then needs no npm in the root,
+# whose Debian package brings about 350 packages (scripts/install-deps.sh).
+#
+# Two runs never work on the roots at once: a run waits for the lock
+# $DIR/.lock.
+#
+# Usage: scripts/check-debian13.sh [--fresh] [--prefetch] [-- CTEST_ARGS...]
+#   --fresh     remove the roots first (debootstrap again)
+#   --prefetch  only make the base root and download every package the
+#               check installs (scripts/install-deps.sh --download-only, in a
+#               scratch copy of the base) into the shared apt cache, then
+#               stop. Mostly network and one core: .ci/run starts it in the
+#               background while the fuzzers run for their fixed time, and
+#               the check proper then finds the base and the packages there.
 #   CTEST_ARGS go to scripts/run-tests.sh (e.g. -- -L unit)
 # Environment:
 #   LADDER_DEBIAN13_DIR     where the roots live (default: build/debian13)
@@ -58,10 +72,12 @@ cd "$ROOT"
 
 ARGS=("$@")
 FRESH=0
+PREFETCH=0
 CTEST_ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --fresh) FRESH=1 ;;
+    --prefetch) PREFETCH=1 ;;
     --) shift; CTEST_ARGS=("$@"); break ;;
     -h|--help) sed -n '2,/^set -euo pipefail/{s/^# \{0,1\}//p}' "$SELF"; exit 0 ;;
     *) echo "check-debian13.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -221,6 +237,11 @@ done
 say "roots in $DIR ($([[ -n "${LADDER_DEB13_NS:-}" ]] && echo "private mount namespace" || echo "no mount namespace: host mounts, unmounted on exit"))"
 
 mkdir -p "$DIR"
+exec 9>"$DIR/.lock"
+if ! flock -n 9; then
+  say "waiting for another run on $DIR (the lock $DIR/.lock)"
+  flock 9
+fi
 if [[ $FRESH -eq 1 ]]; then
   say "--fresh: removing the old roots"
   for r in "$DIR"/base "$DIR"/base.new "$DIR"/stage-*; do remove_root "$r"; done
@@ -271,6 +292,30 @@ EOF
   BASE_ID="$(date +%s%N)"
   printf '%s\n%s\n' "$STAMP" "$BASE_ID" >"$BASE.new/.ladder-root"
   mv "$BASE.new" "$BASE"
+fi
+
+# ---------------------------------------------------------------- --prefetch
+if [[ $PREFETCH -eq 1 ]]; then
+  phase "prefetch: packages into $APT_CACHE"
+  FETCH_ROOT="$DIR/prefetch"
+  remove_root "$FETCH_ROOT"
+  cp -a "$BASE" "$FETCH_ROOT"
+  mount_root "$FETCH_ROOT"
+  mkdir -p "$FETCH_ROOT/tmp/ladder-prefetch/scripts"
+  cp "$ROOT/scripts/install-deps.sh" "$FETCH_ROOT/tmp/ladder-prefetch/scripts/"
+  NO_ENV=()
+  fetch_rc=0
+  run_in "$FETCH_ROOT" root /tmp/ladder-prefetch NO_ENV scripts/install-deps.sh --download-only >"$DIR/prefetch.log" 2>&1 ||
+    fetch_rc=$?
+  cleanup
+  remove_root "$FETCH_ROOT"
+  print_timings
+  if [[ $fetch_rc -ne 0 ]]; then
+    tail -n 20 "$DIR/prefetch.log" >&2
+    die "downloading the packages failed (log: $DIR/prefetch.log)"
+  fi
+  say "prefetched: $(find "$APT_CACHE" -maxdepth 1 -name '*.deb' | wc -l) packages in $APT_CACHE"
+  exit 0
 fi
 
 # ---------------------------------------------------------------- the build context
@@ -524,6 +569,15 @@ say "image: encoded and validated as uid $image_uid"
 
 # ---------------------------------------------------------------- the test suite
 phase "test suite in the build stage (scripts/run-tests.sh)"
+HOST_PLAYER="$ROOT/tests/player"
+ROOT_PLAYER="$BUILD_ROOT/src/tests/player"
+if [[ -f "$HOST_PLAYER/node_modules/.package-lock.json" &&
+      ! "$HOST_PLAYER/package-lock.json" -nt "$HOST_PLAYER/node_modules/.package-lock.json" ]] &&
+   cmp -s "$HOST_PLAYER/package-lock.json" "$ROOT_PLAYER/package-lock.json"; then
+  say "copying the host's tests/player/node_modules (what package-lock.json pins) into the build stage"
+  rm -rf "$ROOT_PLAYER/node_modules"
+  cp -a "$HOST_PLAYER/node_modules" "$ROOT_PLAYER/node_modules"
+fi
 suite_rc=0
 NO_ENV=()
 run_in "$BUILD_ROOT" root /src NO_ENV scripts/run-tests.sh "${CTEST_ARGS[@]}" || suite_rc=$?

@@ -23,13 +23,18 @@
 #                      (oneVPL and its Intel GPU runtime, the Intel VA-API
 #                      driver); the NVIDIA driver libraries come from the host
 #                      (NVIDIA Container Toolkit). The Dockerfile's runtime stage.
+#   --download-only    download, into apt's cache, the packages of the default
+#                      mode plus the GPU runtime libraries of --runtime, and
+#                      install nothing (scripts/check-debian13.sh --prefetch
+#                      fills its roots' shared cache with it while other work
+#                      keeps the cores busy).
 #
 # Works on Debian 12 (bookworm), Debian 13 (trixie) and Ubuntu 24.04 (noble):
 # the package names are the same on all three, except Chromium (see below).
 # Run as root or as a user with sudo. If every package is already installed,
 # apt is not touched at all, so repeated runs are fast.
 #
-# Usage: scripts/install-deps.sh [--build | --fuzz | --runtime FILE]
+# Usage: scripts/install-deps.sh [--build | --fuzz | --runtime FILE | --download-only]
 set -euo pipefail
 
 MODE=all
@@ -38,6 +43,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) MODE=build ;;
     --fuzz) MODE=fuzz ;;
+    --download-only) MODE=download ;;
     --runtime)
       MODE=runtime
       RUNTIME_LIST="${2:-}"
@@ -104,6 +110,15 @@ if [[ "$(dpkg --print-architecture 2>/dev/null || true)" == amd64 ]]; then
   GPU_RUNTIME_PACKAGES+=(libmfx-gen1.2 intel-media-va-driver)
 fi
 
+# Is tests/player/node_modules what package-lock.json pins? (npm ci writes
+# node_modules/.package-lock.json; run-tests.sh makes the same check.)
+player_modules_current() {
+  local player
+  player="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/player"
+  [[ -f "$player/package-lock.json" && -f "$player/node_modules/.package-lock.json" &&
+     ! "$player/package-lock.json" -nt "$player/node_modules/.package-lock.json" ]]
+}
+
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: this script needs a Debian/Ubuntu system with apt-get and dpkg" >&2
   exit 2
@@ -113,6 +128,7 @@ case "$MODE" in
   build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
   fuzz) PACKAGES=("${BUILD_PACKAGES[@]}" "${FUZZ_PACKAGES[@]}") ;;
   all) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  download) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${GPU_RUNTIME_PACKAGES[@]}") ;;
   runtime)
     if [[ ! -r "$RUNTIME_LIST" ]]; then
       echo "install-deps.sh: cannot read the runtime package list '$RUNTIME_LIST'" >&2
@@ -131,7 +147,7 @@ case "$MODE" in
     ;;
 esac
 
-if [[ "$MODE" == all ]]; then
+if [[ "$MODE" == all || "$MODE" == download ]]; then
   # Ubuntu's Chromium is the chromium-browser package, a transitional stub that
   # installs the snap: it needs snapd (so it does not work in most containers)
   # and gives no /usr/bin/chromium (tests/player takes another binary through
@@ -143,12 +159,18 @@ if [[ "$MODE" == all ]]; then
     done
   fi
 
-  # Node.js and npm (tests/player: npm ci, then node play.mjs; Node >= 18) only
+  # Node.js (tests/player: node play.mjs; Node >= 18) and npm (npm ci) only
   # when the commands are missing. Machines that already have a Node.js from
   # elsewhere must not get Debian's npm: NodeSource's nodejs bundles npm and
-  # declares "Conflicts: npm", so apt would refuse the whole install.
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-    PACKAGES+=(nodejs npm)
+  # declares "Conflicts: npm", so apt would refuse the whole install. npm is
+  # not needed when tests/player/node_modules is already what the lock file
+  # pins (run-tests.sh then skips npm ci): Debian's npm brings about 350
+  # packages (scripts/check-debian13.sh copies the host's node_modules).
+  if ! command -v node >/dev/null 2>&1; then
+    PACKAGES+=(nodejs)
+  fi
+  if ! command -v npm >/dev/null 2>&1 && ! player_modules_current; then
+    PACKAGES+=(npm)
   fi
 fi
 
@@ -159,6 +181,11 @@ for pkg in "${PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
+
+APT_INSTALL=(apt-get install -y --no-install-recommends)
+if [[ "$MODE" == download ]]; then
+  APT_INSTALL+=(--download-only)
+fi
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps.sh: all ${#PACKAGES[@]} packages ($MODE) are already installed"
@@ -180,6 +207,5 @@ export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
 # Install the whole list, not only the missing ones: apt leaves installed
 # packages alone and this keeps the set consistent.
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
-  apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" "${PACKAGES[@]}"
 echo "install-deps.sh: done"

@@ -58,10 +58,25 @@ run_preset() {
   # inside them only, never in ladder's frames.
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/tsan.supp:log_path=$reports/tsan"
 
-  # The unit tests in one process (ctest starts one per test: 245 sanitizer
-  # start-ups cost about 80 s more), then the smoke test through ctest.
-  local t1=$SECONDS rc=0
-  "$build_dir/tests/ladder_unit_tests" --gtest_brief=1 || rc=$?
+  # The unit tests in one process per core, each running its GoogleTest shard
+  # (ctest starts one process per test: 245 sanitizer start-ups cost about
+  # 80 s more; a single process leaves the other cores idle), then the smoke
+  # test through ctest. A shard's output is printed when it failed.
+  local t1=$SECONDS rc=0 shard pids=()
+  for ((shard = 0; shard < JOBS; shard++)); do
+    GTEST_TOTAL_SHARDS="$JOBS" GTEST_SHARD_INDEX="$shard" \
+      "$build_dir/tests/ladder_unit_tests" --gtest_brief=1 >"$build_dir/unit-shard-$shard.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((shard = 0; shard < JOBS; shard++)); do
+    if wait "${pids[shard]}"; then
+      echo "run-sanitizers.sh: $preset: unit tests, shard $((shard + 1)) of $JOBS: $(grep -E '^\[  PASSED  \]' "$build_dir/unit-shard-$shard.log")"
+    else
+      echo "run-sanitizers.sh: $preset: unit test shard $shard of $JOBS failed:" >&2
+      cat "$build_dir/unit-shard-$shard.log" >&2
+      rc=1
+    fi
+  done
   ctest --preset "$preset" -L '^smoke$' --no-tests=error || rc=$?
   local test_s=$((SECONDS - t1))
   if compgen -G "$reports/*" >/dev/null; then

@@ -11,12 +11,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int count_lines(const std::string& s) {
-    int n = 0;
-    for (char c : s) n += c == '\n';
-    return n;
-}
-
 void expect_usage_error(const ProcessResult& r, const std::string& must_mention) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << "one error line: " << r.err;

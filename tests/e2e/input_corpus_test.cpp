@@ -26,8 +26,6 @@ namespace fs = std::filesystem;
 // Far above the few seconds an entry takes: only a hang gets near it.
 constexpr int kWatchdogSeconds = 120;
 
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
 // ------------------------------------------------------------- the outcome
 
 struct Outcome {

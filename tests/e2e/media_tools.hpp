@@ -26,6 +26,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
 // its pid, for tests that signal or kill it; wait_exit() reaps it and gives
 // the exit code (128 + signal when killed).
 int spawn_ladder(const std::vector<std::string>& args);
+
+// Lines in a process's output (each ends with '\n').
+int count_lines(const std::string& text);
 int wait_exit(int pid);
 
 // Runs the ladder binary under test; extra_env entries are "NAME=value".
@@ -41,8 +44,11 @@ struct ClipSpec {
     std::string extra_video_filter;  // appended to the source chain
 };
 
-// Generates an H.264 (+ AAC) clip with lavfi sources; cached per name in a
-// temporary folder shared by the tests of one process.
+// Generates an H.264 (+ AAC) clip with lavfi sources into this process's
+// scratch folder (once per name). Test processes share what they generated
+// through a cache in the build tree, keyed by the whole ffmpeg command line
+// and the ffmpeg binary's size and modification time: ctest runs every test
+// in its own process, and many tests use the same clip.
 std::filesystem::path make_clip(const std::string& name, const ClipSpec& spec);
 
 // A fresh empty directory for one test.
