@@ -1,5 +1,7 @@
 #include "media_tools.hpp"
 
+#include "run_cache.hpp"
+
 #include "av/input_file.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -125,6 +127,21 @@ ProcessResult run_ladder(const std::vector<std::string>& args, const std::vector
     return run_process(argv, extra_env, timeout_seconds);
 }
 
+ProcessResult run_ladder_shared(const std::vector<std::string>& args, const fs::path& out_dir) {
+    std::vector<std::string> key{file_identity(LADDER_BINARY)};
+    for (const std::string& a : args) {
+        std::error_code ec;
+        if (a == out_dir.string()) key.push_back("<out>");
+        else if (fs::is_regular_file(a, ec)) key.push_back("<file " + content_identity(a) + ">");
+        else key.push_back(a);
+    }
+    const fs::path entry = cache_entry("encodes", key);
+    if (restore_from_cache(entry, out_dir)) return {0, "", ""};
+    ProcessResult r = run_ladder(args);
+    if (r.exit_code == 0) publish_to_cache(out_dir, entry);
+    return r;
+}
+
 int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 int spawn_ladder(const std::vector<std::string>& args) {
@@ -157,51 +174,6 @@ fs::path fresh_dir(const std::string& name) {
     return p;
 }
 
-namespace {
-
-// The ffmpeg that run_process finds on PATH, as "size:mtime" (empty if none):
-// a different ffmpeg may make different clips, so it is part of the cache key.
-std::string ffmpeg_identity() {
-    const char* path = std::getenv("PATH");
-    std::stringstream dirs(path ? path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-        const fs::path candidate = fs::path(dir.empty() ? "." : dir) / "ffmpeg";
-        std::error_code ec;
-        if (::access(candidate.c_str(), X_OK) != 0 || !fs::is_regular_file(candidate, ec)) continue;
-        const auto size = fs::file_size(candidate, ec);
-        const auto mtime = fs::last_write_time(candidate, ec).time_since_epoch().count();
-        return std::to_string(size) + ":" + std::to_string(mtime);
-    }
-    return {};
-}
-
-std::string cache_key(const std::vector<std::string>& argv_without_output) {
-    std::string joined = ffmpeg_identity();
-    for (const std::string& a : argv_without_output) joined += '\0' + a;
-    std::ostringstream hex;
-    hex << std::hex << std::hash<std::string>{}(joined);
-    return hex.str();
-}
-
-// A clip another test process already generated, copied into place (tests
-// may damage their clips, so the cached file is never handed out itself).
-bool copy_from_cache(const fs::path& cached, const fs::path& out) {
-    std::error_code ec;
-    return fs::copy_file(cached, out, fs::copy_options::overwrite_existing, ec) && !ec;
-}
-
-// Published under a name of this process first, then renamed: a concurrent
-// reader sees the whole file or none.
-void publish_to_cache(const fs::path& made, const fs::path& cached) {
-    std::error_code ec;
-    fs::create_directories(cached.parent_path(), ec);
-    const fs::path part = cached.string() + ".part." + std::to_string(::getpid());
-    if (fs::copy_file(made, part, fs::copy_options::overwrite_existing, ec) && !ec) fs::rename(part, cached, ec);
-    if (ec) fs::remove(part, ec);
-}
-
-}  // namespace
-
 fs::path make_clip(const std::string& name, const ClipSpec& s) {
     static std::mutex mu;
     std::lock_guard lock(mu);
@@ -222,12 +194,14 @@ fs::path make_clip(const std::string& name, const ClipSpec& s) {
     if (s.audio)
         for (std::string a : {"-c:a", "aac", "-b:a", "128k", "-ac", "2"}) argv.push_back(a);
     argv.push_back("-y");
-    const fs::path cached = fs::path(LADDER_E2E_CLIP_CACHE) / (cache_key(argv) + ".mp4");
-    if (fs::exists(cached) && copy_from_cache(cached, out)) return out;
+    std::vector<std::string> key{program_identity("ffmpeg")};
+    key.insert(key.end(), argv.begin(), argv.end());
+    const fs::path entry = cache_entry("clips", key);
+    if (restore_from_cache(entry, out)) return out;
     argv.push_back(out.string());
     ProcessResult r = run_process(argv);
     if (r.exit_code != 0) throw std::runtime_error("ffmpeg could not make clip " + name + ": " + r.err);
-    publish_to_cache(out, cached);
+    publish_to_cache(out, entry);
     return out;
 }
 

@@ -25,6 +25,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
 // Starts the ladder binary in the background (output discarded) and returns
 // its pid, for tests that signal or kill it; wait_exit() reaps it and gives
 // the exit code (128 + signal when killed).
+// run_ladder for an encode whose output a whole suite only reads (its
+// SetUpTestSuite, which runs in every test process): an earlier test
+// process's output for the same ladder binary, arguments (OUT_DIR aside) and
+// input bytes is copied into OUT_DIR instead (run_cache.hpp); the result then
+// has exit code 0 and no output text.
+ProcessResult run_ladder_shared(const std::vector<std::string>& args, const std::filesystem::path& out_dir);
+
 int spawn_ladder(const std::vector<std::string>& args);
 
 // Lines in a process's output (each ends with '\n').
@@ -45,10 +52,8 @@ struct ClipSpec {
 };
 
 // Generates an H.264 (+ AAC) clip with lavfi sources into this process's
-// scratch folder (once per name). Test processes share what they generated
-// through a cache in the build tree, keyed by the whole ffmpeg command line
-// and the ffmpeg binary's size and modification time: ctest runs every test
-// in its own process, and many tests use the same clip.
+// scratch folder (once per name). Test processes share the clips they
+// generated (run_cache.hpp: keyed by the ffmpeg binary and command line).
 std::filesystem::path make_clip(const std::string& name, const ClipSpec& spec);
 
 // A fresh empty directory for one test.

@@ -18,13 +18,17 @@ protected:
     static void SetUpTestSuite() {
         const fs::path src = make_clip("validate", {320, 240, "25", 3.0, true, ""});
         good_ = new_dir("validate-good");
-        ProcessResult r = run_ladder({"encode", src.string(), "-o", good_.string(), "--rung", "240p=320x240@500",
-                                      "--rung", "120p=160x120@200", "--segment-seconds", "1", "--preset", "12", "-q"});
+        // Every test process runs this; the encodes are shared between them.
+        ProcessResult r = run_ladder_shared({"encode", src.string(), "-o", good_.string(), "--rung", "240p=320x240@500",
+                                             "--rung", "120p=160x120@200", "--segment-seconds", "1", "--preset", "12",
+                                             "-q"},
+                                            good_);
         ASSERT_EQ(r.exit_code, 0) << r.err;
         // The same source cut into 1.5 s segments: a rung that does not line up.
         other_ = new_dir("validate-other");
-        r = run_ladder({"encode", src.string(), "-o", other_.string(), "--rung", "120p=160x120@200",
-                        "--segment-seconds", "1.5", "--preset", "12", "-q"});
+        r = run_ladder_shared({"encode", src.string(), "-o", other_.string(), "--rung", "120p=160x120@200",
+                               "--segment-seconds", "1.5", "--preset", "12", "-q"},
+                              other_);
         ASSERT_EQ(r.exit_code, 0) << r.err;
     }
 
