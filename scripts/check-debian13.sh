@@ -47,20 +47,28 @@
 # Two runs never work on the roots at once: a run waits for the lock
 # $DIR/.lock.
 #
-# Usage: scripts/check-debian13.sh [--fresh] [--prefetch] [-- CTEST_ARGS...]
-#   --fresh     remove the roots first (debootstrap again)
-#   --prefetch  only make the base root and download every package the
-#               check installs (scripts/install-deps.sh --download-only, in a
-#               scratch copy of the base) into the shared apt cache, then
-#               stop. Mostly network and one core: .ci/run starts it in the
-#               background while the fuzzers run for their fixed time, and
-#               the check proper then finds the base and the packages there.
+# Usage: scripts/check-debian13.sh [--fresh | --prerequisites] [-- CTEST_ARGS...]
+#   --fresh          remove the roots first (debootstrap again)
+#   --prerequisites  only install what the check needs on this machine
+#                    (debootstrap, with apt) and stop: .ci/run does this
+#                    before anything else uses apt, since two apt runs at once
+#                    fail on apt's lock (the roots' apt has locks of its own)
 #   CTEST_ARGS go to scripts/run-tests.sh (e.g. -- -L unit)
 # Environment:
 #   LADDER_DEBIAN13_DIR     where the roots live (default: build/debian13)
 #   LADDER_DEBIAN_MIRROR    Debian mirror (default: http://deb.debian.org/debian)
 #   LADDER_DEBIAN_SECURITY  security mirror (default: http://deb.debian.org/debian-security)
 #   LADDER_WERROR           passed to the builds (default: ON)
+#   LADDER_DEB13_GO_FILE    when set: everything up to the test run (the roots,
+#                           the Dockerfile replay, the image's run, the test
+#                           dependencies and build) is done, then the check
+#                           waits for this file to exist before it runs the
+#                           suite, at nice 0 and best-effort I/O priority from
+#                           there on. .ci/run starts the check at nice 19
+#                           alongside the host's steps, so it takes only the
+#                           CPU they leave idle, and creates the file once
+#                           they are done: the suite's timing-sensitive tests
+#                           never run behind other work.
 #   NODE_EXTRA_CA_CERTS     a CA bundle npm must trust (a TLS-inspecting proxy);
 #                           default: the host's /etc/ssl/certs/ca-certificates.crt.
 #                           Made readable inside the root.
@@ -72,12 +80,12 @@ cd "$ROOT"
 
 ARGS=("$@")
 FRESH=0
-PREFETCH=0
+PREREQUISITES_ONLY=0
 CTEST_ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --fresh) FRESH=1 ;;
-    --prefetch) PREFETCH=1 ;;
+    --prerequisites) PREREQUISITES_ONLY=1 ;;
     --) shift; CTEST_ARGS=("$@"); break ;;
     -h|--help) sed -n '2,/^set -euo pipefail/{s/^# \{0,1\}//p}' "$SELF"; exit 0 ;;
     *) echo "check-debian13.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -231,9 +239,10 @@ if ! command -v debootstrap >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap
 fi
-for tool in mount umount cp tar git awk; do
+for tool in mount umount cp tar git awk flock renice ionice; do
   command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing"
 done
+[[ $PREREQUISITES_ONLY -eq 0 ]] || exit 0
 say "roots in $DIR ($([[ -n "${LADDER_DEB13_NS:-}" ]] && echo "private mount namespace" || echo "no mount namespace: host mounts, unmounted on exit"))"
 
 mkdir -p "$DIR"
@@ -292,30 +301,6 @@ EOF
   BASE_ID="$(date +%s%N)"
   printf '%s\n%s\n' "$STAMP" "$BASE_ID" >"$BASE.new/.ladder-root"
   mv "$BASE.new" "$BASE"
-fi
-
-# ---------------------------------------------------------------- --prefetch
-if [[ $PREFETCH -eq 1 ]]; then
-  phase "prefetch: packages into $APT_CACHE"
-  FETCH_ROOT="$DIR/prefetch"
-  remove_root "$FETCH_ROOT"
-  cp -a "$BASE" "$FETCH_ROOT"
-  mount_root "$FETCH_ROOT"
-  mkdir -p "$FETCH_ROOT/tmp/ladder-prefetch/scripts"
-  cp "$ROOT/scripts/install-deps.sh" "$FETCH_ROOT/tmp/ladder-prefetch/scripts/"
-  NO_ENV=()
-  fetch_rc=0
-  run_in "$FETCH_ROOT" root /tmp/ladder-prefetch NO_ENV scripts/install-deps.sh --download-only >"$DIR/prefetch.log" 2>&1 ||
-    fetch_rc=$?
-  cleanup
-  remove_root "$FETCH_ROOT"
-  print_timings
-  if [[ $fetch_rc -ne 0 ]]; then
-    tail -n 20 "$DIR/prefetch.log" >&2
-    die "downloading the packages failed (log: $DIR/prefetch.log)"
-  fi
-  say "prefetched: $(find "$APT_CACHE" -maxdepth 1 -name '*.deb' | wc -l) packages in $APT_CACHE"
-  exit 0
 fi
 
 # ---------------------------------------------------------------- the build context
@@ -568,7 +553,7 @@ run_in "$IMAGE_ROOT" "$IMAGE_USER" "$IMAGE_WORKDIR" IMAGE_ENV "${ENTRYPOINT[@]}"
 say "image: encoded and validated as uid $image_uid"
 
 # ---------------------------------------------------------------- the test suite
-phase "test suite in the build stage (scripts/run-tests.sh)"
+phase "test dependencies and build in the build stage"
 HOST_PLAYER="$ROOT/tests/player"
 ROOT_PLAYER="$BUILD_ROOT/src/tests/player"
 if [[ -f "$HOST_PLAYER/node_modules/.package-lock.json" &&
@@ -578,8 +563,21 @@ if [[ -f "$HOST_PLAYER/node_modules/.package-lock.json" &&
   rm -rf "$ROOT_PLAYER/node_modules"
   cp -a "$HOST_PLAYER/node_modules" "$ROOT_PLAYER/node_modules"
 fi
-suite_rc=0
+# What run-tests.sh does before ctest, done here so that it is done before
+# the wait below (run-tests.sh then finds it done).
 NO_ENV=()
+run_in "$BUILD_ROOT" root /src NO_ENV /bin/sh -c 'scripts/install-deps.sh && scripts/build.sh' ||
+  die "installing the test dependencies or building the tests failed in the build stage"
+
+if [[ -n "${LADDER_DEB13_GO_FILE:-}" ]]; then
+  phase "waiting for $LADDER_DEB13_GO_FILE"
+  while [[ ! -e "$LADDER_DEB13_GO_FILE" ]]; do sleep 1; done
+  renice -n 0 -p $$ >/dev/null
+  ionice -c 2 -n 4 -p $$ 2>/dev/null || true
+fi
+
+phase "test suite in the build stage (scripts/run-tests.sh)"
+suite_rc=0
 run_in "$BUILD_ROOT" root /src NO_ENV scripts/run-tests.sh "${CTEST_ARGS[@]}" || suite_rc=$?
 
 print_timings

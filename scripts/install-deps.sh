@@ -23,18 +23,13 @@
 #                      (oneVPL and its Intel GPU runtime, the Intel VA-API
 #                      driver); the NVIDIA driver libraries come from the host
 #                      (NVIDIA Container Toolkit). The Dockerfile's runtime stage.
-#   --download-only    download, into apt's cache, the packages of the default
-#                      mode plus the GPU runtime libraries of --runtime, and
-#                      install nothing (scripts/check-debian13.sh --prefetch
-#                      fills its roots' shared cache with it while other work
-#                      keeps the cores busy).
 #
 # Works on Debian 12 (bookworm), Debian 13 (trixie) and Ubuntu 24.04 (noble):
 # the package names are the same on all three, except Chromium (see below).
 # Run as root or as a user with sudo. If every package is already installed,
 # apt is not touched at all, so repeated runs are fast.
 #
-# Usage: scripts/install-deps.sh [--build | --fuzz | --runtime FILE | --download-only]
+# Usage: scripts/install-deps.sh [--build | --fuzz | --runtime FILE]
 set -euo pipefail
 
 MODE=all
@@ -43,7 +38,6 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) MODE=build ;;
     --fuzz) MODE=fuzz ;;
-    --download-only) MODE=download ;;
     --runtime)
       MODE=runtime
       RUNTIME_LIST="${2:-}"
@@ -128,7 +122,6 @@ case "$MODE" in
   build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
   fuzz) PACKAGES=("${BUILD_PACKAGES[@]}" "${FUZZ_PACKAGES[@]}") ;;
   all) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
-  download) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${GPU_RUNTIME_PACKAGES[@]}") ;;
   runtime)
     if [[ ! -r "$RUNTIME_LIST" ]]; then
       echo "install-deps.sh: cannot read the runtime package list '$RUNTIME_LIST'" >&2
@@ -147,7 +140,7 @@ case "$MODE" in
     ;;
 esac
 
-if [[ "$MODE" == all || "$MODE" == download ]]; then
+if [[ "$MODE" == all ]]; then
   # Ubuntu's Chromium is the chromium-browser package, a transitional stub that
   # installs the snap: it needs snapd (so it does not work in most containers)
   # and gives no /usr/bin/chromium (tests/player takes another binary through
@@ -182,11 +175,6 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
-APT_INSTALL=(apt-get install -y --no-install-recommends)
-if [[ "$MODE" == download ]]; then
-  APT_INSTALL+=(--download-only)
-fi
-
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps.sh: all ${#PACKAGES[@]} packages ($MODE) are already installed"
   exit 0
@@ -207,5 +195,6 @@ export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
 # Install the whole list, not only the missing ones: apt leaves installed
 # packages alone and this keeps the set consistent.
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" "${PACKAGES[@]}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${PACKAGES[@]}"
 echo "install-deps.sh: done"

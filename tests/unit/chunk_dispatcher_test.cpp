@@ -202,9 +202,14 @@ TEST(ChunkDispatcher, FailedChunkIsRetriedOnAnotherSlotThenFailsTheRun) {
         EXPECT_NE(msg.find("a: boom"), std::string::npos) << msg;
         EXPECT_NE(msg.find("b: boom"), std::string::npos) << msg;
     }
-    waiting.join();  // the failure wakes slot a
-    EXPECT_FALSE(for_a.has_value());
-    EXPECT_TRUE(a_saw_failure);
+    waiting.join();
+    // Chunk 1 reached the front when b took chunk 0: slot a either took it
+    // before b's failure ended the run (seen under load in CI) or was woken by
+    // that failure. It never gets chunk 0 back.
+    if (for_a)
+        EXPECT_EQ(for_a->index, 1);
+    else
+        EXPECT_TRUE(a_saw_failure) << "the failure wakes slot a";
     EXPECT_THROW(d.next(a, {}), RunError) << "every worker learns the run failed";
 }
 
