@@ -1,9 +1,10 @@
 #include "run_cache.hpp"
 
+#include "hls_tools.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <sstream>
 
@@ -32,11 +33,9 @@ std::string program_identity(const std::string& name) {
 }
 
 std::string content_identity(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return {};
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    const std::string content = bytes.str();
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return {};
+    const std::string content = read_text(file);
     return std::to_string(content.size()) + ":" + std::to_string(std::hash<std::string>{}(content));
 }
 
