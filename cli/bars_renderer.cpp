@@ -206,12 +206,13 @@ void BarsProgressRenderer::chunk_done(const engine::ChunkDone& e) {
 }
 
 void BarsProgressRenderer::chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
-                                        const std::string& error) {
+                                        const std::string& error, const std::string& cause) {
     std::lock_guard lock(mu_);
     model_.chunk_failed(rung_name, chunk, slot, elapsed());
     if (finished_) return;
     print_above_locked(
-        fmt::format("ladder: warning: rung {} chunk {} failed on {}: {}", rung_name, chunk, slot, error));
+        fmt::format("ladder: warning: rung {} chunk {} failed on {}{}: {}", rung_name, chunk, slot,
+                    failure_cause_text(cause), error));
 }
 
 void BarsProgressRenderer::decode_progress(std::int64_t decoded, std::int64_t expected) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "cli/command_run.hpp"
 #include "cli/failure_hint.hpp"
+#include "cli/progress_model.hpp"
 #include "cli/progress_renderer.hpp"
 #include "gpu/encode_policy.hpp"
 #include "cli/run_report.hpp"
@@ -107,6 +109,17 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "quarantined for the rest of the run")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
+    cmd->add_option("--isolation", a.isolation,
+                    "Where CPU encoders run: process = one encoder process per CPU slot, so an encoder that "
+                    "crashes or hangs costs its chunk (retried on another slot) and never the run; none = inside "
+                    "ladder's process. GPU encoders always run inside ladder's process")
+        ->check(CLI::IsMember({"process", "none"}))
+        ->capture_default_str();
+    cmd->add_option("--encoder-timeout", a.encoder_timeout,
+                    "Seconds an encoder process may take no frame and return no packet before it is killed as hung "
+                    "and its chunk retried (for frames up to 1920x1080; larger frames get proportionally longer)")
+        ->check(CLI::Range(0.1, 86400.0))
+        ->capture_default_str();
     cmd->add_option("--memory-budget", a.memory_budget,
                     "Bytes of raw frames that may wait for encoding (e.g. 2G, 512M; default: a quarter of the "
                     "available memory, at least two chunks of the largest rung). The decoder waits when it is full; "
@@ -167,6 +180,9 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.cpu_slots = a.cpu_slots;
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
     o.max_tries = a.max_tries;
+    o.isolation = a.isolation == "none" ? engine::EncoderIsolation::in_process : engine::EncoderIsolation::process;
+    o.encoder_stall_timeout =
+        std::chrono::milliseconds(static_cast<long long>(std::llround(a.encoder_timeout * 1000.0)));
     if (!a.memory_budget.empty()) {
         try {
             o.memory_budget = engine::parse_byte_size(a.memory_budget);
@@ -301,6 +317,8 @@ int run_encode(const EncodeArgs& args) {
                    report.rungs.size(), report.rungs.size() == 1 ? "" : "s", report.wall_seconds, report.decode_seconds, report.frames_normalized,
                    report.encoder_slots);
         print_rung_lines(report);
+        if (const std::string retried = retry_summary(report.retries); !retried.empty())
+            fmt::print("ladder: {}\n", retried);
         return 0;
     } catch (const engine::InputError& e) {
         return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));

@@ -77,11 +77,12 @@ void JsonProgressRenderer::chunk_done(const engine::ChunkDone& e) {
 }
 
 void JsonProgressRenderer::chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
-                                        const std::string& error) {
+                                        const std::string& error, const std::string& cause) {
     auto j = start("chunk_failed");
     j["rung_name"] = rung_name;
     j["chunk"] = chunk;
     j["slot"] = slot;
+    j["cause"] = cause;
     j["error"] = error;
     std::lock_guard lock(mu_);
     emit_locked(j, std::chrono::steady_clock::now());

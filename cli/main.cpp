@@ -3,7 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "av/logging.hpp"
+#include "engine/encoder_process.hpp"
+#include "engine/encoder_process_main.hpp"
 #include "cli/crash_report.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/encode_command.hpp"
@@ -13,6 +17,10 @@
 #include "cli/validate_command.hpp"
 
 int main(int argc, char** argv) {
+    // ladder's own encoder processes (engine/encoder_process.hpp): nothing
+    // else, not even the crash report, runs in them.
+    if (argc == 2 && std::strcmp(argv[1], ladder::engine::kEncoderProcessArgument) == 0)
+        return ladder::engine::run_encoder_process(ladder::engine::kEncoderProcessSocketFd);
     ladder::cli::install_crash_report();
     ladder::av::quiet_library_logs();
 

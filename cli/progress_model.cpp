@@ -1,8 +1,29 @@
 #include "cli/progress_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace ladder::cli {
+
+std::string failure_cause_text(const std::string& cause) {
+    if (cause == "crash") return " (encoder process crashed)";
+    if (cause == "hang") return " (encoder process hung)";
+    return "";
+}
+
+std::string retry_summary(const std::vector<engine::RetryRecord>& retries) {
+    if (retries.empty()) return "";
+    int crashes = 0, hangs = 0;
+    for (const auto& r : retries) {
+        crashes += r.cause == "crash" ? 1 : 0;
+        hangs += r.cause == "hang" ? 1 : 0;
+    }
+    const auto n = static_cast<int>(retries.size());
+    return fmt::format("{} failed chunk attempt{} retried: {} encoder process crash{}, {} hang{}, {} error{}", n,
+                       n == 1 ? " was" : "s were", crashes, crashes == 1 ? "" : "es", hangs, hangs == 1 ? "" : "s",
+                       n - crashes - hangs, n - crashes - hangs == 1 ? "" : "s");
+}
 
 RungProgress& ProgressModel::rung_at(int index, const std::string& name) {
     for (auto& r : rungs_)

@@ -9,9 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "engine/job_report.hpp"
 #include "engine/progress_sink.hpp"
 
 namespace ladder::cli {
+
+// " (encoder process crashed)" / " (encoder process hung)" for a failed
+// attempt's cause, nothing for an error the encoder reported itself.
+std::string failure_cause_text(const std::string& cause);
+
+// "3 failed chunk attempts were retried: 2 encoder process crashes, 1 hang,
+// 0 errors"; empty when nothing failed.
+std::string retry_summary(const std::vector<engine::RetryRecord>& retries);
 
 struct RungProgress {
     int index = 0;

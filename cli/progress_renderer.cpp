@@ -120,13 +120,13 @@ void PlainProgressRenderer::chunk_done(const engine::ChunkDone& e) {
 }
 
 void PlainProgressRenderer::chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
-                                         const std::string& error) {
+                                         const std::string& error, const std::string& cause) {
     std::lock_guard lock(mu_);
     const double now = elapsed();
     model_.chunk_failed(rung_name, chunk, slot, now);
     if (finished_) return;
-    fmt::print(out_, "[{:7.1f}s] ladder: warning: rung {} chunk {} failed on {}: {}\n", now, rung_name, chunk, slot,
-               error);
+    fmt::print(out_, "[{:7.1f}s] ladder: warning: rung {} chunk {} failed on {}{}: {}\n", now, rung_name, chunk, slot,
+               failure_cause_text(cause), error);
     std::fflush(out_);
 }
 

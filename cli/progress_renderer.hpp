@@ -62,7 +62,7 @@ public:
     void chunk_started(int rung, const std::string& rung_name, int chunk, const std::string& slot) override;
     void chunk_done(const engine::ChunkDone& event) override;
     void chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
-                      const std::string& error) override;
+                      const std::string& error, const std::string& cause) override;
     void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) override;
     void finish(const RunOutcome& outcome) override;
 

@@ -30,9 +30,9 @@ void ProgressTee::chunk_done(const engine::ChunkDone& event) {
     b_.chunk_done(event);
 }
 void ProgressTee::chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
-                               const std::string& error) {
-    a_.chunk_failed(rung_name, chunk, slot, error);
-    b_.chunk_failed(rung_name, chunk, slot, error);
+                               const std::string& error, const std::string& cause) {
+    a_.chunk_failed(rung_name, chunk, slot, error, cause);
+    b_.chunk_failed(rung_name, chunk, slot, error, cause);
 }
 void ProgressTee::decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) {
     a_.decode_progress(frames_decoded, frames_expected);
@@ -73,9 +73,9 @@ void ReportCollector::chunk_done(const engine::ChunkDone& e) {
 }
 
 void ReportCollector::chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
-                                   const std::string& error) {
+                                   const std::string& error, const std::string& cause) {
     std::lock_guard lock(mu_);
-    retries_.push_back(engine::RetryRecord{rung_name, chunk, slot, error});
+    retries_.push_back(engine::RetryRecord{rung_name, chunk, slot, error, cause});
 }
 
 void ReportCollector::decode_progress(std::int64_t frames_decoded, std::int64_t) {

@@ -1,6 +1,8 @@
 #pragma once
 // One interface over libavcodec's AV1 encoders: libsvtav1 and libaom-av1 on
-// the CPU, av1_nvenc (NVIDIA) and av1_qsv (Intel) on the slot's GPU. Every chunk is encoded by a fresh encoder, so
+// the CPU, av1_nvenc (NVIDIA) and av1_qsv (Intel) on the slot's GPU, run in
+// ladder's process (engine/libavcodec_encoder.*) or in an encoder process
+// (engine/process_encoder.*). Every chunk is encoded by a fresh encoder, so
 // it starts with a key frame carrying a sequence header and is independent.
 #include <functional>
 #include <memory>
@@ -27,6 +29,9 @@ struct EncoderSettings {
     AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
 };
 
+// Where CPU encoders run (engine/process_encoder.hpp).
+enum class EncoderIsolation { in_process, process };
+
 class EncoderBackend {
 public:
     virtual ~EncoderBackend() = default;
@@ -38,6 +43,7 @@ public:
     virtual void probe() = 0;
 };
 
+// The encoder in this process (with test faults when LADDER_TEST_FAULTS is set).
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings);
 
 // How a worker gets an encoder for a chunk; tests substitute their own.

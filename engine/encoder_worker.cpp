@@ -67,8 +67,10 @@ bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk ra
         if (r.rate) r.rate->abandon(rate);
         ++stats.failures;
         ++failures_in_a_row;
-        retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, e.what()});
-        s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, e.what());
+        const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e);
+        const std::string cause = lost ? lost->cause() : "error";
+        retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, e.what(), cause});
+        s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, e.what(), cause);
         s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, e.what()));
         return failures_in_a_row < s_.quarantine_after;
     }

@@ -17,6 +17,19 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// An encoder process crashed (cause "crash": killed by a signal, or exited)
+// or hung (cause "hang": no frame taken and no packet for too long, then
+// killed). Its chunk is retried like any failed chunk.
+class EncoderProcessFailure : public RunError {
+public:
+    EncoderProcessFailure(std::string cause, const std::string& message)
+        : RunError(message), cause_(std::move(cause)) {}
+    const std::string& cause() const { return cause_; }
+
+private:
+    std::string cause_;
+};
+
 // Thrown out of blocking waits when the run is being stopped.
 class Cancelled : public std::runtime_error {
 public:

@@ -1,4 +1,5 @@
 #include "engine/job.hpp"
+#include "engine/process_encoder.hpp"
 #include "av/compat.hpp"
 
 extern "C" {
@@ -156,7 +157,15 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     device_request.cpu_mix = encoder_mix;
     device_request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
     device_request.inventory = options.inventory;
-    device_request.encoder_factory = options.encoder_factory;
+    // Encoder processes end (and are reaped) when this goes, after every
+    // thread that used them has been joined.
+    std::unique_ptr<EncoderProcesses> processes;
+    if (options.isolation == EncoderIsolation::process && !options.encoder_factory)
+        processes = std::make_unique<EncoderProcesses>(options.encoder_stall_timeout);
+    const EncoderFactory factory = options.encoder_factory ? options.encoder_factory
+                                   : processes            ? process_encoder_factory(*processes)
+                                                          : EncoderFactory(make_encoder_backend);
+    device_request.encoder_factory = factory;
     DevicePlan devices =
         plan_devices(device_request, src, settings_for(fitted.ladder.rungs.front(), src, options.preset));
     std::vector<std::string> slot_encoders;
@@ -310,7 +319,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     setup.dispatcher = &scheduler;
     setup.rungs = &rungs;
     setup.progress = &progress;
-    setup.factory = options.encoder_factory ? options.encoder_factory : EncoderFactory(make_encoder_backend);
+    setup.factory = factory;
     setup.job_start = started;
     setup.quarantine_after = options.quarantine_after;
     setup.journal = &journal;
@@ -451,6 +460,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         report.chunks.insert(report.chunks.end(), recs.begin(), recs.end());
     }
     std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
+    if (processes)
+        for (const auto& [id, count] : processes->started())
+            slot_reports.at(static_cast<std::size_t>(id)).processes = count;
     for (const auto& slot : slot_reports)
         if (!slot.label.empty()) report.slots.push_back(slot);  // slots that never got a chunk are left out
     for (const auto& w : workers) {

@@ -2,6 +2,7 @@
 // A whole run: open and describe the source, fit the ladder, check the
 // output directory, then start the decode pump, one scaler and one finalizer
 // per rung, and one encoder worker per pool slot; join them all and report.
+#include <chrono>
 #include <filesystem>
 #include <cstdint>
 #include <optional>
@@ -44,6 +45,13 @@ struct JobOptions {
     int quarantine_after = 3;  // failures in a row before a slot is dropped
     DispatchMode dispatch = DispatchMode::helpers;
     EncoderFactory encoder_factory;  // empty: the real libavcodec encoders (tests substitute)
+    // Where CPU encoders run: in encoder processes (a crash or hang costs a
+    // chunk, not the run; the command line's default) or in this process.
+    EncoderIsolation isolation = EncoderIsolation::in_process;
+    // With process isolation: how long an encoder may take no frame and
+    // return no packet (frames up to 1920x1080; larger ones proportionally
+    // longer) before it is killed as hung.
+    std::chrono::milliseconds encoder_stall_timeout{std::chrono::seconds(120)};
     double segment_seconds = 2.0;
     bool audio = true;
     bool overwrite = false;

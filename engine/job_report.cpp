@@ -89,13 +89,15 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                          {"busy_seconds", s.busy_seconds},
                          {"busy_share", r.wall_seconds > 0 ? s.busy_seconds / r.wall_seconds : 0.0},
                          {"failures", s.failures},
-                         {"quarantined", s.quarantined}});
+                         {"quarantined", s.quarantined},
+                         {"processes", s.processes}});
     auto& mismatches = j["mismatches"] = nlohmann::json::array();
     for (const auto& m : r.mismatches)
         mismatches.push_back({{"rung", m.rung}, {"encoder", m.encoder}, {"count", m.count}, {"fields", m.fields}});
     auto& retries = j["retries"] = nlohmann::json::array();
     for (const auto& t : r.retries)
-        retries.push_back({{"rung", t.rung}, {"chunk", t.chunk}, {"slot", t.slot}, {"error", t.error}});
+        retries.push_back(
+            {{"rung", t.rung}, {"chunk", t.chunk}, {"slot", t.slot}, {"cause", t.cause}, {"error", t.error}});
     auto& chunks = j["chunks"] = nlohmann::json::array();
     for (const auto& c : r.chunks)
         chunks.push_back({{"rung", c.rung},

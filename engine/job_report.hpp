@@ -40,6 +40,7 @@ struct SlotReport {
     double busy_seconds = 0;  // encoding
     int failures = 0;
     bool quarantined = false;
+    int processes = 0;  // encoder processes started (0: encoded in ladder's process)
 };
 
 // Chunks a rung's codec contract refused, per encoder.
@@ -56,6 +57,9 @@ struct RetryRecord {
     int chunk = 0;
     std::string slot;
     std::string error;
+    // "error" (the encoder reported a failure), "crash" (its process died)
+    // or "hang" (its process stalled and was killed).
+    std::string cause = "error";
 };
 
 // What one shard of a plan did (`ladder encode --plan P --shard I/N`).

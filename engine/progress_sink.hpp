@@ -35,10 +35,11 @@ public:
         (void)rung, (void)rung_name, (void)chunk, (void)slot;
     }
     virtual void chunk_done(const ChunkDone& event) { (void)event; }
-    // A chunk attempt failed (it is retried elsewhere unless the run fails).
+    // A chunk attempt failed (it is retried elsewhere unless the run fails);
+    // cause as in RetryRecord: error, crash or hang.
     virtual void chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
-                              const std::string& error) {
-        (void)rung_name, (void)chunk, (void)slot, (void)error;
+                              const std::string& error, const std::string& cause) {
+        (void)rung_name, (void)chunk, (void)slot, (void)error, (void)cause;
     }
     virtual void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) {
         (void)frames_decoded, (void)frames_expected;

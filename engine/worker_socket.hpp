@@ -1,0 +1,90 @@
+#pragma once
+// The channel between ladder and one of its encoder processes: a Unix stream
+// socket carrying framed messages, each a type, a JSON text, optional bytes
+// (packet data) and optionally one file descriptor (the shared frame ring).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ladder::engine::ipc {
+
+// Owns one file descriptor.
+class UniqueFd {
+public:
+    UniqueFd() = default;
+    explicit UniqueFd(int fd) : fd_(fd) {}
+    ~UniqueFd();
+    UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+    UniqueFd& operator=(UniqueFd&& o) noexcept;
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+
+    int get() const { return fd_; }
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+    explicit operator bool() const { return fd_ >= 0; }
+
+private:
+    int fd_ = -1;
+};
+
+enum class MessageType : std::uint32_t {
+    // ladder → encoder process
+    chunk = 1,  // JSON: slot, settings, chunk; fd: the frame ring
+    frame,      // JSON: ring slot and frame properties
+    probe,      // JSON: slot, settings
+    // encoder process → ladder
+    released,  // JSON: a ring slot the encoder no longer reads
+    packet,    // JSON: pts, flags; bytes: the packet
+    done,      // JSON: stream parameters; bytes: extradata
+    error,     // JSON: message
+};
+
+struct Message {
+    MessageType type{};
+    std::string json;
+    std::vector<std::uint8_t> bytes;
+    UniqueFd fd;
+};
+
+// The other end closed the socket (it exited or was killed).
+class PeerGone : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Returns a connected pair of sockets (close-on-exec).
+std::pair<UniqueFd, UniqueFd> socket_pair();
+
+class Socket {
+public:
+    explicit Socket(UniqueFd fd) : fd_(std::move(fd)) {}
+
+    // Sends one whole message. Throws PeerGone when the other end is gone.
+    void send(MessageType type, const std::string& json, std::span<const std::uint8_t> bytes = {},
+              int pass_fd = -1);
+
+    enum class Wait { readable, timeout, woken };
+    // Waits until a message can be read, `timeout` passes, or wake_fd
+    // (an eventfd, or -1) becomes readable.
+    Wait wait(std::chrono::milliseconds timeout, int wake_fd) const;
+
+    // Reads one whole message (blocks). Throws PeerGone at the end of the
+    // stream, std::runtime_error on a malformed message.
+    Message receive();
+
+    int fd() const { return fd_.get(); }
+
+private:
+    void read_exact(void* data, std::size_t size, UniqueFd* fd_out);
+    UniqueFd fd_;
+};
+
+}  // namespace ladder::engine::ipc
