@@ -1,0 +1,173 @@
+// Encoders that really crash, abort or hang (tests/fakes/crashing_encoder.cpp
+// preloaded into every process of the run) on a chosen chunk: in encoder
+// processes the chunk is retried and the run finishes with outputs that
+// validate and decode; without isolation the same crash takes ladder down.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include <map>
+
+#include "hls_tools.hpp"
+#include "media_tools.hpp"
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Two rungs of 4 one-second chunks (25 frames); chunk 1 of 240p starts at
+// frame 25.
+std::vector<std::string> run_args(const fs::path& src, const fs::path& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"encode",    src.string(), "-o",     out.string(), "--rung", "240p=320x240@400",
+                               "--rung",    "120p=160x120@150", "--preset", "12", "--segment-seconds", "1",
+                               "--cpu-slots", "2", "--progress", "json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+std::vector<std::string> crash_env(const std::string& action, const std::vector<std::string>& more = {}) {
+    std::vector<std::string> env{std::string("LD_PRELOAD=") + LADDER_TEST_CRASH_LIB,
+                                 "LADDER_TEST_CRASH_ACTION=" + action, "LADDER_TEST_CRASH_FRAME=25",
+                                 "LADDER_TEST_CRASH_SIZE=320x240"};
+    env.insert(env.end(), more.begin(), more.end());
+    return env;
+}
+
+fs::path clip() { return make_clip("isolation", {320, 240, "25", 4.0, true, ""}); }
+
+nlohmann::json report_of(const fs::path& out) { return nlohmann::json::parse(read_text(out / "report.json")); }
+
+std::vector<nlohmann::json> events(const std::string& err, const std::string& name) {
+    std::vector<nlohmann::json> found;
+    std::size_t start = 0;
+    while (start < err.size()) {
+        std::size_t end = err.find('\n', start);
+        if (end == std::string::npos) end = err.size();
+        const std::string line = err.substr(start, end - start);
+        start = end + 1;
+        const auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_discarded() && j.is_object() && j.value("event", "") == name) found.push_back(j);
+    }
+    return found;
+}
+
+// The finished ladder: validates, every rung decodes without errors and
+// has all its frames.
+void expect_complete(const fs::path& out) {
+    const ProcessResult v = run_ladder({"validate", out.string()});
+    EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+    for (const char* rung : {"240p", "120p"}) {
+        EXPECT_EQ(probe(out / rung / "index.m3u8").video.at(0).frames, 100) << rung;
+        EXPECT_EQ(decode_errors(out / rung / "index.m3u8"), "") << rung;
+    }
+}
+
+class CrashOnce : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(CrashOnce, TheChunkIsRetriedAndTheRunFinishes) {
+    const auto [action, signal_name] = GetParam();
+    const fs::path out = fresh_dir("isolation-" + action);
+    const fs::path marker = fresh_dir("isolation-marker-" + action) / "crashed";
+    const ProcessResult r = run_ladder(run_args(clip(), out), crash_env(action, {"LADDER_TEST_CRASH_ONCE=" + marker.string()}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(marker)) << "the crash never happened";
+    expect_complete(out);
+
+    const auto report = report_of(out);
+    ASSERT_EQ(report["retries"].size(), 1u) << report["retries"].dump();
+    const auto& retry = report["retries"][0];
+    EXPECT_EQ(retry["rung"], "240p");
+    EXPECT_EQ(retry["chunk"], 1);
+    EXPECT_EQ(retry["cause"], "crash");
+    EXPECT_NE(retry["error"].get<std::string>().find(signal_name), std::string::npos) << retry.dump();
+    int processes = 0;
+    for (const auto& s : report["slots"]) processes += s["processes"].get<int>();
+    EXPECT_EQ(processes, 3) << "one per slot, and one more for the slot whose process crashed";
+
+    const auto failed = events(r.err, "chunk_failed");
+    ASSERT_EQ(failed.size(), 1u) << r.err;
+    EXPECT_EQ(failed[0]["cause"], "crash");
+    EXPECT_EQ(failed[0]["chunk"], 1);
+    EXPECT_NE(r.out.find("1 failed chunk attempt was retried: 1 encoder process crash, 0 hangs, 0 errors"),
+              std::string::npos)
+        << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Isolation, CrashOnce,
+                         ::testing::Values(std::pair<std::string, std::string>{"segv", "SIGSEGV"},
+                                           std::pair<std::string, std::string>{"abort", "SIGABRT"},
+                                           std::pair<std::string, std::string>{"exit", "exited with status 3"}),
+                         [](const auto& info) { return info.param.first; });
+
+TEST(Isolation, AHungEncoderIsKilledAndItsChunkRetried) {
+    const fs::path out = fresh_dir("isolation-hang");
+    const fs::path marker = fresh_dir("isolation-marker-hang") / "hung";
+    const ProcessResult r = run_ladder(run_args(clip(), out, {"--encoder-timeout", "2"}),
+                                       crash_env("hang", {"LADDER_TEST_CRASH_ONCE=" + marker.string()}), 120);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(marker));
+    expect_complete(out);
+    const auto report = report_of(out);
+    ASSERT_EQ(report["retries"].size(), 1u) << report["retries"].dump();
+    EXPECT_EQ(report["retries"][0]["cause"], "hang");
+    EXPECT_NE(report["retries"][0]["error"].get<std::string>().find("killed as hung"), std::string::npos);
+    const auto failed = events(r.err, "chunk_failed");
+    ASSERT_EQ(failed.size(), 1u) << r.err;
+    EXPECT_EQ(failed[0]["cause"], "hang");
+}
+
+TEST(Isolation, AnEncoderKindThatAlwaysCrashesOnAChunkLeavesItToAnotherKind) {
+    // SVT-AV1 crashes on chunk 1 every time; under --splice-check config the
+    // libaom slot may take it.
+    const fs::path out = fresh_dir("isolation-kind");
+    const ProcessResult r =
+        run_ladder(run_args(clip(), out, {"--cpu-encoders", "svt:1,aom:1", "--splice-check", "config"}),
+                   crash_env("segv", {"LADDER_TEST_CRASH_ENCODERS=libsvtav1"}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_complete(out);
+    const auto report = report_of(out);
+    EXPECT_GE(report["retries"].size(), 1u);
+    for (const auto& t : report["retries"]) {
+        EXPECT_EQ(t["cause"], "crash");
+        EXPECT_EQ(t["slot"], "cpu0:svt");
+    }
+    bool by_aom = false;
+    for (const auto& c : report["chunks"])
+        if (c["rung"] == 0 && c["index"] == 1) by_aom = c["encoder"] == "libaom-av1";
+    EXPECT_TRUE(by_aom) << "chunk 1 of 240p came from libaom";
+}
+
+TEST(Isolation, AChunkThatCrashesEveryEncoderFailsTheRunAndKeepsTheJournal) {
+    const fs::path src = clip();
+    const fs::path out = fresh_dir("isolation-every");
+    const ProcessResult r = run_ladder(run_args(src, out), crash_env("segv"));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("rung 240p: chunk 1"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("SIGSEGV"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out / "master.m3u8")) << "nothing claims to be complete";
+    int journaled = 0;
+    for (const auto& e : fs::recursive_directory_iterator(out / ".ladder")) journaled += e.path().extension() == ".bin";
+    EXPECT_GE(journaled, 1) << "the chunks that were encoded stay for --resume";
+
+    // Without the crashing encoder, --resume finishes from the journal.
+    std::vector<std::string> resume = run_args(src, out, {"--resume"});
+    const ProcessResult again = run_ladder(resume);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_GE(report_of(out)["resumed_chunks"].get<int>(), 1);
+    expect_complete(out);
+}
+
+TEST(Isolation, WithoutEncoderProcessesTheSameCrashTakesLadderDown) {
+    // Proves the crashing encoder is real: in ladder's own process it kills
+    // the run.
+    const fs::path out = fresh_dir("isolation-none");
+    const fs::path marker = fresh_dir("isolation-marker-none") / "crashed";
+    const ProcessResult r = run_ladder(run_args(clip(), out, {"--isolation", "none"}),
+                                       crash_env("segv", {"LADDER_TEST_CRASH_ONCE=" + marker.string()}));
+    EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;
+    EXPECT_FALSE(fs::exists(out / "master.m3u8"));
+}
+
+}  // namespace
+}  // namespace ladder::test
