@@ -169,7 +169,7 @@ TEST(BarsRenderer, RedrawsInPlaceAndEndsWithANewline) {
             });
         workers.clear();
         r.note(NoteLevel::warning, "a warning in the middle");
-        r.chunk_failed("720p", 9, "cpu0:svt", "it broke");
+        r.chunk_failed("720p", 9, "cpu0:svt", "it broke", "error");
         r.decode_progress(100, 100);
         r.rung_state(0, "720p", RungState::completed);
         std::this_thread::sleep_for(60ms);
@@ -241,7 +241,7 @@ TEST(PlainRenderer, EventLinesAndSummaryWithoutAnsi) {
         r.chunk_done(done(0, "720p", 0, 25, "cpu0:svt", 0.5));
         r.rung_state(0, "720p", RungState::running);
         EXPECT_TRUE(wait_for_text(f, "progress: decode 20% | 720p 50%")) << "a periodic summary line";
-        r.chunk_failed("720p", 1, "cpu0:svt", "boom");
+        r.chunk_failed("720p", 1, "cpu0:svt", "boom", "crash");
         r.decode_progress(50, 50);
         r.finish(RunOutcome{1, "x", "ladder: error: the run failed: x", 1.0, std::nullopt});
     }
@@ -251,7 +251,9 @@ TEST(PlainRenderer, EventLinesAndSummaryWithoutAnsi) {
     EXPECT_NE(out.find("ladder: starting\n"), std::string::npos) << out;
     EXPECT_NE(out.find("rung 720p running"), std::string::npos) << out;
     EXPECT_NE(out.find("progress: decode 20% | 720p 50%"), std::string::npos) << out;
-    EXPECT_NE(out.find("warning: rung 720p chunk 1 failed on cpu0:svt: boom"), std::string::npos) << out;
+    EXPECT_NE(out.find("warning: rung 720p chunk 1 failed on cpu0:svt (encoder process crashed): boom"),
+              std::string::npos)
+        << out;
     EXPECT_NE(out.find("source decoded: 50 frames"), std::string::npos) << out;
     const std::string tail = "\nladder: error: the run failed: x\n";
     ASSERT_GE(out.size(), tail.size());
@@ -267,7 +269,7 @@ TEST(PlainRenderer, QuietKeepsWarningsAndErrors) {
         r.rung_state(0, "720p", RungState::running);
         r.chunk_done(done(0, "720p", 0, 25, "cpu0:svt", 0.5));
         std::this_thread::sleep_for(40ms);
-        r.chunk_failed("720p", 1, "cpu0:svt", "boom");
+        r.chunk_failed("720p", 1, "cpu0:svt", "boom", "error");
         r.finish(RunOutcome{0, "", "", 1.0, std::string("r.json")});
     }
     const std::string out = read_all(f);
@@ -301,7 +303,7 @@ TEST(RunReport, PathsAndPartialReport) {
     c.rung_state(1, "360p", RungState::pending);
     c.chunk_done(done(1, "360p", 1, 25, "cpu1:svt", 0.0));
     c.chunk_done(done(1, "360p", 0, 25, "cpu0:svt", 0.0));
-    c.chunk_failed("720p", 0, "cpu0:svt", "boom");
+    c.chunk_failed("720p", 0, "cpu0:svt", "boom", "hang");
     const nlohmann::json j = c.partial_report_json("in.mp4", 3.0, "the run failed");
     EXPECT_EQ(j["ok"], false);
     EXPECT_EQ(j["partial"], true);
@@ -314,6 +316,7 @@ TEST(RunReport, PathsAndPartialReport) {
     EXPECT_FALSE(j["chunks"][0].contains("first_frame")) << "unknown from the events";
     ASSERT_EQ(j["retries"].size(), 1u);
     EXPECT_EQ(j["retries"][0]["slot"], "cpu0:svt");
+    EXPECT_EQ(j["retries"][0]["cause"], "hang");
 
     // Written atomically, pretty, parseable.
     const auto dir = std::filesystem::temp_directory_path() / ("ladder-report-test-" + std::to_string(::getpid()));

@@ -92,7 +92,7 @@ TEST(ProgressJson, EventsFromManyThreadsAreWholeLines) {
                 r.rung_state(t, name, RungState::running);
                 for (int c = 0; c < kChunks; ++c) {
                     r.chunk_started(t, name, c, slot);
-                    if (c % 50 == 7) r.chunk_failed(name, c, slot, "injected \"quote\" and\nnewline");
+                    if (c % 50 == 7) r.chunk_failed(name, c, slot, "injected \"quote\" and\nnewline", "error");
                     ChunkDone d;
                     d.rung = t;
                     d.rung_name = name;
@@ -175,7 +175,7 @@ TEST(ProgressJson, EachEventHasItsFields) {
         d.slot = "cpu0:svt";
         d.encode_seconds = 1.5;
         r.chunk_done(d);
-        r.chunk_failed("720p", 4, "cpu1:aom", "boom");
+        r.chunk_failed("720p", 4, "cpu1:aom", "boom", "crash");
         r.log_line("[libsvtav1 @ 0x1] something");
         r.finish(RunOutcome{1, "the run failed: boom", "ladder: error: the run failed: boom", 2.0, std::nullopt});
         r.finish(RunOutcome{0, "", "", 3.0, std::nullopt});  // a second finish does nothing
@@ -205,6 +205,7 @@ TEST(ProgressJson, EachEventHasItsFields) {
     EXPECT_EQ(e[4]["frames_expected"], 100);
     EXPECT_EQ(e[5]["event"], "chunk_failed");
     EXPECT_EQ(e[5]["error"], "boom");
+    EXPECT_EQ(e[5]["cause"], "crash");
     EXPECT_EQ(e[6]["event"], "log");
     EXPECT_EQ(e[7]["event"], "job_failed");
     EXPECT_EQ(e[7]["ok"], false);
