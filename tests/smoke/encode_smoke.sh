@@ -20,23 +20,28 @@ ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=320x180:rate=25 \
   -f lavfi -i sine=frequency=440:sample_rate=48000 -t 3 \
   -c:v libx264 -preset ultrafast -g 25 -pix_fmt yuv420p -c:a aac "$work/clip.mp4"
 
-"$LADDER" encode "$work/clip.mp4" -o "$work/out" --policy cpu --cpu-slots 2 --preset 12 \
-  --segment-seconds 1 --rung 180p=320x180@300 --rung 90p=160x90@150 --progress plain \
-  || fail "ladder encode failed (exit $?)"
+# Both places an encoder runs: the encoder processes (the default) and
+# ladder's own process (--isolation none), so the sanitizers see each.
+for isolation in process none; do
+out="$work/out-$isolation"
+"$LADDER" encode "$work/clip.mp4" -o "$out" --policy cpu --cpu-slots 2 --preset 12 \
+  --segment-seconds 1 --rung 180p=320x180@300 --rung 90p=160x90@150 --progress plain --isolation "$isolation" \
+  || fail "ladder encode --isolation $isolation failed (exit $?)"
 
 check_rung() {  # NAME WIDTH HEIGHT
   local got
   got="$(ffprobe -v error -select_streams v:0 -count_frames \
     -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 \
-    "$work/out/$1/index.m3u8" | awk 'NF && !seen++')" || fail "ffprobe cannot read rung $1"
+    "$out/$1/index.m3u8" | awk 'NF && !seen++')" || fail "ffprobe cannot read rung $1 ($isolation)"
   # (the HLS demuxer lists the stream under its program too: first line only)
-  [[ "$got" == "av1,$2,$3,75" ]] || fail "rung $1: ffprobe read '$got', expected 'av1,$2,$3,75'"
+  [[ "$got" == "av1,$2,$3,75" ]] || fail "rung $1 ($isolation): ffprobe read '$got', expected 'av1,$2,$3,75'"
 }
 check_rung 180p 320 180
 check_rung 90p 160 90
 
-variants="$(grep -c '^#EXT-X-STREAM-INF:' "$work/out/master.m3u8")" || true
-[[ "$variants" -eq 2 ]] || fail "master.m3u8 lists $variants variants, expected 2"
+variants="$(grep -c '^#EXT-X-STREAM-INF:' "$out/master.m3u8")" || true
+[[ "$variants" -eq 2 ]] || fail "master.m3u8 lists $variants variants, expected 2 ($isolation)"
 
-"$LADDER" validate "$work/out" -q || fail "ladder validate failed (exit $?)"
-echo "encode_smoke: ok (2 rungs x 75 frames, validate passed)"
+"$LADDER" validate "$out" -q || fail "ladder validate failed (exit $?, $isolation)"
+done
+echo "encode_smoke: ok (2 rungs x 75 frames, validate passed; in encoder processes and in-process)"
