@@ -1,5 +1,6 @@
 #include "engine/encoder_process_main.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -47,12 +48,26 @@ ipc::Message next_for(ipc::Socket& socket, std::uint64_t request, MessageType ty
     }
 }
 
+// Left to malloc, a process keeps the heap of the largest encoder it ever
+// ran (a 1080p SVT-AV1 instance is hundreds of MB) while it goes on with
+// smaller rungs; in one process that memory would serve the other encoders.
+// So the heap is given back when the next encoder is smaller than the last
+// one, and kept (no page faults to refill it) while it is not.
+void trim_heap_before(const EncoderSettings& next) {
+    static long long last_pixels = 0;
+    const long long pixels = static_cast<long long>(next.width) * next.height;
+    if (pixels < last_pixels) ::malloc_trim(0);
+    last_pixels = pixels;
+}
+
 void encode_chunk(ipc::Socket& socket, Replies& replies, const nlohmann::json& req, ipc::UniqueFd ring_fd) {
     const std::uint64_t request = req.at("request").get<std::uint64_t>();
     const nlohmann::json& chunk = req.at("chunk");
     const MappedFrameRing ring(std::move(ring_fd), req.at("ring").at("slots").get<int>(),
                                req.at("ring").at("slot_bytes").get<std::size_t>());
-    LibavcodecEncoder encoder(slot_from_json(req.at("slot")), settings_from_json(req.at("settings")));
+    const EncoderSettings settings = settings_from_json(req.at("settings"));
+    trim_heap_before(settings);
+    LibavcodecEncoder encoder(slot_from_json(req.at("slot")), settings);
     ChunkFrames frames;
     frames.rung = chunk.at("rung").get<int>();
     frames.index = chunk.at("index").get<int>();
