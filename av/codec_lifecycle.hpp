@@ -9,6 +9,10 @@
 // time in one process corrupt the heap: found on 16 cores, free() aborting
 // inside svt_av1_enc_deinit_handle in about 1 run in 4. Such opens and
 // closes are serialized process-wide; encoding itself runs in parallel.
+// That does not cover SVT-AV1's other race: every open re-zeroes the
+// process-global wedge mask table that encoders already running read
+// (docs/hardening.md); only one encoder per process (encoder processes,
+// engine/process_encoder.hpp) avoids it.
 //
 // SVT-AV1 1.4 can also block forever in its teardown when an encoder is
 // freed with pictures still in flight (a run stopped mid-chunk: seen about
