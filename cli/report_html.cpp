@@ -61,10 +61,10 @@ void retry_table(Out out, const ReportView& report) {
     if (report.retries.empty()) return;
     fmt::format_to(out, "<h2>Failed attempts</h2>\n<p class=\"note\">Not on the timeline: the report has no times "
                         "for them.</p>\n<table class=\"retries\">\n<tr><th>rung</th><th>chunk</th><th>slot</th>"
-                        "<th>error</th></tr>\n");
+                        "<th>cause</th><th>error</th></tr>\n");
     for (const ViewRetry& t : report.retries)
-        fmt::format_to(out, "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                       xml_escape(t.rung), t.chunk, xml_escape(t.slot), xml_escape(t.error));
+        fmt::format_to(out, "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       xml_escape(t.rung), t.chunk, xml_escape(t.slot), xml_escape(t.cause), xml_escape(t.error));
     fmt::format_to(out, "</table>\n");
 }
 

@@ -142,7 +142,7 @@ ViewChunk chunk_from(const json& entry, const std::string& where, std::size_t ru
 ViewRetry retry_from(const json& entry, const std::string& where) {
     const json& t = object_entry(entry, where);
     return ViewRetry{text(t, "rung", where), count(t, "chunk", where), text(t, "slot", where),
-                     optional_text(t, "error", where)};
+                     optional_text(t, "error", where), optional_text(t, "cause", where)};
 }
 
 }  // namespace

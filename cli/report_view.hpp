@@ -59,6 +59,7 @@ struct ViewRetry {
     std::int64_t chunk = 0;
     std::string slot;
     std::string error;
+    std::string cause;  // error, crash, hang; empty in reports written before causes were recorded
 };
 
 struct ReportView {

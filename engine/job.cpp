@@ -1,5 +1,4 @@
 #include "engine/job.hpp"
-#include "engine/process_encoder.hpp"
 #include "av/compat.hpp"
 
 extern "C" {
@@ -27,6 +26,7 @@ extern "C" {
 #include "engine/master_playlist.hpp"
 #include "engine/output_paths.hpp"
 #include "engine/plan_job.hpp"
+#include "engine/process_encoder.hpp"
 #include "engine/rung_runtime.hpp"
 #include "engine/rung_scaler.hpp"
 #include "engine/source_info.hpp"

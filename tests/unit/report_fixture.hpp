@@ -42,7 +42,7 @@ inline nlohmann::json hand_built_report() {
                                 chunk(1, 1, "cpu0:svt", 2.0, 3.0, 50, 30000),
                                 chunk(0, 2, "cpu0:svt", 3.0, 6.5, 50, 150000),
                                 chunk(1, 2, "cpu1:svt", 4.0, 5.0, 50, 900)})},
-        {"retries", json::array({json{{"rung", "720p"}, {"chunk", 1}, {"slot", "cpu1:svt"},
+        {"retries", json::array({json{{"rung", "720p"}, {"chunk", 1}, {"slot", "cpu1:svt"}, {"cause", "crash"},
                                       {"error", "opening libsvtav1 <boom> & \"bust\""}}})},
         {"mismatches", json::array()}};
 }

@@ -42,7 +42,8 @@ TEST(ReportHtml, SlotTableAndFailedAttempts) {
         << html;
     EXPECT_NE(html.find("<tr data-slot=\"gpu0:nvenc\"><td>gpu0:nvenc</td><td>av1_nvenc</td><td class=\"num\">0</td>"),
               std::string::npos);
-    EXPECT_NE(html.find("<td>opening libsvtav1 &lt;boom&gt; &amp; &quot;bust&quot;</td>"), std::string::npos);
+    EXPECT_NE(html.find("<td>crash</td><td>opening libsvtav1 &lt;boom&gt; &amp; &quot;bust&quot;</td>"),
+              std::string::npos);
     EXPECT_EQ(html.find("<boom>"), std::string::npos);
 }
 

@@ -47,6 +47,7 @@ TEST(ReportView, ReadsTheHandBuiltReport) {
     EXPECT_DOUBLE_EQ(v.chunks[4].end_seconds, 6.5);
     ASSERT_EQ(v.retries.size(), 1u);
     EXPECT_EQ(v.retries[0].slot, "cpu1:svt");
+    EXPECT_EQ(v.retries[0].cause, "crash");
 }
 
 TEST(ReportView, ReadsAPartialReport) {
