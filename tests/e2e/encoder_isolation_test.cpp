@@ -103,7 +103,9 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CrashOnce,
 TEST(Isolation, AHungEncoderIsKilledAndItsChunkRetried) {
     const fs::path out = fresh_dir("isolation-hang");
     const fs::path marker = fresh_dir("isolation-marker-hang") / "hung";
-    const ProcessResult r = run_ladder(run_args(clip(), out, {"--encoder-timeout", "2"}),
+    // 4 s: far longer than a healthy process goes without a frame or a
+    // packet at 320x240 and preset 12, even next to other tests on 2 cores.
+    const ProcessResult r = run_ladder(run_args(clip(), out, {"--encoder-timeout", "4"}),
                                        crash_env("hang", {"LADDER_TEST_CRASH_ONCE=" + marker.string()}), 120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_TRUE(fs::exists(marker));
