@@ -36,6 +36,21 @@ std::int64_t MemoryInput::on_seek(void* opaque, std::int64_t offset, int whence)
     return target;
 }
 
+// The bytes are fMP4 (an init segment and a fragment). Probing would let
+// bytes that look like an HLS or concat playlist choose a demuxer that opens
+// the files it names: the bytes come from a ladder someone else made.
+const AVInputFormat* MemoryInput::fmp4_demuxer() {
+    const AVInputFormat* mp4 = av_find_input_format("mp4");
+    if (!mp4) throw AvError(AVERROR_DEMUXER_NOT_FOUND, "finding the mp4 demuxer");
+    return mp4;
+}
+
+// Every demuxer opens other resources through io_open (a playlist's
+// segments, an mp4's external data references): none are wanted here.
+int MemoryInput::refuse_open(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) {
+    return AVERROR(EPERM);
+}
+
 MemoryInput::MemoryInput(std::vector<std::uint8_t> bytes, const std::string& name)
     : bytes_(std::move(bytes)), name_(name) {
     constexpr int buffer_size = 32 * 1024;
@@ -50,8 +65,9 @@ MemoryInput::MemoryInput(std::vector<std::uint8_t> bytes, const std::string& nam
     if (!raw) throw std::bad_alloc();
     raw->pb = io_.get();
     raw->flags |= AVFMT_FLAG_CUSTOM_IO;
+    raw->io_open = &MemoryInput::refuse_open;
     // On failure avformat_open_input frees the context itself.
-    check(avformat_open_input(&raw, nullptr, nullptr, nullptr), fmt::format("opening {}", name_));
+    check(avformat_open_input(&raw, nullptr, fmp4_demuxer(), nullptr), fmt::format("opening {}", name_));
     ctx_.reset(raw);
     check(avformat_find_stream_info(ctx_.get(), nullptr), fmt::format("reading stream info of {}", name_));
 }

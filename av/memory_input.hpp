@@ -1,6 +1,7 @@
 #pragma once
 // A demuxer over bytes in memory: how `ladder validate` reads an HLS
 // segment together with its init segment without writing a joined file.
+// It reads fMP4 only and never opens anything else (no URL, no file).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +26,8 @@ public:
 private:
     static int on_read(void* opaque, std::uint8_t* buf, int size);
     static std::int64_t on_seek(void* opaque, std::int64_t offset, int whence);
+    static const AVInputFormat* fmp4_demuxer();
+    static int refuse_open(AVFormatContext* s, AVIOContext** pb, const char* url, int flags, AVDictionary** options);
 
     std::vector<std::uint8_t> bytes_;
     std::size_t pos_ = 0;

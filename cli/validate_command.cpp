@@ -14,7 +14,8 @@ CLI::App* add_validate_command(CLI::App& app, ValidateArgs& a) {
         "Check an HLS ladder written by `ladder encode`: playlists parse, every referenced file exists, every "
         "segment starts with a key frame, CODECS matches each init segment's av1C, BANDWIDTH and "
         "AVERAGE-BANDWIDTH are within 10% of the measured rates, EXTINF matches the samples, and segment "
-        "boundaries line up across rungs and with the audio. Exit 0 when valid, 1 with problems.");
+        "boundaries line up across rungs and with the audio. Only files inside the folder are read: a URI that "
+        "leads outside it (absolute, .., a URL, a symbolic link) is a problem. Exit 0 when valid, 1 with problems.");
     cmd->add_option("outdir", a.outdir, "The ladder's folder (the one holding master.m3u8)")->required();
     cmd->add_flag("-q,--quiet", a.quiet, "Print only problems");
     return cmd;

@@ -3,16 +3,16 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "av/memory_input.hpp"
+#include "engine/ladder_path.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/av1_sequence_header.hpp"
 #include "mux/bmff_boxes.hpp"
 #include "mux/hls_bandwidth.hpp"
 #include "mux/hls_playlist.hpp"
+#include "mux/hls_syntax.hpp"
 
 namespace ladder::engine {
 
@@ -25,12 +25,9 @@ constexpr double kExtinfTolerance = 0.002;
 // Audio segments end on the first AAC frame at or after a video boundary.
 constexpr double kAudioAlignment = 0.05;
 constexpr double kBandwidthTolerance = 0.10;
-
-std::optional<std::vector<std::uint8_t>> read_bytes(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return std::nullopt;
-    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+// URIs are names, longer than the excerpts of other content: a rung name
+// alone may have 64 characters.
+constexpr std::size_t kShownUriBytes = 100;
 
 struct TrackCheck {
     std::vector<double> boundaries;  // cumulative EXTINF
@@ -40,39 +37,66 @@ struct TrackCheck {
     bool ok = false;
 };
 
+// A URI or a value from a file, in a problem line: short and escaped.
+std::string shown(std::string_view text) { return mux::hls_syntax::excerpt(text, kShownUriBytes); }
+
 class Validator {
 public:
-    explicit Validator(fs::path outdir) : outdir_(std::move(outdir)) {}
+    explicit Validator(const fs::path& outdir) : folder_(outdir) {}
 
     ValidationReport run();
 
 private:
     void problem(const fs::path& where, const std::string& what) {
-        report_.problems.push_back(fmt::format("{}: {}", fs::relative(where, outdir_).generic_string(), what));
+        report_.problems.push_back(
+            fmt::format("{}: {}", shown(where.lexically_relative(folder_.path()).generic_string()), what));
     }
 
-    std::optional<mux::MediaPlaylist> load_media(const fs::path& file);
-    TrackCheck check_track(const fs::path& playlist_file, bool video);
+    std::optional<LadderFile> follow(const fs::path& playlist, const std::string& uri);
+    std::optional<std::vector<std::uint8_t>> read_file(const LadderFile& file, std::string_view missing);
+    std::optional<mux::MediaPlaylist> load_media(const LadderFile& file);
+    TrackCheck check_track(const LadderFile& playlist, bool video);
     std::optional<std::string> codecs_of_init(const std::vector<std::uint8_t>& init, const fs::path& file);
-    void check_segment(const std::vector<std::uint8_t>& init, const fs::path& seg, double extinf, bool video);
-    void check_iframes(const fs::path& playlist_file);
+    std::uint64_t check_segment(const std::vector<std::uint8_t>& init, const LadderFile& seg, double extinf,
+                                bool video);
+    void check_iframes(const LadderFile& playlist);
     void check_bandwidth(const fs::path& master, const mux::HlsAttributes& attrs, const TrackCheck& video,
                          const TrackCheck* audio);
 
-    fs::path outdir_;
+    LadderFolder folder_;
     ValidationReport report_;
 };
 
-std::optional<mux::MediaPlaylist> Validator::load_media(const fs::path& file) {
-    auto bytes = read_bytes(file);
-    if (!bytes) {
-        problem(file, "missing (referenced by the master playlist)");
-        return std::nullopt;
+// The file a URI in playlist names (relative to the playlist's folder), or
+// nullopt after a problem line: nothing outside the ladder is ever opened.
+std::optional<LadderFile> Validator::follow(const fs::path& playlist, const std::string& uri) {
+    UriResolution r = folder_.resolve(playlist.parent_path(), uri);
+    if (r.file) return std::move(r.file);
+    const std::string_view note = r.refusal == UriRefusal::url ? "ladder validate checks local ladders only" : "";
+    problem(playlist, fmt::format("URI \"{}\" {}", shown(uri), describe(r.refusal, note)));
+    return std::nullopt;
+}
+
+std::optional<std::vector<std::uint8_t>> Validator::read_file(const LadderFile& file, std::string_view missing) {
+    FileBytes r = folder_.read(file);
+    switch (r.status) {
+        case ReadStatus::ok: return std::move(r.bytes);
+        case ReadStatus::missing: problem(file.path, std::string(missing)); break;
+        case ReadStatus::not_a_regular_file: problem(file.path, "not a regular file: not read"); break;
+        case ReadStatus::outside:
+            problem(file.path, "outside the ladder: not read (a symbolic link leads out of the ladder's folder)");
+            break;
     }
+    return std::nullopt;
+}
+
+std::optional<mux::MediaPlaylist> Validator::load_media(const LadderFile& file) {
+    auto bytes = read_file(file, "missing (referenced by the master playlist)");
+    if (!bytes) return std::nullopt;
     try {
-        return mux::parse_media_playlist(std::string(bytes->begin(), bytes->end()), file.string());
+        return mux::parse_media_playlist(std::string(bytes->begin(), bytes->end()), file.path.string());
     } catch (const mux::PlaylistError& e) {
-        problem(file, fmt::format("does not parse: {}", e.what()));
+        problem(file.path, fmt::format("does not parse: {}", e.what()));
         return std::nullopt;
     }
 }
@@ -98,14 +122,13 @@ std::optional<std::string> Validator::codecs_of_init(const std::vector<std::uint
     }
 }
 
-void Validator::check_segment(const std::vector<std::uint8_t>& init, const fs::path& seg, double extinf,
-                              bool video) {
-    auto bytes = read_bytes(seg);
-    if (!bytes) {
-        problem(seg, "missing (referenced by its playlist)");
-        return;
-    }
+// Returns the segment's size in bytes (0 when it cannot be read).
+std::uint64_t Validator::check_segment(const std::vector<std::uint8_t>& init, const LadderFile& file, double extinf,
+                                       bool video) {
+    const auto bytes = read_file(file, "missing (referenced by its playlist)");
+    if (!bytes) return 0;
     ++report_.segments;
+    const fs::path& seg = file.path;
     std::vector<std::uint8_t> joined = init;
     joined.insert(joined.end(), bytes->begin(), bytes->end());
     try {
@@ -114,7 +137,7 @@ void Validator::check_segment(const std::vector<std::uint8_t>& init, const fs::p
         av::PacketPtr pkt = av::make_packet();
         if (!in.read(pkt.get())) {
             problem(seg, "holds no samples");
-            return;
+            return bytes->size();
         }
         if (video) {
             const bool key = pkt->flags & AV_PKT_FLAG_KEY;
@@ -126,7 +149,7 @@ void Validator::check_segment(const std::vector<std::uint8_t>& init, const fs::p
         const auto layout = mux::read_fragment_layout(*bytes);
         if (!layout || !layout->duration) {
             problem(seg, "its moof does not describe its samples");
-            return;
+            return bytes->size();
         }
         const double real = static_cast<double>(*layout->duration) * av_q2d(tb);
         if (std::abs(real - extinf) > kExtinfTolerance)
@@ -134,13 +157,14 @@ void Validator::check_segment(const std::vector<std::uint8_t>& init, const fs::p
     } catch (const std::exception& e) {
         problem(seg, fmt::format("cannot be read with its init segment: {}", e.what()));
     }
+    return bytes->size();
 }
 
-TrackCheck Validator::check_track(const fs::path& playlist_file, bool video) {
+TrackCheck Validator::check_track(const LadderFile& playlist, bool video) {
     TrackCheck t;
-    auto p = load_media(playlist_file);
+    auto p = load_media(playlist);
     if (!p) return t;
-    const fs::path dir = playlist_file.parent_path();
+    const fs::path& playlist_file = playlist.path;
     if (p->version < 6) problem(playlist_file, fmt::format("EXT-X-VERSION {} is below 6 (fMP4 needs 6)", p->version));
     if (p->playlist_type != "VOD") problem(playlist_file, "EXT-X-PLAYLIST-TYPE is not VOD");
     if (!p->endlist) problem(playlist_file, "no EXT-X-ENDLIST");
@@ -149,58 +173,57 @@ TrackCheck Validator::check_track(const fs::path& playlist_file, bool video) {
         return t;
     }
     if (p->segments.empty()) problem(playlist_file, "no segments");
-    auto init = read_bytes(dir / *p->map_uri);
-    if (!init) {
-        problem(dir / *p->map_uri, "missing (EXT-X-MAP)");
-        return t;
-    }
+    const auto map = follow(playlist_file, *p->map_uri);
+    if (!map) return t;
+    const auto init = read_file(*map, "missing (EXT-X-MAP)");
+    if (!init) return t;
     if (video)
-        if (auto c = codecs_of_init(*init, dir / *p->map_uri)) t.codecs = *c;
+        if (auto c = codecs_of_init(*init, map->path)) t.codecs = *c;
     double sum = 0;
     for (const auto& s : p->segments) {
         if (std::lround(s.duration) > p->target_duration)
             problem(playlist_file, fmt::format("EXTINF {:.6f} of {} rounds above EXT-X-TARGETDURATION {}", s.duration,
-                                               s.uri, p->target_duration));
-        check_segment(*init, dir / s.uri, s.duration, video);
+                                               shown(s.uri), p->target_duration));
+        const auto seg = follow(playlist_file, s.uri);
+        const std::uint64_t size = seg ? check_segment(*init, *seg, s.duration, video) : 0;
         sum += s.duration;
         t.boundaries.push_back(sum);
-        std::error_code ec;
-        const auto size = fs::file_size(dir / s.uri, ec);
-        t.sizes.push_back({s.duration, ec ? 0 : size});
+        t.sizes.push_back({s.duration, size});
     }
     t.target_duration = p->target_duration;
     t.ok = true;
     return t;
 }
 
-void Validator::check_iframes(const fs::path& playlist_file) {
-    auto p = load_media(playlist_file);
+void Validator::check_iframes(const LadderFile& playlist) {
+    auto p = load_media(playlist);
     if (!p) return;
+    const fs::path& playlist_file = playlist.path;
     if (!p->iframes_only) problem(playlist_file, "no EXT-X-I-FRAMES-ONLY");
     if (!p->map_uri) return;
-    const fs::path dir = playlist_file.parent_path();
-    auto init = read_bytes(dir / *p->map_uri);
-    if (!init) return;  // reported with the media playlist
+    const auto map = follow(playlist_file, *p->map_uri);
+    if (!map) return;
+    const FileBytes init = folder_.read(*map);
+    if (init.status != ReadStatus::ok) return;  // reported with the media playlist
     for (const auto& s : p->segments) {
-        auto bytes = read_bytes(dir / s.uri);
-        if (!bytes) {
-            problem(dir / s.uri, "missing (referenced by the I-frame playlist)");
-            continue;
-        }
+        const auto seg = follow(playlist_file, s.uri);
+        if (!seg) continue;
+        const auto bytes = read_file(*seg, "missing (referenced by the I-frame playlist)");
+        if (!bytes) continue;
         if (!s.byte_range || s.byte_range->offset + s.byte_range->length > bytes->size()) {
-            problem(playlist_file, fmt::format("{}: missing or out-of-file EXT-X-BYTERANGE", s.uri));
+            problem(playlist_file, fmt::format("{}: missing or out-of-file EXT-X-BYTERANGE", shown(s.uri)));
             continue;
         }
-        std::vector<std::uint8_t> joined = *init;
+        std::vector<std::uint8_t> joined = init.bytes;
         joined.insert(joined.end(), bytes->begin() + static_cast<std::ptrdiff_t>(s.byte_range->offset),
                       bytes->begin() + static_cast<std::ptrdiff_t>(s.byte_range->offset + s.byte_range->length));
         try {
-            av::MemoryInput in(std::move(joined), s.uri);
+            av::MemoryInput in(std::move(joined), seg->path.string());
             av::PacketPtr pkt = av::make_packet();
             if (!in.read(pkt.get()) || !(pkt->flags & AV_PKT_FLAG_KEY))
-                problem(playlist_file, fmt::format("{}: the byte range does not hold a key frame", s.uri));
+                problem(playlist_file, fmt::format("{}: the byte range does not hold a key frame", shown(s.uri)));
         } catch (const std::exception& e) {
-            problem(playlist_file, fmt::format("{}: the byte range is not readable: {}", s.uri, e.what()));
+            problem(playlist_file, fmt::format("{}: the byte range is not readable: {}", shown(s.uri), e.what()));
         }
     }
 }
@@ -216,25 +239,25 @@ void Validator::check_bandwidth(const fs::path& master, const mux::HlsAttributes
     auto compare = [&](const char* name, std::uint64_t measured) {
         auto v = attrs.get(name);
         if (!v) {
-            problem(master, fmt::format("variant {} has no {}", attrs.get("RESOLUTION").value_or("?"), name));
+            problem(master, fmt::format("variant {} has no {}", shown(attrs.get("RESOLUTION").value_or("?")), name));
             return;
         }
         const double declared = std::strtod(v->c_str(), nullptr);
         if (measured > 0 && std::abs(declared - static_cast<double>(measured)) > kBandwidthTolerance * measured)
             problem(master, fmt::format("variant {}: {}={} but the segments measure {} (more than 10% apart)",
-                                        attrs.get("RESOLUTION").value_or("?"), name, *v, measured));
+                                        shown(attrs.get("RESOLUTION").value_or("?")), name, shown(*v), measured));
     };
     compare("BANDWIDTH", peak);
     compare("AVERAGE-BANDWIDTH", average);
 }
 
 ValidationReport Validator::run() {
-    const fs::path master_file = outdir_ / "master.m3u8";
-    auto bytes = read_bytes(master_file);
-    if (!bytes) {
-        problem(master_file, "missing: not a complete ladder (the master playlist is written last)");
-        return report_;
-    }
+    // Even the master playlist's own name may be a link leading out.
+    const auto master_entry = follow(folder_.path() / "master.m3u8", "master.m3u8");
+    if (!master_entry) return report_;
+    const fs::path& master_file = master_entry->path;
+    auto bytes = read_file(*master_entry, "missing: not a complete ladder (the master playlist is written last)");
+    if (!bytes) return report_;
     mux::MasterPlaylist master;
     try {
         master = mux::parse_master_playlist(std::string(bytes->begin(), bytes->end()), master_file.string());
@@ -250,24 +273,26 @@ ValidationReport Validator::run() {
         if (m.get("TYPE") != "AUDIO") continue;
         auto uri = m.get("URI");
         if (!uri) continue;
-        audio = check_track(outdir_ / *uri, false);
+        if (const auto playlist = follow(master_file, *uri)) audio = check_track(*playlist, false);
     }
     std::optional<TrackCheck> reference;
     std::string reference_uri;
     for (const auto& v : master.variants) {
         ++report_.variants;
-        const fs::path playlist = outdir_ / v.uri;
-        TrackCheck t = check_track(playlist, true);
+        const auto entry = follow(master_file, v.uri);
+        if (!entry) continue;
+        const fs::path& playlist = entry->path;
+        TrackCheck t = check_track(*entry, true);
         if (!t.ok) continue;
         const std::string codecs = v.attributes.get("CODECS").value_or("");
         const std::string declared_video = codecs.substr(0, codecs.find(','));
         if (!t.codecs.empty() && declared_video != t.codecs)
-            problem(master_file, fmt::format("variant {}: CODECS says {} but its init segment's av1C says {}", v.uri,
-                                             declared_video, t.codecs));
+            problem(master_file, fmt::format("variant {}: CODECS says {} but its init segment's av1C says {}",
+                                             shown(v.uri), shown(declared_video), t.codecs));
         check_bandwidth(master_file, v.attributes, t, audio ? &*audio : nullptr);
         if (!reference) {
             reference = t;
-            reference_uri = v.uri;
+            reference_uri = shown(v.uri);
         } else if (t.boundaries.size() != reference->boundaries.size()) {
             problem(playlist, fmt::format("{} segments, but {} has {}: rungs do not line up", t.boundaries.size(),
                                           reference_uri, reference->boundaries.size()));
@@ -296,7 +321,8 @@ ValidationReport Validator::run() {
                 }
     }
     for (const auto& i : master.iframe_streams)
-        if (auto uri = i.get("URI")) check_iframes(outdir_ / *uri);
+        if (auto uri = i.get("URI"))
+            if (const auto playlist = follow(master_file, *uri)) check_iframes(*playlist);
     return report_;
 }
 

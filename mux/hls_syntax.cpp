@@ -227,14 +227,12 @@ std::string format_attribute_list(const HlsAttributes& attributes) {
     return out;
 }
 
-std::string excerpt(std::string_view s) {
-    constexpr std::size_t kMax = 60;
-    std::string out;
-    for (const char c : s.substr(0, kMax)) {
-        const auto u = static_cast<unsigned char>(c);
-        out += (u < 0x20 || u == 0x7f) ? '?' : c;
-    }
-    if (s.size() > kMax) out += "...";
+std::string excerpt(std::string_view s, std::size_t max) {
+    // fmt's debug form escapes what a terminal or a log could act on:
+    // control bytes, quotes, backslashes, bytes that are not UTF-8.
+    const std::string quoted = fmt::format("{:?}", s.substr(0, max));
+    std::string out = quoted.substr(1, quoted.size() - 2);
+    if (s.size() > max) out += "...";
     return out;
 }
 

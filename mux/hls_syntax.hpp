@@ -36,7 +36,9 @@ HlsAttributes parse_attribute_list(std::string_view text);
 // would refuse (a quoted BANDWIDTH, say).
 std::string format_attribute_list(const HlsAttributes& attributes);
 
-// s, shortened for an error message (a fuzzed line can be megabytes long).
-std::string excerpt(std::string_view s);
+// s in an error message: at most max bytes of it (a fuzzed line can be
+// megabytes long), escaped as a C string would be, without the quotes.
+inline constexpr std::size_t kExcerptBytes = 40;
+std::string excerpt(std::string_view s, std::size_t max = kExcerptBytes);
 
 }  // namespace ladder::mux::hls_syntax
