@@ -4,7 +4,7 @@
 #
 #   (default)          build AND test: compiler and build tools, the FFmpeg
 #                      libraries, dav1d, the NVIDIA Video Codec SDK headers,
-#                      oneVPL, CLI11, nlohmann/json, fmt, spdlog, GoogleTest,
+#                      oneVPL, CLI11, nlohmann/json, fmt, GoogleTest,
 #                      the ffmpeg/ffprobe tools that the end-to-end tests use to
 #                      check outputs, python3 (their XML parser) with
 #                      python3-yaml (the deploy manifests), and Chromium
@@ -66,7 +66,7 @@ BUILD_PACKAGES=(
   # the driver libraries are loaded at run time) and oneVPL (Intel Quick Sync)
   libffmpeg-nvenc-dev libvpl-dev
   # header/utility libraries
-  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
 )
 
 # Added for the test suite (scripts/run-tests.sh).

@@ -75,7 +75,7 @@ PACKAGES=(
   # what the trimmed FFmpeg links or includes
   libffmpeg-nvenc-dev libsvtav1enc-dev libaom-dev libdav1d-dev zlib1g-dev
   # ladder's own dependencies (scripts/install-deps.sh)
-  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
 )
 if [[ $SKIP_DEPS -eq 0 ]]; then
   missing=()
@@ -395,7 +395,7 @@ trap 'rm -rf "$CHECK_DIR"' EXIT
 cp "$ROOT/samples/sample.mp4" "$CHECK_DIR/sample.mp4"
 # The checks run in a private mount namespace in which the system library
 # folder holds only the base libraries (a stand-in for a machine without
-# FFmpeg, SVT-AV1, libaom, dav1d, fmt or spdlog). Only the bundle's programs
+# FFmpeg, SVT-AV1, libaom, dav1d or fmt). Only the bundle's programs
 # and shell builtins run there; the output is read afterwards.
 MINI="$CHECK_DIR/minimal-libs"
 mkdir -p "$MINI"
