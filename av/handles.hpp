@@ -28,8 +28,14 @@ struct InputFormatDeleter {
     void operator()(AVFormatContext* c) const noexcept { avformat_close_input(&c); }
 };
 struct OutputFormatDeleter {
+    // Closes pb only when it is a file libavformat opened (avio_open). A
+    // custom AVIOContext (AVFMT_FLAG_CUSTOM_IO) is never closed here:
+    // avio_close would take its opaque (the caller's object) for a
+    // URLContext and crash. Its owner frees it (AvioContextPtr), after this
+    // context. avformat_free_context itself never touches pb.
     void operator()(AVFormatContext* c) const noexcept {
-        if (c && c->pb && !(c->oformat->flags & AVFMT_NOFILE)) avio_closep(&c->pb);
+        if (c && c->pb && !(c->flags & AVFMT_FLAG_CUSTOM_IO) && !(c->oformat->flags & AVFMT_NOFILE))
+            avio_closep(&c->pb);
         avformat_free_context(c);
     }
 };

@@ -45,8 +45,11 @@ CmafTrackWriter::CmafTrackWriter(std::filesystem::path dir, const AVCodecParamet
         av_free(buffer);
         throw std::bad_alloc();
     }
-    ctx_->pb = io_.get();
+    // The flag first: from here on, any throw destroys ctx_ with pb set, and
+    // the flag tells OutputFormatDeleter (and libavformat) that pb is ours
+    // to free (io_), not a file to close.
     ctx_->flags |= AVFMT_FLAG_CUSTOM_IO;
+    ctx_->pb = io_.get();
 
     AVStream* st = avformat_new_stream(ctx_.get(), nullptr);
     if (!st) throw std::bad_alloc();
@@ -66,10 +69,10 @@ CmafTrackWriter::CmafTrackWriter(std::filesystem::path dir, const AVCodecParamet
     write_file_atomically(dir_ / init_name, take_bytes());
 }
 
-CmafTrackWriter::~CmafTrackWriter() {
-    // The muxer must let go of the custom AVIO before it is freed.
-    if (ctx_) ctx_->pb = nullptr;
-}
+// ctx_ is freed first (declared after io_) without touching pb
+// (AVFMT_FLAG_CUSTOM_IO), then io_ frees the AVIOContext and its buffer.
+// The same holds when the constructor throws.
+CmafTrackWriter::~CmafTrackWriter() = default;
 
 void CmafTrackWriter::write(AVPacket* pkt) {
     if (seg_samples_ == 0) {

@@ -47,6 +47,10 @@ private:
 
     std::filesystem::path dir_;
     AVRational time_base_;
+    // Order matters: members are destroyed in reverse, so the muxer (ctx_,
+    // which points at io_ through pb with AVFMT_FLAG_CUSTOM_IO and leaves it
+    // alone) goes before the custom AVIOContext it writes into, and io_ is
+    // freed once, by its own deleter (avio_context_free + its buffer).
     av::AvioContextPtr io_;
     av::OutputFormatPtr ctx_;
     std::vector<std::uint8_t> pending_;
