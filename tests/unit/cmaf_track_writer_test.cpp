@@ -133,11 +133,12 @@ TEST_F(CmafTrackWriterTest, AudioInitWriteFailureThrowsAndFreesTheCustomIo) {
 }
 
 // The header write itself fails (a codec the mp4 muxer refuses), also with
-// the custom AVIOContext attached.
+// the custom AVIOContext attached. Not PCM: FFmpeg 7.x writes PCM in mp4
+// (ISO/IEC 23003-5 ipcm); WMA has no mp4 sample entry in any version.
 TEST_F(CmafTrackWriterTest, HeaderFailureThrowsAndFreesTheCustomIo) {
     av::CodecParametersPtr par = av::make_codec_parameters();
     par->codec_type = AVMEDIA_TYPE_AUDIO;
-    par->codec_id = AV_CODEC_ID_PCM_S16LE;
+    par->codec_id = AV_CODEC_ID_WMAV2;
     par->sample_rate = 48000;
     av_channel_layout_default(&par->ch_layout, 2);
     EXPECT_THROW(mux::CmafTrackWriter(dir_, par.get(), AVRational{1, 48000}), av::AvError);
