@@ -60,7 +60,7 @@ void trim_heap_before(const EncoderSettings& next) {
     last_pixels = pixels;
 }
 
-void encode_chunk(ipc::Socket& socket, Replies& replies, const nlohmann::json& req, ipc::UniqueFd ring_fd) {
+void encode_chunk(ipc::Socket& socket, Replies& replies, const nlohmann::json& req, UniqueFd ring_fd) {
     const std::uint64_t request = req.at("request").get<std::uint64_t>();
     const nlohmann::json& chunk = req.at("chunk");
     const MappedFrameRing ring(std::move(ring_fd), req.at("ring").at("slots").get<int>(),
@@ -131,7 +131,7 @@ int run_encoder_process(int fd) {
     std::signal(SIGTERM, SIG_IGN);
     std::signal(SIGPIPE, SIG_IGN);
     av::quiet_library_logs();
-    ipc::Socket socket{ipc::UniqueFd(fd)};
+    ipc::Socket socket{UniqueFd(fd)};
     try {
         serve(socket);
     } catch (const ipc::PeerGone&) {
