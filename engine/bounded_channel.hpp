@@ -41,9 +41,14 @@ public:
         cv_.notify_all();
     }
 
+    bool closed() const {
+        std::lock_guard lock(mu_);
+        return closed_;
+    }
+
 private:
     std::size_t capacity_;
-    std::mutex mu_;
+    mutable std::mutex mu_;
     std::condition_variable_any cv_;
     std::deque<T> items_;
     bool closed_ = false;

@@ -1,6 +1,7 @@
 #include "engine/decode_pump.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -8,6 +9,7 @@
 #include "av/av_error.hpp"
 #include "av/compat.hpp"
 #include "av/hw_device.hpp"
+#include "av/logging.hpp"
 #include "engine/errors.hpp"
 
 extern "C" {
@@ -27,51 +29,105 @@ DecodePump::DecodePump(av::InputFile& input, const SourceInfo& source, std::vect
 
 void DecodePump::run(std::stop_token stop) {
     const auto started = std::chrono::steady_clock::now();
-    try {
-        AVStream* vs = input_.get()->streams[source_.video_stream];
-        decoder_ = hw_device_ ? av::open_hw_decoder(vs, hw_device_.get(), AV_PIX_FMT_CUDA) : av::open_decoder(vs, 0);
-        // Only the streams ladder uses are demuxed at all.
-        for (unsigned i = 0; i < input_.get()->nb_streams; ++i)
-            if (static_cast<int>(i) != source_.video_stream && !(audio_ && static_cast<int>(i) == source_.audio_stream))
-                input_.get()->streams[i]->discard = AVDISCARD_ALL;
-
-        if (range_) seek_to_range();
-        av::PacketPtr pkt = av::make_packet();
-        while (!stop.stop_requested() && !range_done_ && read_packet(pkt.get())) {
-            if (pkt->stream_index == source_.video_stream) {
-                ++counters_.video_packets;
-                if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
-                decode_video(pkt.get(), stop);
-            } else if (audio_ && pkt->stream_index == source_.audio_stream) {
-                audio_->feed(pkt.get());
-            }
-            av_packet_unref(pkt.get());
-        }
-        if (stop.stop_requested()) throw Cancelled();
-        if (!range_done_) {
-            decode_video(nullptr, stop);
-            if (normalizer_)
-                for (auto& f : normalizer_->close(end_pts_)) fan_out(std::move(f), stop);
-        }
-        if (range_ && counters_.frames_normalized != range_->end - range_->first)
-            throw RunError(fmt::format("input {}: frames {} to {} were planned here, but the source gave {} of them: "
-                                       "it is not the source that was planned (make a new plan)",
-                                       source_.path, range_->first, range_->end - 1, counters_.frames_normalized));
-        if (audio_)
-            audio_->finish(av_rescale_q(counters_.frames_normalized, av_inv_q(source_.frame_rate), audio_->time_base()));
-    } catch (...) {
-        if (audio_) audio_->abandon();
+    auto measure = [&] {
         counters_.busy_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - blocked_seconds_;
+    };
+    // Until the first frame decodes, the decoder's complaints are kept: when
+    // none ever does, they are what the user needs to read.
+    std::optional<av::LibraryLogCapture> before_first_frame(std::in_place);
+    try {
+        decode_all(stop, before_first_frame);
+        // Checked before the channels close: a consumer that saw them closed
+        // with no frame would report its own, misleading error first.
+        if (counters_.frames_normalized == 0) throw no_video_frame(before_first_frame ? before_first_frame->text() : "");
+    } catch (const av::AvError& e) {
+        if (audio_) audio_->abandon();
+        measure();
+        if (counters_.frames_decoded == 0)
+            throw no_video_frame(before_first_frame && !before_first_frame->text().empty()
+                                     ? fmt::format("{}: {}", av::error_string(e.code()), before_first_frame->text())
+                                     : av::error_string(e.code()));
+        throw;
+    } catch (...) {
+        if (audio_) audio_->abandon();
+        measure();
         throw;
     }
-    counters_.busy_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - blocked_seconds_;
-    if (counters_.frames_normalized > 0 && !range_) report_damage();
+    measure();
+    if (!range_) report_damage();
     close_outputs();
     progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
-    if (counters_.frames_normalized == 0)
-        throw InputError(fmt::format("input {}: no video frame could be decoded: the file may be damaged", source_.path));
+}
+
+namespace {
+
+// A damaged stream makes the decoder repeat itself once per packet: each
+// message once, the first few.
+std::string distinct_messages(std::string_view joined) {
+    constexpr std::size_t kMax = 3;
+    std::vector<std::string_view> seen;
+    bool more = false;
+    while (!joined.empty()) {
+        const auto end = joined.find("; ");
+        const std::string_view message = joined.substr(0, end);
+        joined = end == std::string_view::npos ? std::string_view{} : joined.substr(end + 2);
+        if (std::find(seen.begin(), seen.end(), message) != seen.end()) continue;
+        if (seen.size() == kMax) {
+            more = true;
+            break;
+        }
+        seen.push_back(message);
+    }
+    return fmt::format("{}{}", fmt::join(seen, "; "), more ? "; ..." : "");
+}
+
+}  // namespace
+
+InputError DecodePump::no_video_frame(const std::string& decoder_says) const {
+    const std::string said = distinct_messages(decoder_says);
+    return InputError(fmt::format("input {}: no video frame could be decoded{}: the file is damaged or its {} stream "
+                                  "is not what its header says; check it with ffprobe or play it",
+                                  source_.path, said.empty() ? "" : fmt::format(" (the decoder says: {})", said),
+                                  source_.codec_name));
+}
+
+void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCapture>& before_first_frame) {
+    AVStream* vs = input_.get()->streams[source_.video_stream];
+    decoder_ = hw_device_ ? av::open_hw_decoder(vs, hw_device_.get(), AV_PIX_FMT_CUDA) : av::open_decoder(vs, 0);
+    // Only the streams ladder uses are demuxed at all.
+    for (unsigned i = 0; i < input_.get()->nb_streams; ++i)
+        if (static_cast<int>(i) != source_.video_stream && !(audio_ && static_cast<int>(i) == source_.audio_stream))
+            input_.get()->streams[i]->discard = AVDISCARD_ALL;
+
+    if (range_) seek_to_range();
+    av::PacketPtr pkt = av::make_packet();
+    while (!stop.stop_requested() && !range_done_ && read_packet(pkt.get())) {
+        if (pkt->stream_index == source_.video_stream) {
+            ++counters_.video_packets;
+            if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
+            decode_video(pkt.get(), stop);
+        } else if (audio_ && pkt->stream_index == source_.audio_stream) {
+            audio_->feed(pkt.get());
+        }
+        av_packet_unref(pkt.get());
+        if (before_first_frame && counters_.frames_decoded > 0) {
+            before_first_frame->replay();  // warnings about a source that decodes after all
+            before_first_frame.reset();
+        }
+    }
+    if (stop.stop_requested()) throw Cancelled();
+    if (!range_done_) {
+        decode_video(nullptr, stop);
+        if (normalizer_)
+            for (auto& f : normalizer_->close(end_pts_)) fan_out(std::move(f), stop);
+    }
+    if (range_ && counters_.frames_normalized != range_->end - range_->first)
+        throw RunError(fmt::format("input {}: frames {} to {} were planned here, but the source gave {} of them: "
+                                   "it is not the source that was planned (make a new plan)",
+                                   source_.path, range_->first, range_->end - 1, counters_.frames_normalized));
+    if (audio_)
+        audio_->finish(av_rescale_q(counters_.frames_normalized, av_inv_q(source_.frame_rate), audio_->time_base()));
 }
 
 bool DecodePump::read_packet(AVPacket* pkt) {

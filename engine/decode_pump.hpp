@@ -12,8 +12,10 @@
 
 #include "av/hw_device.hpp"
 #include "av/input_file.hpp"
+#include "av/logging.hpp"
 #include "engine/audio_track.hpp"
 #include "engine/bounded_channel.hpp"
+#include "engine/errors.hpp"
 #include "engine/progress_sink.hpp"
 #include "engine/source_info.hpp"
 
@@ -51,7 +53,9 @@ public:
                AudioTrack* audio, ProgressSink& progress, av::BufferRefPtr hw_device = nullptr);
 
     // Runs to the end of the source, then closes every output channel and
-    // finishes the audio track. When it throws, the caller first stops the
+    // finishes the audio track. A source of which no video frame decodes
+    // throws InputError with the decoder's messages, before any channel is
+    // closed. When it throws, the caller first stops the
     // run and then calls close_outputs(), so no consumer mistakes a failure
     // for the end of the source.
     void run(std::stop_token stop);
@@ -66,6 +70,8 @@ public:
     const PumpCounters& counters() const { return counters_; }
 
 private:
+    void decode_all(std::stop_token stop, std::optional<av::LibraryLogCapture>& before_first_frame);
+    InputError no_video_frame(const std::string& decoder_says) const;
     void decode_video(const AVPacket* pkt, std::stop_token stop);
     void normalize(AVFrame* frame, std::stop_token stop);
     void fan_out(av::FramePtr frame, std::stop_token stop);
