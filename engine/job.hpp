@@ -1,7 +1,11 @@
 #pragma once
-// A whole run: open and describe the source, fit the ladder, check the
-// output directory, then start the decode pump, one scaler and one finalizer
-// per rung, and one encoder worker per pool slot; join them all and report.
+// A whole run (`ladder encode`, or one shard of a plan), in the order of
+// run_job: the pre-flight (source, ladder, encoders, memory), the output
+// folder, the rungs and their writers, the data path (decode pump -> rung
+// scalers -> dispatcher -> encoder workers -> rung writers, with journaled
+// chunks going from scaler to writer on --resume), the running stages (one
+// thread each, joined as a group), the outputs made whole or withdrawn, and
+// the report.
 #include <chrono>
 #include <filesystem>
 #include <cstdint>
@@ -18,6 +22,7 @@
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
 #include "engine/progress_sink.hpp"
+#include "engine/stage_threads.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 namespace ladder::engine {
@@ -45,6 +50,7 @@ struct JobOptions {
     int quarantine_after = 3;  // failures in a row before a slot is dropped
     DispatchMode dispatch = DispatchMode::helpers;
     EncoderFactory encoder_factory;  // empty: the real libavcodec encoders (tests substitute)
+    ThreadStarter start_thread;      // empty: std::jthread (tests substitute one that fails)
     // Where CPU encoders run: in encoder processes (a crash or hang costs a
     // chunk, not the run; the command line's default) or in this process.
     EncoderIsolation isolation = EncoderIsolation::in_process;

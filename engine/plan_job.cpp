@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 
 #include "engine/decode_pump.hpp"
-#include "engine/encoder_backend.hpp"
 #include "engine/errors.hpp"
-#include "gpu/cpu_info.hpp"
+#include "engine/preflight.hpp"
 
 namespace ladder::engine {
 
 JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_token stop) {
-    auto input = open_source(options.input);
-    const SourceInfo src = describe_source(*input);
+    CheckedSource checked = check_source_and_ladder(options, progress);
+    const SourceInfo& src = checked.info;
+    check_encoders({options.encoder}, checked.ladder);
     JobPlan plan;
     plan.input = std::filesystem::absolute(options.input).lexically_normal();
     plan.source_bytes = std::filesystem::file_size(options.input);
@@ -19,27 +19,16 @@ JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_t
     plan.height = src.display_height;
     plan.frame_rate = src.frame_rate;
     plan.segment_seconds = options.segment_seconds;
-    plan.chunk_frames = chunk_frames_for(options.segment_seconds, src.frame_rate);
-    FittedLadder fitted = fit_to_source(options.ladder ? *options.ladder : default_ladder(), src.display_width,
-                                        src.display_height);
-    validate_ladder(fitted.ladder);
-    for (const auto& n : fitted.notes) progress.note(options.ladder ? NoteLevel::warning : NoteLevel::info, n);
-    plan.ladder = fitted.ladder;
+    plan.chunk_frames = checked.chunk_frames;
+    plan.ladder = std::move(checked.ladder);
     plan.encoder = options.encoder;
-    if (!gpu::encoder_available(plan.encoder))
-        throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
-                                     "--encoder",
-                                     plan.encoder));
-    for (const auto& r : plan.ladder.rungs)
-        if (auto problem = encoder_size_problem(plan.encoder, r.width, r.height); !problem.empty())
-            throw InputError(fmt::format("rung {}: {}: make the rung larger or use --encoder aom", r.name, problem));
     plan.preset = options.preset;
     plan.splice_check = options.splice_check;
     plan.audio = options.audio && src.audio_stream >= 0;
 
     // The frames exactly as a run makes them (same pump, no consumers).
     progress.note(NoteLevel::info, fmt::format("{}: decoding the source once to count its frames", src.path));
-    DecodePump pump(*input, src, {}, nullptr, progress);
+    DecodePump pump(*checked.input, src, {}, nullptr, progress);
     pump.run(stop);
     plan.frames = pump.counters().frames_normalized;
     plan.origin_pts = pump.counters().origin_pts;

@@ -16,7 +16,7 @@ struct RungRuntime {
     EncoderSettings settings;
     std::unique_ptr<FrameChannel> frames;  // pump -> scaler
     std::unique_ptr<RungCodecInvariant> invariant;
-    std::unique_ptr<RungFinalizer> finalizer;
+    RungFinalizer* finalizer = nullptr;  // owned by the run's OutputStage; none in a shard
     std::unique_ptr<RungRateFeedback> rate;  // per-chunk bit rate requests
 };
 

@@ -10,8 +10,8 @@
 #include "engine/audio_track.hpp"
 #include "engine/chunk_journal.hpp"
 #include "engine/errors.hpp"
-#include "engine/master_playlist.hpp"
-#include "engine/output_paths.hpp"
+#include "engine/journaled_chunk_route.hpp"
+#include "engine/output_stage.hpp"
 #include "engine/plan_job.hpp"
 #include "engine/rung_runtime.hpp"
 
@@ -96,6 +96,49 @@ std::unique_ptr<AudioTrack> encode_audio(av::InputFile& input, const SourceInfo&
     return audio;
 }
 
+// One rung's chunks, read from the journal as its writer takes them (a few
+// ahead), delivered in order; returns once the rung is written.
+void stitch_rung(int rung, const std::string& name, RungFinalizer& fin, const JobPlan& plan,
+                 const ChunkJournal& journal, ProgressSink& progress, std::stop_token stop) {
+    const auto chunks = plan.chunks();
+    std::exception_ptr failed;
+    std::stop_source writer_stop;
+    std::stop_callback forward(stop, [&] { writer_stop.request_stop(); });
+    std::thread writer([&] {
+        try {
+            fin.run(writer_stop.get_token());
+        } catch (...) {
+            failed = std::current_exception();
+            writer_stop.request_stop();
+        }
+    });
+    // Leaving early (an error here): the writer stops, then is joined.
+    struct StopAndJoin {
+        std::stop_source& stop;
+        std::thread& thread;
+        ~StopAndJoin() {
+            if (!thread.joinable()) return;
+            stop.request_stop();
+            thread.join();
+        }
+    } stop_and_join{writer_stop, writer};
+    fin.set_total(static_cast<int>(chunks.size()), plan.frames);
+    for (const auto& c : chunks) {
+        while (fin.waiting() >= 4 && !writer_stop.stop_requested())
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        if (writer_stop.stop_requested()) break;
+        auto chunk = journal.load(rung, name, c.index);
+        if (!chunk)
+            throw RunError(fmt::format("rung {} chunk {} disappeared from {} while stitching", name, c.index,
+                                       journal.dir().string()));
+        progress.chunk_done(journaled_chunk_done(rung, name, *chunk));
+        fin.deliver(std::move(*chunk));
+    }
+    writer.join();
+    if (failed) std::rethrow_exception(failed);
+    if (stop.stop_requested()) throw Cancelled();
+}
+
 }  // namespace
 
 JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::stop_token stop) {
@@ -116,95 +159,30 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
         src.frame_rate = plan.frame_rate;
     }
 
-    const bool write_mp4 = options.format != OutputFormat::hls;
-    const bool write_hls = options.format != OutputFormat::mp4;
-    std::vector<std::string> rung_names;
-    for (const auto& r : plan.ladder.rungs) rung_names.push_back(r.name);
-    const LadderOutputs outputs = ladder_outputs(options.outdir, rung_names, write_mp4, write_hls, plan.audio);
-    const std::vector<RungOutputs>& rung_outputs = outputs.rungs;
-    prepare_output_dir(options.outdir, outputs.finals, options.overwrite);
-    if (write_hls) std::filesystem::remove(master_playlist_path(options.outdir));
-
+    OutputStage output(OutputRequest{options.outdir, plan.ladder.rungs, options.format, plan.audio, options.overwrite});
     std::unique_ptr<AudioTrack> audio;
     if (plan.audio) audio = encode_audio(*input, src, plan, stop);
-    std::unique_ptr<AudioRenditionWriter> audio_rendition;
-    if (write_hls && audio)
-        audio_rendition = std::make_unique<AudioRenditionWriter>(hls_audio_dir(options.outdir, kAudioRendition),
-                                                                 *audio, plan.chunk_frames, plan.frame_rate);
-
+    output.open(audio.get(), plan.chunk_frames, plan.frame_rate, progress);
     std::vector<RungRuntime> rungs;
     for (std::size_t i = 0; i < plan.ladder.rungs.size(); ++i) {
         RungRuntime rt;
         rt.rung = plan.ladder.rungs[i];
         rt.invariant = std::move(invariants[i]);
-        rt.finalizer = std::make_unique<RungFinalizer>(static_cast<int>(i), rt.rung, rung_outputs[i], plan.frame_rate,
-                                                       write_mp4 ? audio.get() : nullptr, progress);
+        rt.finalizer = &output.finalizer(i);
         rungs.push_back(std::move(rt));
         progress.rung_state(static_cast<int>(i), plan.ladder.rungs[i].name, RungState::pending);
     }
 
-    auto withdraw = [&] {
-        std::vector<bool> finished;
-        for (const auto& rt : rungs) finished.push_back(rt.finalizer->completed());
-        withdraw_finished_outputs(rung_outputs, finished,
-                                  audio_rendition ? std::optional(audio_rendition->dir()) : std::nullopt);
-    };
-    const auto chunks = plan.chunks();
     try {
-        for (std::size_t i = 0; i < rungs.size(); ++i) {
-            RungFinalizer& fin = *rungs[i].finalizer;
-            std::exception_ptr failed;
-            std::stop_source writer_stop;
-            std::stop_callback forward(stop, [&] { writer_stop.request_stop(); });
-            std::thread writer([&] {
-                try {
-                    fin.run(writer_stop.get_token());
-                } catch (...) {
-                    failed = std::current_exception();
-                    writer_stop.request_stop();
-                }
-            });
-            // Leaving early (an error here): the writer stops, then is joined.
-            struct StopAndJoin {
-                std::stop_source& stop;
-                std::thread& thread;
-                ~StopAndJoin() {
-                    if (!thread.joinable()) return;
-                    stop.request_stop();
-                    thread.join();
-                }
-            } stop_and_join{writer_stop, writer};
-            fin.set_total(static_cast<int>(chunks.size()), plan.frames);
-            for (const auto& c : chunks) {
-                // Chunks are read as the writer takes them, a few ahead.
-                while (fin.waiting() >= 4 && !writer_stop.stop_requested())
-                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-                if (writer_stop.stop_requested()) break;
-                auto chunk = journal.load(static_cast<int>(i), rungs[i].rung.name, c.index);
-                if (!chunk)
-                    throw RunError(fmt::format("rung {} chunk {} disappeared from {} while stitching",
-                                               rungs[i].rung.name, c.index, journal.dir().string()));
-                ChunkDone done;
-                done.rung = static_cast<int>(i);
-                done.rung_name = rungs[i].rung.name;
-                done.chunk = c.index;
-                done.frames = chunk->frame_count;
-                done.bytes = chunk->bytes;
-                done.slot = chunk->slot_label;
-                progress.chunk_done(done);
-                fin.deliver(std::move(*chunk));
-            }
-            writer.join();
-            if (failed) std::rethrow_exception(failed);
-            if (stop.stop_requested()) throw Cancelled();
-        }
-        if (audio_rendition) {
+        for (std::size_t i = 0; i < rungs.size(); ++i)
+            stitch_rung(static_cast<int>(i), rungs[i].rung.name, *rungs[i].finalizer, plan, journal, progress, stop);
+        if (AudioRenditionWriter* audio_rendition = output.audio_rendition()) {
             audio_rendition->set_video_frames(plan.frames);
             audio_rendition->run(stop);
         }
-        if (write_hls) write_master_playlist(options.outdir, src, rungs, audio_rendition.get(), audio.get());
+        output.publish(src, rungs, audio.get());
     } catch (...) {
-        withdraw();
+        output.abandon(progress);
         throw;
     }
 
@@ -213,12 +191,8 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     report.frames_normalized = plan.frames;
     report.frame_rate = av_q2d(plan.frame_rate);
     report.audio_packets = audio ? audio->packet_count() : 0;
-    report.resumed_chunks = static_cast<int>(chunks.size() * rungs.size());
-    for (auto& r : rungs) {
-        report.rungs.push_back(r.finalizer->report());
-        auto recs = r.finalizer->chunk_records();
-        report.chunks.insert(report.chunks.end(), recs.begin(), recs.end());
-    }
+    report.resumed_chunks = static_cast<int>(plan.chunks().size() * rungs.size());
+    output.fill_report(report);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

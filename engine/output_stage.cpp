@@ -1,0 +1,70 @@
+#include "engine/output_stage.hpp"
+
+#include <optional>
+
+#include "engine/master_playlist.hpp"
+
+namespace ladder::engine {
+
+namespace {
+
+LadderOutputs paths_for(const OutputRequest& request) {
+    std::vector<std::string> names;
+    for (const auto& r : request.rungs) names.push_back(r.name);
+    const bool hls = request.format != OutputFormat::mp4;
+    return ladder_outputs(request.outdir, names, request.format != OutputFormat::hls, hls, hls && request.audio);
+}
+
+}  // namespace
+
+OutputStage::OutputStage(OutputRequest request) : request_(std::move(request)), paths_(paths_for(request_)) {
+    prepare_output_dir(request_.outdir, paths_.finals, request_.overwrite);
+    // An old master playlist would point at a mix of old and new segments
+    // while this run is under way: it goes first and comes back last.
+    if (writes_hls()) std::filesystem::remove(master_playlist_path(request_.outdir));
+}
+
+void OutputStage::open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, ProgressSink& progress) {
+    const bool mp4 = request_.format != OutputFormat::hls;
+    for (std::size_t i = 0; i < request_.rungs.size(); ++i)
+        finalizers_.push_back(std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], paths_.rungs[i],
+                                                              frame_rate, mp4 ? audio : nullptr, progress));
+    if (writes_hls() && audio)
+        audio_rendition_ = std::make_unique<AudioRenditionWriter>(hls_audio_dir(request_.outdir, kAudioRendition),
+                                                                  *audio, chunk_frames, frame_rate);
+}
+
+void OutputStage::withdraw() {
+    std::vector<bool> finished;
+    for (std::size_t i = 0; i < paths_.rungs.size(); ++i)
+        finished.push_back(i < finalizers_.size() && finalizers_[i]->completed());
+    withdraw_finished_outputs(paths_.rungs, finished,
+                              audio_rendition_ ? std::optional(audio_rendition_->dir()) : std::nullopt);
+}
+
+void OutputStage::abandon(ProgressSink& progress) {
+    for (std::size_t i = 0; i < finalizers_.size(); ++i)
+        if (!finalizers_[i]->completed())
+            progress.rung_state(static_cast<int>(i), request_.rungs[i].name, RungState::failed);
+    withdraw();
+}
+
+void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTrack* audio) {
+    if (!writes_hls()) return;
+    try {
+        write_master_playlist(request_.outdir, src, rungs, audio_rendition_.get(), audio);
+    } catch (...) {
+        withdraw();  // e.g. the disk filled up on the last file
+        throw;
+    }
+}
+
+void OutputStage::fill_report(JobReport& report) const {
+    for (const auto& f : finalizers_) {
+        report.rungs.push_back(f->report());
+        auto records = f->chunk_records();
+        report.chunks.insert(report.chunks.end(), records.begin(), records.end());
+    }
+}
+
+}  // namespace ladder::engine

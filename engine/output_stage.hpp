@@ -1,0 +1,68 @@
+#pragma once
+// A ladder's outputs, from a checked folder to a finished ladder; the one
+// piece `ladder encode` and `ladder stitch` share for it. It checks and
+// prepares the folder (an old master playlist goes first and comes back
+// last), owns each rung's finalizer and the HLS audio rendition, withdraws
+// the finished outputs of a run that does not complete, writes the master
+// playlist last, and fills the report's rungs and chunks.
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "engine/audio_rendition_writer.hpp"
+#include "engine/audio_track.hpp"
+#include "engine/job.hpp"
+#include "engine/job_report.hpp"
+#include "engine/ladder_spec.hpp"
+#include "engine/output_paths.hpp"
+#include "engine/progress_sink.hpp"
+#include "engine/rung_finalizer.hpp"
+#include "engine/rung_runtime.hpp"
+#include "engine/source_info.hpp"
+
+namespace ladder::engine {
+
+struct OutputRequest {
+    std::filesystem::path outdir;
+    std::vector<Rung> rungs;
+    OutputFormat format = OutputFormat::hls;
+    bool audio = false;      // the ladder has an audio track
+    bool overwrite = false;  // earlier outputs there may be replaced
+};
+
+class OutputStage {
+public:
+    // Checks the folder (InputError when it holds outputs that may not be
+    // replaced) and prepares it; writes no output yet.
+    explicit OutputStage(OutputRequest request);
+    OutputStage(const OutputStage&) = delete;
+    OutputStage& operator=(const OutputStage&) = delete;
+
+    // The writers: a finalizer per rung (its MP4 gets audio's track too)
+    // and, for HLS with audio, the audio rendition.
+    void open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, ProgressSink& progress);
+
+    RungFinalizer& finalizer(std::size_t rung) { return *finalizers_.at(rung); }
+    AudioRenditionWriter* audio_rendition() { return audio_rendition_.get(); }
+    bool writes_hls() const { return request_.format != OutputFormat::mp4; }
+
+    // The run did not complete: rungs left unfinished say so, and the
+    // outputs that were finished are withdrawn (nothing looks complete).
+    void abandon(ProgressSink& progress);
+    // Every rung is complete: the master playlist is written, last; when
+    // that fails, the outputs are withdrawn.
+    void publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTrack* audio);
+
+    // Each rung's report and its chunks.
+    void fill_report(JobReport& report) const;
+
+private:
+    void withdraw();
+
+    OutputRequest request_;
+    LadderOutputs paths_;
+    std::vector<std::unique_ptr<RungFinalizer>> finalizers_;
+    std::unique_ptr<AudioRenditionWriter> audio_rendition_;
+};
+
+}  // namespace ladder::engine

@@ -1,0 +1,40 @@
+#include "engine/preflight.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/encoder_backend.hpp"
+#include "engine/errors.hpp"
+#include "engine/plan_job.hpp"
+#include "gpu/cpu_info.hpp"
+
+namespace ladder::engine {
+
+CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress) {
+    CheckedSource checked;
+    checked.input = open_source(options.input);
+    checked.info = describe_source(*checked.input);
+    if (options.shard) check_source_matches_plan(options.shard->plan, checked.info);
+    checked.chunk_frames = options.shard ? options.shard->plan.chunk_frames
+                                         : chunk_frames_for(options.segment_seconds, checked.info.frame_rate);
+    FittedLadder fitted = fit_to_source(options.ladder ? *options.ladder : default_ladder(),
+                                        checked.info.display_width, checked.info.display_height);
+    validate_ladder(fitted.ladder);
+    // Trimming the default ladder is expected; trimming the user's own is worth a warning.
+    for (const auto& n : fitted.notes) progress.note(options.ladder ? NoteLevel::warning : NoteLevel::info, n);
+    checked.ladder = std::move(fitted.ladder);
+    return checked;
+}
+
+void check_encoders(const std::vector<std::string>& encoders, const LadderSpec& ladder) {
+    for (const auto& encoder : encoders)
+        if (!gpu::encoder_available(encoder))
+            throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
+                                         "--encoder",
+                                         encoder));
+    for (const auto& encoder : encoders)
+        for (const auto& r : ladder.rungs)
+            if (auto problem = encoder_size_problem(encoder, r.width, r.height); !problem.empty())
+                throw InputError(fmt::format("rung {}: {}: make the rung larger or use --encoder aom", r.name, problem));
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,34 @@
+#pragma once
+// What `ladder plan` and `ladder encode` check before a thread starts or a
+// file is written, with the same messages: the source opens and describes
+// itself (a shard's is the planned one), the ladder fits it, and the
+// encoders exist in this FFmpeg and can make every rung.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "av/input_file.hpp"
+#include "engine/job.hpp"
+#include "engine/ladder_spec.hpp"
+#include "engine/progress_sink.hpp"
+#include "engine/source_info.hpp"
+
+namespace ladder::engine {
+
+struct CheckedSource {
+    std::unique_ptr<av::InputFile> input;
+    SourceInfo info;
+    LadderSpec ladder;  // fitted to the source and valid
+    int chunk_frames = 0;
+};
+
+// Opens the source and fits the ladder (options.ladder, else the default
+// one) to it; what fitting changed is a note (a warning for the user's own
+// ladder). A shard's source must be its plan's. Throws InputError.
+CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress);
+
+// Each encoder is in this FFmpeg build and can make every rung's size.
+// Throws InputError.
+void check_encoders(const std::vector<std::string>& encoders, const LadderSpec& ladder);
+
+}  // namespace ladder::engine

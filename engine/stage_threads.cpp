@@ -1,0 +1,73 @@
+#include "engine/stage_threads.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/errors.hpp"
+
+namespace ladder::engine {
+
+namespace {
+
+std::jthread start_jthread(std::function<void()> body) { return std::jthread(std::move(body)); }
+
+bool is_cancellation(std::exception_ptr e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const Cancelled&) {
+        return true;
+    } catch (...) {
+    }
+    return false;
+}
+
+}  // namespace
+
+StageThreads::StageThreads(std::stop_token external, ThreadStarter starter)
+    : forward_stop_(std::move(external), [this] { stop_.request_stop(); }),
+      starter_(starter ? std::move(starter) : ThreadStarter(start_jthread)) {}
+
+StageThreads::~StageThreads() {
+    stop_.request_stop();
+    join();
+}
+
+void StageThreads::record(std::exception_ptr failure) {
+    {
+        std::lock_guard lock(mu_);
+        if (!first_failure_ && !is_cancellation(failure)) first_failure_ = failure;
+    }
+    stop_.request_stop();
+}
+
+void StageThreads::start(const std::string& name, std::function<void(std::stop_token)> body,
+                         std::function<void()> cleanup) {
+    if (stop_.stop_requested()) return;
+    auto run = [this, body = std::move(body), cleanup = std::move(cleanup)] {
+        try {
+            body(stop_.get_token());
+        } catch (...) {
+            record(std::current_exception());
+        }
+        if (cleanup) cleanup();
+    };
+    try {
+        threads_.push_back(starter_(std::move(run)));
+    } catch (const std::exception& e) {
+        record(std::make_exception_ptr(
+            RunError(fmt::format("could not start the {} thread ({}): the machine is out of threads or memory; "
+                                 "lower --cpu-slots or free resources and run again",
+                                 name, e.what()))));
+    }
+}
+
+void StageThreads::join() {
+    for (auto& t : threads_)
+        if (t.joinable()) t.join();
+}
+
+std::exception_ptr StageThreads::failure() {
+    std::lock_guard lock(mu_);
+    return first_failure_;
+}
+
+}  // namespace ladder::engine
