@@ -10,7 +10,6 @@
 #include "av/extradata.hpp"
 #include "av/hw_device.hpp"
 #include "engine/errors.hpp"
-#include "engine/fault_injection.hpp"
 #include "engine/libavcodec_encoder.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -35,7 +34,7 @@ int default_preset(const std::string& encoder) {
 }
 
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
-    return with_injected_faults(slot, std::make_unique<LibavcodecEncoder>(slot, settings));
+    return std::make_unique<LibavcodecEncoder>(slot, settings);
 }
 
 }  // namespace ladder::engine

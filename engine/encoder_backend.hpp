@@ -43,7 +43,7 @@ public:
     virtual void probe() = 0;
 };
 
-// The encoder in this process (with test faults when LADDER_TEST_FAULTS is set).
+// The encoder in this process.
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings);
 
 // How a worker gets an encoder for a chunk; tests substitute their own.

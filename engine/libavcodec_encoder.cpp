@@ -10,6 +10,7 @@
 #include "av/extradata.hpp"
 #include "av/hw_device.hpp"
 #include "engine/errors.hpp"
+#include "engine/thread_name.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 extern "C" {
@@ -38,6 +39,7 @@ EncodedChunk LibavcodecEncoder::encode(const RawChunk& chunk, std::stop_token st
 }
 
 EncodedChunk LibavcodecEncoder::encode_frames(const ChunkFrames& frames, std::stop_token stop) {
+    name_this_thread(slot_.label);
     try {
         if (frames.count < 1) throw RunError(fmt::format("chunk {} has no frames", frames.index));
         av::FramePtr first = frames.next();

@@ -11,7 +11,6 @@
 
 #include "engine/encoder_messages.hpp"
 #include "engine/errors.hpp"
-#include "engine/fault_injection.hpp"
 
 namespace ladder::engine {
 
@@ -247,7 +246,7 @@ std::map<int, int> EncoderProcesses::started() const {
 EncoderFactory process_encoder_factory(EncoderProcesses& processes) {
     return [&processes](const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
         if (slot.kind != gpu::DeviceKind::cpu) return make_encoder_backend(slot, settings);
-        return with_injected_faults(slot, make_process_encoder(processes, slot, settings));
+        return make_process_encoder(processes, slot, settings);
     };
 }
 

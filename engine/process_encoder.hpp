@@ -54,8 +54,7 @@ private:
 std::unique_ptr<EncoderBackend> make_process_encoder(EncoderProcesses& processes, const gpu::EncoderSlot& slot,
                                                      const EncoderSettings& settings);
 
-// CPU slots in encoder processes, GPU slots in this one (test faults, when
-// LADDER_TEST_FAULTS is set, wrap either from ladder's side).
+// CPU slots in encoder processes, GPU slots in this one.
 EncoderFactory process_encoder_factory(EncoderProcesses& processes);
 
 }  // namespace ladder::engine

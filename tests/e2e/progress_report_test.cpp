@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "encoder_faults.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {
@@ -189,7 +190,7 @@ TEST(ProgressReport, FailedRunWritesAPartialReportAndJobFailed) {
     const fs::path out = fresh_dir("progress-failed");
     // Every chunk fails to open its encoder on both slots: the run fails (exit 1).
     ProcessResult r = run_ladder(with(encode_args(src, out), {"--progress", "json", "--max-tries", "2"}),
-                                 {"LADDER_TEST_FAULTS=cpu0:svt=open;cpu1:svt=open"});
+                                 failing_slots("cpu0:svt=open;cpu1:svt=open"));
     ASSERT_EQ(r.exit_code, 1) << r.err;
     const std::vector<json> events = json_lines(r.err);
     ASSERT_FALSE(events.empty());

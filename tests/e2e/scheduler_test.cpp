@@ -1,17 +1,22 @@
 // The scheduler at work on real encoders: helper dispatch against one fixed
-// worker per rung, mixed encoder kinds under the codec invariant, and faults
-// injected around real encoders.
+// worker per rung, mixed encoder kinds under the codec invariant, and real
+// encoders made to fail from outside the binary (tests/fakes/).
 #include <gtest/gtest.h>
 
 #include <csignal>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "av/logging.hpp"
 #include "engine/job.hpp"
+#include "encoder_faults.hpp"
 #include "engine/ladder_validator.hpp"
+#include "hls_tools.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {
@@ -156,14 +161,84 @@ std::vector<std::string> fault_args(const fs::path& src, const fs::path& out, st
     return a;
 }
 
-TEST(Faults, ChunksThatFailMidEncodeAreRetriedOnAnotherSlot) {
-    const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
-    const fs::path out = fresh_dir("faults-mid");
-    ProcessResult r = run_ladder(fault_args(src, out), {"LADDER_TEST_FAULTS=cpu0:svt=mid*2"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
-    EXPECT_EQ(probe(out / "120p/index.m3u8").video[0].frames, 75);
+nlohmann::json read_report(const fs::path& out) { return nlohmann::json::parse(read_text(out / "report.json")); }
+
+std::vector<std::string> lines_of(const fs::path& file) {
+    std::vector<std::string> lines;
+    std::istringstream in(fs::exists(file) ? read_text(file) : "");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
 }
+
+// The encoder of slot cpu0 fails twice in the middle of a chunk, holding
+// frames it was sent and has not returned; the same in an encoder process
+// and in ladder's own (--isolation none).
+class MidChunkFault : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MidChunkFault, TheChunkIsRetriedOnAnotherSlotAndTheOutputsAreWhole) {
+    const std::string isolation = GetParam();
+    const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
+    const fs::path out = fresh_dir("faults-mid-" + isolation);
+    const fs::path log = fresh_dir("faults-mid-log-" + isolation) / "failures";
+    ProcessResult r = run_ladder(fault_args(src, out, {"--isolation", isolation}),
+                                 failing_slots("cpu0:svt=mid*2", {"LADDER_TEST_FAIL_LOG=" + log.string()}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    // Each failure came with frames in flight: sent, never returned. (Two
+    // at most; one when the other slot took every chunk after the first.)
+    std::set<long long> failed_first_frames;
+    const auto failures = lines_of(log);
+    ASSERT_GE(failures.size(), 1u) << "the fault never happened";
+    ASSERT_LE(failures.size(), 2u);
+    for (const auto& line : failures) {
+        char slot[32] = {};
+        long long first = -1;
+        int sent = 0, received = 0;
+        ASSERT_EQ(std::sscanf(line.c_str(), "%31s %lld sent %d received %d", slot, &first, &sent, &received), 4)
+            << line;
+        EXPECT_STREQ(slot, "cpu0:svt");
+        EXPECT_GT(sent, received) << "frames in flight when it failed: " << line;
+        failed_first_frames.insert(first);
+    }
+
+    // Every failed attempt was retried, and each chunk was finished by the
+    // other slot.
+    const nlohmann::json report = read_report(out);
+    ASSERT_EQ(report["retries"].size(), failures.size()) << report["retries"].dump();
+    std::set<long long> retried_first_frames;
+    for (const auto& retry : report["retries"]) {
+        EXPECT_EQ(retry["slot"], "cpu0:svt");
+        EXPECT_EQ(retry["cause"], "error");
+        EXPECT_NE(retry["error"].get<std::string>().find("sending a frame"), std::string::npos) << retry.dump();
+        for (const auto& c : report["chunks"])
+            if (c["index"] == retry["chunk"]) {
+                EXPECT_EQ(c["slot"], "cpu1:svt") << "retried on another slot: " << c.dump();
+                retried_first_frames.insert(c["first_frame"].get<long long>());
+            }
+    }
+    EXPECT_EQ(retried_first_frames, failed_first_frames) << "the chunks that failed are the ones retried";
+
+    // Every chunk once, and the rung whole: all frames, a key frame at every
+    // chunk start and nowhere else, a clean decode.
+    std::vector<long> chunk_starts;
+    std::set<int> indexes;
+    long frames = 0;
+    for (const auto& c : report["chunks"]) {
+        EXPECT_TRUE(indexes.insert(c["index"].get<int>()).second) << c.dump();
+        chunk_starts.push_back(c["first_frame"].get<long>());
+        frames += c["frames"].get<long>();
+    }
+    std::sort(chunk_starts.begin(), chunk_starts.end());
+    EXPECT_EQ(frames, 75);
+    EXPECT_EQ(run_ladder({"validate", out.string()}).exit_code, 0);
+    const fs::path rung = out / "120p/index.m3u8";
+    EXPECT_EQ(probe(rung).video.at(0).frames, 75);
+    EXPECT_EQ(key_frame_indexes(rung), chunk_starts);
+    EXPECT_EQ(decode_errors(rung), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, MidChunkFault, ::testing::Values("process", "none"),
+                         [](const auto& info) { return info.param; });
 
 TEST(Faults, ASlotThatKeepsFailingIsQuarantinedAndTheRunFinishes) {
     const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
@@ -173,7 +248,7 @@ TEST(Faults, ASlotThatKeepsFailingIsQuarantinedAndTheRunFinishes) {
     ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "120p=160x120@200", "--rung",
                                   "72p=96x72@100", "--preset", "12", "--segment-seconds", "0.25", "--cpu-slots", "2",
                                   "--max-tries", "5"},
-                                 {"LADDER_TEST_FAULTS=cpu0:svt=open"});
+                                 failing_slots("cpu0:svt=open"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("cpu0:svt quarantined for the rest of the run after 3 failures in a row"), std::string::npos)
         << r.err;
@@ -184,9 +259,13 @@ TEST(Faults, ACrashIsReportedOnTheTerminalEvenWhileStderrIsCaptured) {
     // --progress json holds fd 2 in a pipe read by a thread that dies with
     // the process; the crash report must reach the real stderr anyway, and
     // the process must still die of the signal (exit status, core dumps).
+    // The encoder crashes in ladder's own process (--isolation none) on
+    // every rung's first frame (tests/fakes/crashing_encoder.cpp).
     const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
     const fs::path out = fresh_dir("faults-crash");
-    ProcessResult r = run_ladder(fault_args(src, out, {"--progress", "json"}), {"LADDER_TEST_FAULTS=cpu0:svt=crash;cpu1:svt=crash"});
+    ProcessResult r = run_ladder(fault_args(src, out, {"--progress", "json", "--isolation", "none"}),
+                                 {std::string("LD_PRELOAD=") + LADDER_TEST_CRASH_LIB, "LADDER_TEST_CRASH_ACTION=segv",
+                                  "LADDER_TEST_CRASH_FRAME=0"});
     EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;
     EXPECT_NE(r.err.find("ladder: crashed with signal SEGV (Segmentation fault); this is a bug"), std::string::npos)
         << r.err;
@@ -198,7 +277,7 @@ TEST(Faults, ACrashIsReportedOnTheTerminalEvenWhileStderrIsCaptured) {
 TEST(Faults, WhenNoSlotCanEncodeAChunkTheRunFailsNamingIt) {
     const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
     const fs::path out = fresh_dir("faults-all");
-    ProcessResult r = run_ladder(fault_args(src, out), {"LADDER_TEST_FAULTS=cpu0:svt=open;cpu1:svt=open"});
+    ProcessResult r = run_ladder(fault_args(src, out), failing_slots("cpu0:svt=open;cpu1:svt=open"));
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("rung 120p: chunk "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("failed on all 3 tries"), std::string::npos) << r.err;
@@ -217,7 +296,7 @@ TEST(Faults, ARungOnlyAnIncompatibleEncoderCouldFinishFailsInsteadOfHanging) {
     ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "120p=160x120@200",
                                   "--preset", "8", "--segment-seconds", "0.5", "--cpu-encoders", "svt:1,aom:1",
                                   "--max-tries", "10"},
-                                 {"LADDER_TEST_FAULTS=cpu0:svt=open@1"});
+                                 failing_slots("cpu0:svt=open@1"));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_LT(seconds, 60.0);
     if (r.exit_code == 0) {
