@@ -36,6 +36,10 @@ void ChunkDispatcher::notify() {
     cv_.notify_all();
 }
 
+void ChunkDispatcher::probe_handover() const {
+    if (handover_probe_) handover_probe_();
+}
+
 int ChunkDispatcher::add_worker(const std::string& encoder, int pinned_rung) {
     std::lock_guard lock(mu_);
     workers_.push_back(Worker{encoder, -1, pinned_rung, 0, false});
@@ -197,6 +201,7 @@ std::optional<RawChunk> ChunkDispatcher::take(std::unique_lock<std::mutex>& lock
         // Popping notifies (the queue's on_change takes mu_): unlock first.
         lock.unlock();
         auto chunk = queues_[static_cast<std::size_t>(rung)]->try_pop();
+        if (chunk) probe_handover();
         lock.lock();
         if (chunk) {
             claimed_frames_[static_cast<std::size_t>(rung)] += static_cast<std::int64_t>(chunk->frames.size());
@@ -283,6 +288,7 @@ void ChunkDispatcher::refused(int worker, RawChunk chunk) {
         w.rung = -1;
         w.chunk_work = 0;
     }
+    probe_handover();
     queues_[rung]->push_front(std::move(chunk));
     std::lock_guard lock(mu_);
     check_orphans();
@@ -306,6 +312,7 @@ void ChunkDispatcher::failed(int worker, RawChunk chunk, const std::string& erro
         workers_[static_cast<std::size_t>(worker)].rung = -1;
         workers_[static_cast<std::size_t>(worker)].chunk_work = 0;
     }
+    probe_handover();
     queues_[rung]->push_front(std::move(chunk));
 }
 

@@ -91,6 +91,11 @@ public:
     // Seconds on a monotonic clock; tests replace it to make in-flight
     // remainders deterministic.
     void set_clock(std::function<double()> clock) { clock_ = std::move(clock); }
+    // Called on the thread that moves a chunk between a queue and a worker
+    // (next, try_next, failed, refused) at the first moment after the chunk
+    // left one side that the dispatcher's lock is free: tests look at the
+    // dispatcher exactly where another worker could.
+    void set_handover_probe(std::function<void()> probe) { handover_probe_ = std::move(probe); }
 
 private:
     struct Worker {
@@ -104,6 +109,7 @@ private:
     };
 
     void notify();
+    void probe_handover() const;
     std::optional<RawChunk> take(std::unique_lock<std::mutex>& lock, int worker, bool& nothing_left);
     bool can_serve(const Worker& w, std::size_t rung) const;
     bool rung_finished(std::size_t rung) const;
@@ -132,6 +138,7 @@ private:
     std::map<std::pair<int, int>, std::set<int>> failed_on_;  // (rung, chunk) -> workers
     std::optional<std::string> failure_;
     std::function<double()> clock_;
+    std::function<void()> handover_probe_;
 };
 
 }  // namespace ladder::engine
