@@ -179,37 +179,26 @@ void ChunkDispatcher::check_orphans() {
     if (failure_) cv_.notify_all();
 }
 
-std::optional<RawChunk> ChunkDispatcher::take(std::unique_lock<std::mutex>& lock, int worker, bool& nothing_left) {
-    const auto index = static_cast<std::size_t>(worker);
+std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
     nothing_left = false;
-    for (;;) {
-        if (failure_) throw RunError(*failure_);
-        Worker& w = workers_[index];
-        // Stay on the current rung while it has a chunk ready (until every
-        // chunk is queued: then longest first decides).
-        const int rung = w.rung >= 0 && !all_queued() && can_serve(w, static_cast<std::size_t>(w.rung)) &&
-                                 ready_for(worker, static_cast<std::size_t>(w.rung)) &&
-                                 !would_delay(worker, static_cast<std::size_t>(w.rung))
-                             ? w.rung
-                             : pick_rung(worker);
-        if (rung < 0) break;
-        w.rung = rung;
-        // Popping notifies (the queue's on_change takes mu_): unlock first.
-        lock.unlock();
-        auto chunk = queues_[static_cast<std::size_t>(rung)]->try_pop();
-        lock.lock();
-        if (chunk) {
-            claimed_frames_[static_cast<std::size_t>(rung)] += static_cast<std::int64_t>(chunk->frames.size());
-            Worker& taker = workers_[index];
-            taker.started = clock_();
-            taker.chunk_work = static_cast<double>(chunk->frames.size()) *
-                               static_cast<double>(rungs_[static_cast<std::size_t>(rung)].pixels);
-            ++in_flight_[static_cast<std::size_t>(rung)];
+    if (failure_) throw RunError(*failure_);
+    Worker& w = workers_[static_cast<std::size_t>(worker)];
+    // Stay on the current rung while it has a chunk ready (until every
+    // chunk is queued: then longest first decides).
+    const int rung = w.rung >= 0 && !all_queued() && can_serve(w, static_cast<std::size_t>(w.rung)) &&
+                             ready_for(worker, static_cast<std::size_t>(w.rung)) &&
+                             !would_delay(worker, static_cast<std::size_t>(w.rung))
+                         ? w.rung
+                         : pick_rung(worker);
+    if (rung >= 0) {
+        // Only the dispatcher takes from a queue or puts back at its front,
+        // always under mu_: the front ready_for() saw is still there, and
+        // the chunk leaves the queue and counts as in flight in one step.
+        if (auto chunk = queues_[static_cast<std::size_t>(rung)]->try_pop()) {
+            hand_out(worker, static_cast<std::size_t>(rung), *chunk);
             return chunk;
         }
-        // another worker took it first: look again
     }
-    Worker& w = workers_[index];
     w.rung = -1;  // helpers leave a rung once it has nothing ready
     bool anything_left = false;
     for (std::size_t r = 0; r < queues_.size(); ++r)
@@ -218,13 +207,46 @@ std::optional<RawChunk> ChunkDispatcher::take(std::unique_lock<std::mutex>& lock
     return std::nullopt;
 }
 
+void ChunkDispatcher::hand_out(int worker, std::size_t rung, const RawChunk& chunk) {
+    Worker& w = workers_[static_cast<std::size_t>(worker)];
+    w.rung = static_cast<int>(rung);
+    claimed_frames_[rung] += static_cast<std::int64_t>(chunk.frames.size());
+    w.started = clock_();
+    w.chunk_work = static_cast<double>(chunk.frames.size()) * static_cast<double>(rungs_[rung].pixels);
+    ++in_flight_[rung];
+    // What is left, and who is busy, changed: waiting workers decide again.
+    ++generation_;
+    cv_.notify_all();
+}
+
+void ChunkDispatcher::requeue(int worker, RawChunk chunk) {
+    const auto rung = static_cast<std::size_t>(chunk.rung);
+    Worker& w = workers_[static_cast<std::size_t>(worker)];
+    claimed_frames_[rung] -= static_cast<std::int64_t>(chunk.frames.size());
+    --in_flight_[rung];
+    w.rung = -1;
+    w.chunk_work = 0;
+    queues_[rung]->push_front(std::move(chunk));
+    ++generation_;
+    cv_.notify_all();
+}
+
+void ChunkDispatcher::after_handover(std::unique_lock<std::mutex>& lock) const {
+    if (!handover_probe_) return;
+    lock.unlock();
+    handover_probe_();
+}
+
 std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) {
     std::unique_lock lock(mu_);
     for (;;) {
         if (stop.stop_requested()) return std::nullopt;
         const std::uint64_t seen = generation_;
         bool nothing_left = false;
-        if (auto chunk = take(lock, worker, nothing_left)) return chunk;
+        if (auto chunk = take(worker, nothing_left)) {
+            after_handover(lock);
+            return chunk;
+        }
         if (nothing_left) return std::nullopt;
         if (!cv_.wait(lock, stop, [&] { return generation_ != seen || failure_.has_value(); })) return std::nullopt;
     }
@@ -233,7 +255,9 @@ std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) 
 std::optional<RawChunk> ChunkDispatcher::try_next(int worker, bool& finished, std::uint64_t& observed) {
     std::unique_lock lock(mu_);
     observed = generation_;
-    return take(lock, worker, finished);
+    auto chunk = take(worker, finished);
+    if (chunk) after_handover(lock);
+    return chunk;
 }
 
 bool ChunkDispatcher::wait_for_change(std::uint64_t observed, std::stop_token stop) {
@@ -273,40 +297,27 @@ void ChunkDispatcher::done(int worker, const RawChunk& chunk, double seconds) {
 }
 
 void ChunkDispatcher::refused(int worker, RawChunk chunk) {
-    const auto rung = static_cast<std::size_t>(chunk.rung);
-    {
-        std::lock_guard lock(mu_);
-        Worker& w = workers_[static_cast<std::size_t>(worker)];
-        refused_kinds_[rung].insert(w.encoder);
-        claimed_frames_[rung] -= static_cast<std::int64_t>(chunk.frames.size());
-        --in_flight_[rung];
-        w.rung = -1;
-        w.chunk_work = 0;
-    }
-    queues_[rung]->push_front(std::move(chunk));
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
+    refused_kinds_[static_cast<std::size_t>(chunk.rung)].insert(workers_[static_cast<std::size_t>(worker)].encoder);
+    requeue(worker, std::move(chunk));
     check_orphans();
+    after_handover(lock);
 }
 
 void ChunkDispatcher::failed(int worker, RawChunk chunk, const std::string& error) {
-    const auto rung = static_cast<std::size_t>(chunk.rung);
-    {
-        std::lock_guard lock(mu_);
-        auto& errors = chunk_errors_[{chunk.rung, chunk.index}];
-        errors.push_back(error);
-        failed_on_[{chunk.rung, chunk.index}].insert(worker);
-        if (static_cast<int>(errors.size()) >= max_tries_) {
-            failure_ = fmt::format("rung {}: chunk {} failed on all {} tries: {}", rungs_[rung].name, chunk.index,
-                                   errors.size(), fmt::join(errors, "; "));
-            cv_.notify_all();
-            throw RunError(*failure_);
-        }
-        claimed_frames_[rung] -= static_cast<std::int64_t>(chunk.frames.size());
-        --in_flight_[rung];
-        workers_[static_cast<std::size_t>(worker)].rung = -1;
-        workers_[static_cast<std::size_t>(worker)].chunk_work = 0;
+    std::unique_lock lock(mu_);
+    auto& errors = chunk_errors_[{chunk.rung, chunk.index}];
+    errors.push_back(error);
+    failed_on_[{chunk.rung, chunk.index}].insert(worker);
+    if (static_cast<int>(errors.size()) >= max_tries_) {
+        failure_ = fmt::format("rung {}: chunk {} failed on all {} tries: {}",
+                               rungs_[static_cast<std::size_t>(chunk.rung)].name, chunk.index, errors.size(),
+                               fmt::join(errors, "; "));
+        cv_.notify_all();
+        throw RunError(*failure_);
     }
-    queues_[rung]->push_front(std::move(chunk));
+    requeue(worker, std::move(chunk));
+    after_handover(lock);
 }
 
 void ChunkDispatcher::retire(int worker) {

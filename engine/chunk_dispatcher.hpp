@@ -16,6 +16,15 @@
 // goes back for another slot until it has been tried max_tries times. When no
 // worker left can serve a rung that still has chunks, the run fails naming
 // the rung instead of waiting forever.
+//
+// Who owns what: a queue's chunks are guarded by the queue's own lock, shared
+// with the RungScaler that pushes into it (blocking while it is full) and
+// closes it. Only the dispatcher takes a chunk out or puts one back at the
+// front, always under mu_ and in the same step as the rung's in-flight count,
+// so whoever holds mu_ sees every chunk either queued or in flight: a chunk
+// changing hands never makes its rung look finished to all_finished() or to
+// the orphan check. Lock order: mu_, then a queue's lock; the queues'
+// on_change (the producers' pushes and closes) runs under neither.
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -48,6 +57,8 @@ public:
     ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode, int max_tries,
                     int expected_workers);
 
+    // The producer's side of a rung's queue (push, close); chunks leave it
+    // only through next() and try_next(), which count them in flight.
     SegmentChunkQueue& queue(int rung) { return *queues_[static_cast<std::size_t>(rung)]; }
     std::size_t rung_count() const { return queues_.size(); }
 
@@ -91,6 +102,11 @@ public:
     // Seconds on a monotonic clock; tests replace it to make in-flight
     // remainders deterministic.
     void set_clock(std::function<double()> clock) { clock_ = std::move(clock); }
+    // Called on the thread that moves a chunk between a queue and a worker
+    // (next, try_next, failed, refused) at the first moment after the chunk
+    // left one side that the dispatcher's lock is free: tests look at the
+    // dispatcher exactly where another worker could.
+    void set_handover_probe(std::function<void()> probe) { handover_probe_ = std::move(probe); }
 
 private:
     struct Worker {
@@ -104,7 +120,13 @@ private:
     };
 
     void notify();
-    std::optional<RawChunk> take(std::unique_lock<std::mutex>& lock, int worker, bool& nothing_left);
+    // take, hand_out and requeue require mu_: a chunk moves between its
+    // queue and a worker, and in or out of in_flight_, in one step under it
+    // (requeue: back at the front of its queue, for another slot).
+    std::optional<RawChunk> take(int worker, bool& nothing_left);
+    void hand_out(int worker, std::size_t rung, const RawChunk& chunk);
+    void requeue(int worker, RawChunk chunk);
+    void after_handover(std::unique_lock<std::mutex>& lock) const;  // unlocks when a probe is set
     bool can_serve(const Worker& w, std::size_t rung) const;
     bool rung_finished(std::size_t rung) const;
     double remaining_time(std::size_t rung) const;
@@ -132,6 +154,7 @@ private:
     std::map<std::pair<int, int>, std::set<int>> failed_on_;  // (rung, chunk) -> workers
     std::optional<std::string> failure_;
     std::function<double()> clock_;
+    std::function<void()> handover_probe_;
 };
 
 }  // namespace ladder::engine

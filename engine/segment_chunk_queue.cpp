@@ -5,7 +5,7 @@ namespace ladder::engine {
 SegmentChunkQueue::SegmentChunkQueue(std::size_t capacity, std::function<void()> on_change)
     : capacity_(capacity ? capacity : 1), on_change_(std::move(on_change)) {}
 
-void SegmentChunkQueue::changed() {
+void SegmentChunkQueue::produced() {
     cv_.notify_all();
     if (on_change_) on_change_();
 }
@@ -16,7 +16,7 @@ bool SegmentChunkQueue::push(RawChunk chunk, std::stop_token stop) {
         if (!cv_.wait(lock, stop, [&] { return chunks_.size() < capacity_; })) return false;
         chunks_.push_back(std::move(chunk));
     }
-    changed();
+    produced();
     return true;
 }
 
@@ -25,7 +25,7 @@ void SegmentChunkQueue::push_front(RawChunk chunk) {
         std::lock_guard lock(mu_);
         chunks_.push_front(std::move(chunk));
     }
-    changed();
+    cv_.notify_all();
 }
 
 std::optional<RawChunk> SegmentChunkQueue::pop(std::stop_token stop) {
@@ -37,7 +37,7 @@ std::optional<RawChunk> SegmentChunkQueue::pop(std::stop_token stop) {
         out = std::move(chunks_.front());
         chunks_.pop_front();
     }
-    changed();
+    cv_.notify_all();
     return out;
 }
 
@@ -49,7 +49,7 @@ std::optional<RawChunk> SegmentChunkQueue::try_pop() {
         out = std::move(chunks_.front());
         chunks_.pop_front();
     }
-    changed();
+    cv_.notify_all();
     return out;
 }
 
@@ -58,7 +58,7 @@ void SegmentChunkQueue::close() {
         std::lock_guard lock(mu_);
         closed_ = true;
     }
-    changed();
+    produced();
 }
 
 bool SegmentChunkQueue::closed() const {

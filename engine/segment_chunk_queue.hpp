@@ -18,8 +18,12 @@ namespace ladder::engine {
 
 class SegmentChunkQueue {
 public:
-    // on_change is called (without the queue's lock) after every push,
-    // requeue and close, so a scheduler watching many queues can wake.
+    // on_change is called (without the queue's lock) after every push and
+    // close: what the producer did, so a consumer watching many queues can
+    // wake. Pops and requeues are the consumer's own moves and call nothing
+    // back: a consumer that moves a chunk under its own lock (the
+    // ChunkDispatcher, together with its in-flight count) publishes the move
+    // itself, and a callback would have to take that lock again.
     explicit SegmentChunkQueue(std::size_t capacity, std::function<void()> on_change = {});
 
     bool push(RawChunk chunk, std::stop_token stop = {});
@@ -35,7 +39,7 @@ public:
     int front_index() const;
 
 private:
-    void changed();
+    void produced();  // wakes waiters, then on_change
 
     std::size_t capacity_;
     std::function<void()> on_change_;

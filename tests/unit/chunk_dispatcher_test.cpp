@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <stop_token>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/errors.hpp"
@@ -211,6 +213,67 @@ TEST(ChunkDispatcher, FailedChunkIsRetriedOnAnotherSlotThenFailsTheRun) {
     else
         EXPECT_TRUE(a_saw_failure) << "the failure wakes slot a";
     EXPECT_THROW(d.next(a, {}), RunError) << "every worker learns the run failed";
+}
+
+// A worker with nothing left it may do asks all_finished() and, on true,
+// ends every slot's lease claims. A chunk on its way between its queue and a
+// worker must keep its rung unfinished, or the slots retire while the chunk
+// still has tries to come (a hang, or a false "no encoder slot left"). The
+// probe asks at each moment of a hand-over that the dispatcher's lock is
+// free, as another worker could.
+struct HandoverWatch {
+    ChunkDispatcher d{plans({100}), 10, DispatchMode::helpers, 3, 2};
+    std::string step;                        // what the test is doing when the probe runs
+    int handovers = 0;                       // times the probe ran
+    std::vector<std::string> seen_finished;  // steps at which all_finished() answered true
+
+    HandoverWatch() {
+        // One chunk and nothing more to come: only that chunk keeps the rung open.
+        d.queue(0).push(chunk(0, 0));
+        d.queue(0).close();
+        d.set_handover_probe([this] {
+            ++handovers;
+            if (d.all_finished()) seen_finished.push_back(step);
+        });
+    }
+};
+
+TEST(ChunkDispatcher, AChunkTakenOrFailedIsNeverInvisible) {
+    HandoverWatch h;
+    const int a = h.d.add_worker("svt", -1);
+    const int b = h.d.add_worker("svt", -1);
+    h.step = "next: taken by a";
+    auto first = h.d.next(a, {});
+    ASSERT_TRUE(first);
+    h.step = "failed: handed back by a";
+    h.d.failed(a, std::move(*first), "a: boom");
+    h.step = "try_next: taken by b";
+    bool finished = true;
+    std::uint64_t observed = 0;
+    auto retry = h.d.try_next(b, finished, observed);
+    ASSERT_TRUE(retry);
+    EXPECT_EQ(h.handovers, 3) << "the probe runs at every hand-over";
+    EXPECT_EQ(h.seen_finished, std::vector<std::string>{}) << "all_finished() with the rung's only chunk in hand";
+    h.d.done(b, *retry, 1.0);
+    EXPECT_TRUE(h.d.all_finished()) << "accepted: nothing can come back";
+}
+
+TEST(ChunkDispatcher, ARefusedChunkIsNeverInvisible) {
+    HandoverWatch h;
+    const int aom = h.d.add_worker("aom", -1);
+    const int svt = h.d.add_worker("svt", -1);
+    h.step = "next: taken by aom";
+    auto first = h.d.next(aom, {});
+    ASSERT_TRUE(first);
+    h.step = "refused: handed back by aom";
+    h.d.refused(aom, std::move(*first));
+    h.step = "next: taken by svt";
+    auto again = h.d.next(svt, {});
+    ASSERT_TRUE(again);
+    EXPECT_EQ(h.handovers, 3) << "the probe runs at every hand-over";
+    EXPECT_EQ(h.seen_finished, std::vector<std::string>{}) << "all_finished() with the rung's only chunk in hand";
+    h.d.done(svt, *again, 1.0);
+    EXPECT_TRUE(h.d.all_finished());
 }
 
 TEST(ChunkDispatcher, RungNobodyCanServeFailsTheRunInsteadOfHanging) {
