@@ -1,7 +1,7 @@
 // No thread of a ladder run may run real-time (engine/realtime_lockout.hpp):
 // run as root, SVT-AV1 asks for SCHED_FIFO 99 for the thread that opens an
-// encoder and for each thread the encoder creates. tests/fakes/
-// realtime_watch.cpp, preloaded into ladder and its encoder processes, logs
+// encoder and for each thread the encoder creates. The preloaded
+// tests/fakes/realtime_watch.cpp logs, in ladder and its encoder processes,
 // those requests with the kernel's answer and, right after each encoder
 // opened (its threads exist by then), whether any thread of the process is
 // real-time and whether a new thread could make itself SCHED_FIFO 1. So the
