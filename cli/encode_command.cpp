@@ -23,6 +23,7 @@
 #include "engine/errors.hpp"
 #include "engine/job.hpp"
 #include "engine/plan_job.hpp"
+#include "engine/realtime_lockout.hpp"
 #include "engine/memory_budget.hpp"
 #include "gpu/cpu_info.hpp"
 
@@ -292,6 +293,11 @@ int run_encode(const EncodeArgs& args) {
             }
             if (report_path) std::filesystem::create_directories(report_path->parent_path());
         }
+        if (const std::string why = engine::realtime_scheduling_allowed(); !why.empty())
+            progress.note(engine::NoteLevel::warning,
+                          fmt::format("real-time scheduling could not be forbidden ({}): as root, SVT-AV1 makes its "
+                                      "threads SCHED_FIFO 99, which starves the decoder and other processes",
+                                      why));
         engine::JobReport report = engine::run_job(options, progress, signals.token());
         collector.fill_missing(report);
         std::optional<std::string> written;

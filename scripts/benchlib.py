@@ -73,10 +73,13 @@ PR_CAPBSET_DROP = 24
 
 
 def realtime_allowed():
-    """Whether a child could create SCHED_FIFO threads at priority 99, as
-    SVT-AV1 asks for every one of its threads (it falls back to normal threads
-    only when pthread_create answers EPERM): CAP_SYS_NICE (root) or
-    RLIMIT_RTPRIO >= 99."""
+    """Whether SVT-AV1 in a child would run its threads SCHED_FIFO 99: 1.4.1
+    asks for it only when geteuid() == 0 (pthread_setschedparam on each thread
+    it creates and on the thread that opens the encoder, carrying on when
+    refused), and the kernel grants it with CAP_SYS_NICE or an RLIMIT_RTPRIO of
+    99. A ladder that forbids itself real-time scheduling never gets it."""
+    if os.geteuid() != 0:
+        return False
     cap = False
     try:
         with open("/proc/self/status") as f:
@@ -128,16 +131,32 @@ def machine_busy_ticks():
     return sum(fields[:8]) - idle
 
 
+def live_children(pid):
+    """The pids of a process's children that are alive (not yet reaped)."""
+    kids = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                kids += [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    return kids
+
+
 def proc_cpu_ticks(pid):
-    """utime + stime of a live (or zombie) process, all its threads; None once reaped."""
+    """CPU ticks of a live (or zombie) process's tree: utime + stime of all its
+    threads, of the children it has reaped (cutime + cstime) and of its live
+    children (ladder's encoder processes), recursively; None once reaped."""
+    # Children first: one reaped meanwhile is then in the parent's cutime.
+    children = sum(proc_cpu_ticks(k) or 0 for k in live_children(pid))
     try:
         with open(f"/proc/{pid}/stat") as f:
             data = f.read()
     except OSError:
         return None
     rest = data[data.rindex(")") + 2:].split()
-    # rest[0] is field 3 (state); utime, stime are fields 14, 15
-    return int(rest[11]) + int(rest[12])
+    # rest[0] is field 3 (state); utime, stime, cutime, cstime are fields 14-17
+    return sum(int(x) for x in rest[11:15]) + children
 
 
 def wait_quiet(threshold, max_wait):
