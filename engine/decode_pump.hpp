@@ -54,8 +54,9 @@ public:
 
     // Runs to the end of the source, then closes every output channel and
     // finishes the audio track. A source of which no video frame decodes
-    // throws InputError with the decoder's messages, before any channel is
-    // closed. When it throws, the caller first stops the
+    // throws InputError, before any channel is closed, with what the decoder
+    // logged on this thread (a frame-threaded decoder's own threads print
+    // theirs). When it throws, the caller first stops the
     // run and then calls close_outputs(), so no consumer mistakes a failure
     // for the end of the source.
     void run(std::stop_token stop);
