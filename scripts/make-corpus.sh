@@ -68,8 +68,10 @@ done
 W="${BASH_REMATCH[1]}"
 H="${BASH_REMATCH[2]}"
 ((W >= 64 && H >= 64 && W % 2 == 0 && H % 2 == 0)) || { echo "make-corpus.sh: --size: even, at least 64x64" >&2; exit 2; }
-[[ "$S" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$S" 'BEGIN { exit !(s >= 1) }' ||
-  { echo "make-corpus.sh: --seconds: a number, at least 1" >&2; exit 2; }
+if ! [[ "$S" =~ ^[0-9]+([.][0-9]+)?$ ]] || ! awk -v s="$S" 'BEGIN { exit !(s >= 1) }'; then
+  echo "make-corpus.sh: --seconds: a number, at least 1" >&2
+  exit 2
+fi
 for c in ${CLIPS//,/ }; do
   [[ ",$ALL_CLIPS," == *",$c,"* ]] || { echo "make-corpus.sh: --clips: $c is not one of $ALL_CLIPS" >&2; exit 2; }
 done
@@ -133,15 +135,15 @@ noise=c0s=12:c0f=t:c1s=4:c1f=t:c2s=4:c2f=t:all_seed=3303,format=yuv420p[v]"
 clip_animation() {
   local R=25
   encode animation "$R" "
-color=c=0x7EC8E3:s=${W}x${H}:r=$R[sky];
+color=c=0x7EC8E3:s=${W}x${H}:r=${R}[sky];
 sierpinski=s=${W}x$(even "$H / 3"):r=$R:seed=5:jump=4:type=carpet,
 lutrgb=r='if(gt(val\,128)\,70\,30)':g='if(gt(val\,128)\,160\,90)':b='if(gt(val\,128)\,80\,40)'[ground];
 life=s=48x27:r=$R:seed=11:ratio=0.3:mold=16:life_color=0xFFD23F:death_color=0x3B1F5E:mold_color=0xEE4266,
 scale=$(even "$W / 4"):$(even "$H / 4"):flags=neighbor[screen];
-color=c=0xFFB703:s=$(even "$W / 10")x$(even "$W / 10"):r=$R[sun];
-color=c=0xF1FAEE:s=$(even "$W / 6")x$(even "$H / 12"):r=$R[cloud];
-color=c=0xE63946:s=$(even "$W / 12")x$(even "$H / 8"):r=$R[hero];
-color=c=0x264653:s=$(even "$W / 16")x$(even "$H / 10"):r=$R[walker];
+color=c=0xFFB703:s=$(even "$W / 10")x$(even "$W / 10"):r=${R}[sun];
+color=c=0xF1FAEE:s=$(even "$W / 6")x$(even "$H / 12"):r=${R}[cloud];
+color=c=0xE63946:s=$(even "$W / 12")x$(even "$H / 8"):r=${R}[hero];
+color=c=0x264653:s=$(even "$W / 16")x$(even "$H / 10"):r=${R}[walker];
 [sky][sun]overlay=x=W*0.08:y=H*0.06[s1];
 [s1][cloud]overlay=x='mod(W*0.9-t*W/20\,W+w)-w/2':y=H*0.14[s2];
 [s2][ground]overlay=x=0:y=H-h[s3];
@@ -189,10 +191,10 @@ clip_dips() {
   encode dips "$R" "
 testsrc2=s=${W}x${H}:r=$R:d=$T,noise=alls=20:allf=t:all_seed=7707,setsar=1,format=yuv420p[a];
 mandelbrot=s=$small:r=$R:start_scale=3:end_scale=0.05:end_pts=$third:maxiter=1000,trim=duration=$T,scale=$W:$H,setsar=1,format=yuv420p[b];
-color=c=0x884422:s=${W}x${H}:r=$R:d=$T[bg];
-color=c=white:s=$(even "$W / 6")x$(even "$H / 4"):r=$R[box];
+color=c=0x884422:s=${W}x${H}:r=$R:d=${T}[bg];
+color=c=white:s=$(even "$W / 6")x$(even "$H / 4"):r=${R}[box];
 [bg][box]overlay=x='mod(t*W/5\,W)':y=H/4,noise=alls=10:allf=t:all_seed=7708,setsar=1,format=yuv420p[c];
-[a]trim=end_frame=$third[a2];
+[a]trim=end_frame=${third}[a2];
 [b]trim=end_frame=$third,setpts=PTS-STARTPTS[b2];
 [a2][b2][c]concat=n=3:v=1:a=0,
 eq=eval=frame:contrast='abs(sin(PI*t/2))':brightness='-0.5*(1-abs(sin(PI*t/2)))':saturation='abs(sin(PI*t/2))',format=yuv420p[v]"
