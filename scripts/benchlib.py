@@ -8,6 +8,7 @@ work can be seen afterwards (`other_cpu_s`).
 """
 
 import json
+import math
 import os
 import re
 import resource
@@ -509,33 +510,112 @@ def probe_output(ffprobe, path, fps, gop=None):
         if b > a:
             gops.append(round(sum(sizes[a:b]) * 8 / ((b - a) / fps) / 1000, 1))
     res["gop_kbps"] = gops
+    peak = hls_peak_kbps([(sum(sizes[a:b]) * 8, (b - a) / fps) for a, b in zip(bounds, bounds[1:]) if b > a]) \
+        if fps else None
+    res["peak_kbps"] = round(peak, 1) if peak is not None else None
+    res["peak_to_average"] = round(peak / res["kbps"], 3) if peak is not None and res["kbps"] else None
     if gop:
         res["gop_ok"] = keys == list(range(0, frames, gop))
     return res
 
 
+def hls_target_duration(durations):
+    """EXT-X-TARGETDURATION: the longest segment rounded to whole seconds, at
+    least 1 (mux/hls_bandwidth.cpp target_duration)."""
+    return max([1] + [int(math.floor(d + 0.5)) for d in durations if d > 0])
+
+
+def hls_peak_kbps(segments):
+    """The peak rate HLS puts in BANDWIDTH, from (bits, seconds) per segment:
+    the highest rate of any run of consecutive segments lasting 0.5 to 1.5
+    target durations (RFC 8216bis 4.4.6.2; ladder's master playlist does the
+    same, mux/hls_bandwidth.cpp peak_bandwidth); the highest single segment
+    when no run qualifies. None without segments."""
+    segs = [(b, d) for b, d in segments if d > 0]
+    if not segs:
+        return None
+    td = hls_target_duration([d for _, d in segs])
+    peak = None
+    for i in range(len(segs)):
+        bits = dur = 0.0
+        for b, d in segs[i:]:
+            dur += d
+            if dur > 1.5 * td + 1e-9:
+                break
+            bits += b
+            if dur < 0.5 * td - 1e-9:
+                continue
+            rate = bits / dur / 1000
+            peak = rate if peak is None else max(peak, rate)
+    if peak is None:
+        peak = max(b / d / 1000 for b, d in segs)
+    return peak
+
+
 PSNR_RE = re.compile(r"PSNR y:(\S+) u:(\S+) v:(\S+) average:(\S+) min:(\S+) max:(\S+)")
+SSIM_RE = re.compile(r"SSIM Y:(\S+) \(\S+\) U:(\S+) \(\S+\) V:(\S+) \(\S+\) All:(\S+) \((\S+)\)")
+# FFmpeg 7.1's xpsnr: "XPSNR  y: 38.1234  u: 40.5678  v: 41.0000  (minimum: 38.1234)"
+XPSNR_RE = re.compile(r"XPSNR\s+y:\s*(\S+)\s+u:\s*(\S+)\s+v:\s*(\S+)", re.IGNORECASE)
+
+_filters = {}
 
 
-def psnr(ffmpeg, encoded, src, width, height, threads=0):
-    """PSNR of an encoded rung (decoded with libdav1d) against the source scaled
-    to the rung's size with swscale bicubic."""
+def has_filter(ffmpeg, name):
+    """Whether this ffmpeg has the filter NAME (e.g. xpsnr: FFmpeg 7.1 and later)."""
+    if ffmpeg not in _filters:
+        try:
+            out = subprocess.run([ffmpeg, "-hide_banner", "-filters"], capture_output=True, text=True, timeout=60)
+            _filters[ffmpeg] = {f.split()[1] for f in out.stdout.splitlines() if len(f.split()) >= 3
+                                and "->" in f.split()[2]}
+        except (OSError, subprocess.SubprocessError):
+            _filters[ffmpeg] = set()
+    return name in _filters[ffmpeg]
+
+
+def _num(x):
+    x = x.strip("()")
+    return float("inf") if x == "inf" else float(x)
+
+
+def quality_metrics(ffmpeg, encoded, src, width, height, threads=0, ssim=False, xpsnr=False):
+    """PSNR (and with ssim / xpsnr those too, in the same pass) of an encoded
+    rung (decoded with libdav1d) against the source scaled to the rung's size
+    with swscale bicubic."""
+    metrics = ["psnr"] + (["ssim"] if ssim else []) + (["xpsnr"] if xpsnr else [])
+    n = len(metrics)
+    refs = "".join(f"[ref{i}]" for i in range(n))
+    graph = (f"[1:v]scale={width}:{height}:flags=bicubic,format=yuv420p" + (f",split={n}" if n > 1 else "")
+             + f"{refs};[0:v]format=yuv420p[enc0];")
+    for i, m in enumerate(metrics):
+        graph += f"[enc{i}][ref{i}]{m}" + (f"[enc{i + 1}];" if i + 1 < n else "")
     cmd = [ffmpeg, "-hide_banner", "-nostdin", "-c:v", "libdav1d", "-i", str(encoded), "-i", str(src),
-           "-filter_complex",
-           f"[1:v]scale={width}:{height}:flags=bicubic,format=yuv420p[ref];"
-           f"[0:v]format=yuv420p[enc];[enc][ref]psnr",
-           "-an", "-f", "null", "-"]
+           "-filter_complex", graph, "-an", "-f", "null", "-"]
     if threads:
         cmd[1:1] = ["-threads", str(threads)]
     out = subprocess.run(cmd, capture_output=True, text=True)
     m = PSNR_RE.search(out.stderr)
     if out.returncode != 0 or not m:
         return {"error": (out.stderr.strip().splitlines() or ["?"])[-1], "command": cmd}
+    res = {"psnr_y": round(_num(m.group(1)), 3), "psnr_u": round(_num(m.group(2)), 3),
+           "psnr_v": round(_num(m.group(3)), 3), "psnr_avg": round(_num(m.group(4)), 3), "command": cmd}
+    if ssim:
+        m = SSIM_RE.search(out.stderr)
+        if m:
+            res.update({"ssim_y": round(_num(m.group(1)), 5), "ssim_u": round(_num(m.group(2)), 5),
+                        "ssim_v": round(_num(m.group(3)), 5), "ssim_all": round(_num(m.group(4)), 5),
+                        "ssim_all_db": round(_num(m.group(5)), 3)})
+    if xpsnr:
+        m = XPSNR_RE.search(out.stderr)
+        if m:
+            res.update({"xpsnr_y": round(_num(m.group(1)), 3), "xpsnr_u": round(_num(m.group(2)), 3),
+                        "xpsnr_v": round(_num(m.group(3)), 3)})
+    return res
 
-    def num(x):
-        return float("inf") if x == "inf" else float(x)
-    return {"psnr_y": round(num(m.group(1)), 3), "psnr_u": round(num(m.group(2)), 3),
-            "psnr_v": round(num(m.group(3)), 3), "psnr_avg": round(num(m.group(4)), 3), "command": cmd}
+
+def psnr(ffmpeg, encoded, src, width, height, threads=0):
+    """PSNR of an encoded rung (decoded with libdav1d) against the source scaled
+    to the rung's size with swscale bicubic."""
+    return quality_metrics(ffmpeg, encoded, src, width, height, threads)
 
 
 def fmt_num(v, digits=1):
