@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "media_tools.hpp"
+#include "tests/realtime_probe.hpp"
 
 namespace ladder::test {
 namespace {
@@ -64,22 +65,10 @@ WatchLog read_watch_log(const fs::path& path) {
     return log;
 }
 
-void* try_fifo(void* result) {
-    const sched_param lowest{1};
-    *static_cast<int*>(result) = ::sched_setscheduler(0, SCHED_FIFO, &lowest) == 0 ? 0 : errno;
-    return nullptr;
-}
-
 // Whether this test process may make a thread real-time: where it may not
 // (no CAP_SYS_NICE, RLIMIT_RTPRIO 0), a ladder started from it could not
 // either, whatever ladder does, and the test would prove nothing.
-bool realtime_allowed_here() {
-    int result = -1;
-    pthread_t th;
-    if (::pthread_create(&th, nullptr, try_fifo, &result) != 0) return false;
-    ::pthread_join(th, nullptr);
-    return result == 0;
-}
+bool realtime_allowed_here() { return fifo_on_a_new_thread() == 0; }
 
 class Realtime : public ::testing::TestWithParam<std::string> {};
 

@@ -28,6 +28,8 @@
 #include <cstring>
 #include <string>
 
+#include "tests/realtime_probe.hpp"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 }
@@ -44,24 +46,11 @@ void record(const std::string& line) {
     ::close(fd);
 }
 
-bool realtime(int policy) {
-    policy &= ~SCHED_RESET_ON_FORK;
-    return policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
-}
-
-void* probe_thread(void* result) {
-    const sched_param lowest{1};
-    *static_cast<int*>(result) = ::sched_setscheduler(0, SCHED_FIFO, &lowest) == 0 ? 0 : errno;
-    return nullptr;
-}
-
 // A thread of its own, so that a probe that succeeds changes nothing that
 // lasts: the thread ends right after.
 void probe() {
-    int result = -1;
-    pthread_t th;
-    if (::pthread_create(&th, nullptr, probe_thread, &result) != 0) return;
-    ::pthread_join(th, nullptr);
+    const int result = ladder::test::fifo_on_a_new_thread();
+    if (result == -1) return;
     record("probe " + std::to_string(::getpid()) + " " + std::to_string(result));
 }
 
@@ -75,7 +64,7 @@ void list_threads() {
         ++count;
         const int policy = ::sched_getscheduler(tid);
         sched_param param{};
-        if (policy < 0 || ::sched_getparam(tid, &param) != 0 || !realtime(policy)) continue;
+        if (policy < 0 || ::sched_getparam(tid, &param) != 0 || !ladder::test::realtime_policy(policy)) continue;
         record("realtime " + std::to_string(::getpid()) + " " + std::to_string(tid) + " " + std::to_string(policy) +
                " " + std::to_string(param.sched_priority));
     }
@@ -89,7 +78,7 @@ extern "C" int pthread_setschedparam(pthread_t thread, int policy, const sched_p
     using Real = int (*)(pthread_t, int, const sched_param*);
     static const auto real = reinterpret_cast<Real>(::dlsym(RTLD_NEXT, "pthread_setschedparam"));
     const int rc = real(thread, policy, param);
-    if (realtime(policy))
+    if (ladder::test::realtime_policy(policy))
         record("ask " + std::to_string(::getpid()) + " " + std::to_string(policy) + " " +
                std::to_string(param->sched_priority) + " " + std::to_string(rc));
     return rc;

@@ -17,27 +17,15 @@
 #include <string>
 
 #include "engine/realtime_lockout.hpp"
+#include "tests/realtime_probe.hpp"
 
 namespace ladder::engine {
 namespace {
 
+using test::fifo_on_a_new_thread;
+
 constexpr const char* kChrt = "/usr/bin/chrt";
 
-void* try_fifo(void* result) {
-    const sched_param lowest{1};
-    *static_cast<int*>(result) = ::sched_setscheduler(0, SCHED_FIFO, &lowest) == 0 ? 0 : errno;
-    return nullptr;
-}
-
-// What a new thread of this process gets when it asks for SCHED_FIFO 1 (0:
-// granted); the thread ends right after, so a grant changes nothing here.
-int fifo_on_a_new_thread() {
-    int result = -1;
-    pthread_t th;
-    if (::pthread_create(&th, nullptr, try_fifo, &result) != 0) return -1;
-    ::pthread_join(th, nullptr);
-    return result;
-}
 
 bool has_capability(int cap) {
     std::ifstream status("/proc/self/status");
