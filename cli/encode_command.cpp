@@ -110,6 +110,12 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "quarantined for the rest of the run")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
+    cmd->add_option("--session-chunks", a.session_chunks,
+                    "The most consecutive chunks of a rung one encoder session encodes (a key frame with a sequence "
+                    "header at every chunk start); fewer as the run nears its end, so it does not end on one long "
+                    "session. 1 = a fresh encoder per chunk")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
     cmd->add_option("--isolation", a.isolation,
                     "Where CPU encoders run: process = one encoder process per CPU slot, so an encoder that "
                     "crashes or hangs costs its chunk (retried on another slot) and never the run; none = inside "
@@ -181,6 +187,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.cpu_slots = a.cpu_slots;
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
     o.max_tries = a.max_tries;
+    o.session_chunks = a.session_chunks;
     o.isolation = a.isolation == "none" ? engine::EncoderIsolation::in_process : engine::EncoderIsolation::process;
     o.encoder_stall_timeout =
         std::chrono::milliseconds(static_cast<long long>(std::llround(a.encoder_timeout * 1000.0)));

@@ -21,6 +21,7 @@ struct EncodeArgs {
     int cpu_slots = 0;
     std::string cpu_encoders;
     int max_tries = 3;
+    int session_chunks = 15;
     std::string isolation = "process";  // process, none
     double encoder_timeout = 120;       // seconds without progress before an encoder process is killed
     std::string memory_budget;

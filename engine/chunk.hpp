@@ -36,6 +36,7 @@ struct EncodedChunk {
     std::string slot_label;
     std::string encoder;
     int requested_kbps = 0;  // what the encoder was asked for (RungRateFeedback)
+    int session = -1;        // the encoder session that made it (JobReport::sessions)
     double start_seconds = 0;  // since job start
     double end_seconds = 0;
 };

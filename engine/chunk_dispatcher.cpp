@@ -13,11 +13,12 @@
 namespace ladder::engine {
 
 ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode,
-                                 int max_tries, int expected_workers)
+                                 int max_tries, int expected_workers, int max_session_chunks)
     : rungs_(std::move(rungs)),
       mode_(mode),
       max_tries_(std::max(1, max_tries)),
       expected_workers_(static_cast<std::size_t>(std::max(1, expected_workers))),
+      max_session_chunks_(std::max(1, max_session_chunks)),
       clock_([] {
           return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
       }) {
@@ -48,8 +49,52 @@ bool ChunkDispatcher::can_serve(const Worker& w, std::size_t rung) const {
     return refused_kinds_[rung].count(w.encoder) == 0;
 }
 
+bool ChunkDispatcher::reserved_for_other(int worker, std::size_t rung, int index) const {
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+        const Worker& o = workers_[i];
+        if (static_cast<int>(i) == worker || o.session_rung != static_cast<int>(rung)) continue;
+        if (index >= o.session_next && index < o.session_end) return true;
+    }
+    return false;
+}
+
+int ChunkDispatcher::session_start(int worker, std::size_t rung) const {
+    return queues_[rung]->first_index([&](int index) { return !reserved_for_other(worker, rung, index); });
+}
+
+std::int64_t ChunkDispatcher::reserved_frames(std::size_t rung) const {
+    std::int64_t chunks = 0;
+    for (const Worker& w : workers_)
+        if (w.session_rung == static_cast<int>(rung)) chunks += std::max(0, w.session_end - w.session_next);
+    return chunks * rungs_[rung].chunk_frames;
+}
+
+// A session as long as this worker's fair share of everything left, so
+// that no session outlasts what the others have to do.
+int ChunkDispatcher::session_length(std::size_t rung, std::int64_t first_frames) const {
+    if (max_session_chunks_ <= 1) return 1;
+    // What is left counts the session's first chunk, just taken.
+    double left = static_cast<double>(first_frames) * static_cast<double>(rungs_[rung].pixels);
+    for (std::size_t r = 0; r < rungs_.size(); ++r) {
+        const std::int64_t frames =
+            std::max<std::int64_t>(rungs_[r].expected_frames - claimed_frames_[r] - reserved_frames(r), 0);
+        left += static_cast<double>(frames) * static_cast<double>(rungs_[r].pixels);
+    }
+    int active = 0;
+    for (const Worker& w : workers_) active += !w.retired;
+    const double share = left / std::max(1, active);
+    const double chunk = static_cast<double>(rungs_[rung].pixels) * rungs_[rung].chunk_frames;
+    const double chunks = std::floor(share / std::max(chunk, 1.0));
+    return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(max_session_chunks_)));
+}
+
+void ChunkDispatcher::close_session(Worker& w) {
+    w.session_rung = -1;
+    w.session_next = w.session_end = 0;
+}
+
 bool ChunkDispatcher::ready_for(int worker, std::size_t rung) const {
-    const int front = queues_[rung]->front_index();
+    const int front = session_start(worker, rung);
     if (front < 0) return false;
     // A chunk that failed on this slot goes to another slot that can take
     // it, when there is one.
@@ -183,6 +228,7 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
     nothing_left = false;
     if (failure_) throw RunError(*failure_);
     Worker& w = workers_[static_cast<std::size_t>(worker)];
+    close_session(w);  // a new one starts here
     // Stay on the current rung while it has a chunk ready (until every
     // chunk is queued: then longest first decides).
     const int rung = w.rung >= 0 && !all_queued() && can_serve(w, static_cast<std::size_t>(w.rung)) &&
@@ -192,10 +238,20 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
                          : pick_rung(worker);
     if (rung >= 0) {
         // Only the dispatcher takes from a queue or puts back at its front,
-        // always under mu_: the front ready_for() saw is still there, and
-        // the chunk leaves the queue and counts as in flight in one step.
-        if (auto chunk = queues_[static_cast<std::size_t>(rung)]->try_pop()) {
-            hand_out(worker, static_cast<std::size_t>(rung), *chunk);
+        // always under mu_: the chunk ready_for() saw is still there, and
+        // it leaves the queue and counts as in flight in one step.
+        const auto r = static_cast<std::size_t>(rung);
+        const int index = session_start(worker, r);
+        if (auto chunk = index >= 0 ? queues_[r]->try_take(index) : std::nullopt) {
+            hand_out(worker, r, *chunk);
+            w.session_rung = rung;
+            w.session_next = index + 1;
+            // A chunk that failed before goes alone: a session that fails
+            // costs all its chunks, and an innocent neighbour must not use
+            // up its tries next to the chunk that crashes the encoder.
+            const bool failed_before = failed_on_.count({rung, index}) != 0;
+            w.session_end =
+                index + (failed_before ? 1 : session_length(r, static_cast<std::int64_t>(chunk->frames.size())));
             return chunk;
         }
     }
@@ -226,6 +282,7 @@ void ChunkDispatcher::requeue(int worker, RawChunk chunk) {
     --in_flight_[rung];
     w.rung = -1;
     w.chunk_work = 0;
+    close_session(w);
     queues_[rung]->push_front(std::move(chunk));
     ++generation_;
     cv_.notify_all();
@@ -250,6 +307,34 @@ std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) 
         if (nothing_left) return std::nullopt;
         if (!cv_.wait(lock, stop, [&] { return generation_ != seen || failure_.has_value(); })) return std::nullopt;
     }
+}
+
+std::optional<RawChunk> ChunkDispatcher::continue_session(int worker) {
+    std::unique_lock lock(mu_);
+    if (failure_) throw RunError(*failure_);
+    Worker& w = workers_[static_cast<std::size_t>(worker)];
+    std::optional<RawChunk> chunk;
+    if (w.session_rung >= 0 && w.session_next < w.session_end &&
+        can_serve(w, static_cast<std::size_t>(w.session_rung)) &&
+        failed_on_.count({w.session_rung, w.session_next}) == 0)
+        chunk = queues_[static_cast<std::size_t>(w.session_rung)]->try_take(w.session_next);
+    if (!chunk) {
+        close_session(w);
+        ++generation_;  // what it had reserved is free now
+        cv_.notify_all();
+        return std::nullopt;
+    }
+    hand_out(worker, static_cast<std::size_t>(w.session_rung), *chunk);
+    ++w.session_next;
+    after_handover(lock);
+    return chunk;
+}
+
+void ChunkDispatcher::end_session(int worker) {
+    std::lock_guard lock(mu_);
+    close_session(workers_[static_cast<std::size_t>(worker)]);
+    ++generation_;
+    cv_.notify_all();
 }
 
 std::optional<RawChunk> ChunkDispatcher::try_next(int worker, bool& finished, std::uint64_t& observed) {
@@ -325,6 +410,7 @@ void ChunkDispatcher::retire(int worker) {
     Worker& w = workers_[static_cast<std::size_t>(worker)];
     w.retired = true;
     w.rung = -1;
+    close_session(w);
     check_orphans();
     ++generation_;
     cv_.notify_all();

@@ -11,6 +11,19 @@
 // processing time first), so the run ends on small chunks. fixed:
 // one worker pinned to each rung (the baseline helpers are measured against).
 //
+// Encoder sessions: a worker that takes a chunk to start a session reserves
+// the chunks after it on the same rung (a run), so it can go on with them in
+// the same encoder (continue_session()) while other workers start their own
+// sessions past the run. The run's length is the worker's fair share of all
+// that is left (every rung, divided among the workers), at most
+// max_session_chunks: long sessions while there is plenty of work, single
+// chunks at the end, so the run does not end on one long session. A
+// session ends early when its next chunk is not queued yet (the worker never
+// waits on the decoder while holding a session) and its reservation goes.
+// A chunk that failed before is encoded in a session of its own: a failed
+// session sends all its chunks back, and the one that breaks the encoder
+// must be the one that uses up its tries.
+//
 // A chunk refused by a rung's codec contract goes back to the front of its
 // queue and that encoder kind is never sent to the rung again; a failed chunk
 // goes back for another slot until it has been tried max_tries times. When no
@@ -55,7 +68,7 @@ public:
     // expected_workers: how many workers will register; no rung is declared
     // orphaned before they all have.
     ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode, int max_tries,
-                    int expected_workers);
+                    int expected_workers, int max_session_chunks = 1);
 
     // The producer's side of a rung's queue (push, close); chunks leave it
     // only through next() and try_next(), which count them in flight.
@@ -70,6 +83,14 @@ public:
     // may do (it should give its lease back), or on stop. Throws RunError
     // when the run cannot complete (a rung nobody left can serve).
     std::optional<RawChunk> next(int worker, std::stop_token stop);
+
+    // The next chunk of the worker's session (the one after the chunk it
+    // took last, on the same rung), when it is reserved for this session
+    // and queued now; otherwise the session is over (nullopt) and what it
+    // had reserved is free for others.
+    std::optional<RawChunk> continue_session(int worker);
+    // The worker ends its session early (a failure, a refusal).
+    void end_session(int worker);
 
     // Lease hand-back: the chunk the worker may take right now, without
     // waiting. With none, finished says whether anything is left for it at
@@ -117,6 +138,11 @@ private:
         bool retired = false;
         double started = 0;     // clock_ when its chunk in flight was handed out
         double chunk_work = 0;  // that chunk's pixel-frames; 0 when idle
+        // The open session: chunks [session_next, session_end) of
+        // session_rung are reserved for it.
+        int session_rung = -1;
+        int session_next = 0;
+        int session_end = 0;
     };
 
     void notify();
@@ -133,6 +159,13 @@ private:
     bool all_queued() const;  // every queue closed: nothing more will arrive
     int pick_rung(int worker) const;
     bool ready_for(int worker, std::size_t rung) const;
+    // The chunk a new session of this worker would start with on the rung:
+    // the lowest queued one no other session reserved; -1 when none.
+    int session_start(int worker, std::size_t rung) const;
+    bool reserved_for_other(int worker, std::size_t rung, int index) const;
+    int session_length(std::size_t rung, std::int64_t first_frames) const;
+    std::int64_t reserved_frames(std::size_t rung) const;  // reserved, not handed out
+    static void close_session(Worker& w);
     bool would_delay(int worker, std::size_t rung) const;
     double in_flight_left(const Worker& w, double fallback_speed) const;
     void check_orphans();  // requires mu_
@@ -142,6 +175,7 @@ private:
     DispatchMode mode_;
     int max_tries_;
     std::size_t expected_workers_;
+    int max_session_chunks_;
 
     mutable std::mutex mu_;
     std::condition_variable_any cv_;

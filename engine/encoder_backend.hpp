@@ -2,12 +2,16 @@
 // One interface over libavcodec's AV1 encoders: libsvtav1 and libaom-av1 on
 // the CPU, av1_nvenc (NVIDIA) and av1_qsv (Intel) on the slot's GPU, run in
 // ladder's process (engine/libavcodec_encoder.*) or in an encoder process
-// (engine/process_encoder.*). Every chunk is encoded by a fresh encoder, so
-// it starts with a key frame carrying a sequence header and is independent.
+// (engine/process_encoder.*). An encoder session takes consecutive chunks of
+// one rung (send ... finish) with a key frame carrying a sequence header
+// forced at every chunk start, so each chunk still decodes on its own and
+// every segment starts at the same frame in every rung; encode() is a
+// session of one chunk.
 #include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include "engine/chunk.hpp"
 #include "gpu/gpu_pool.hpp"
@@ -38,6 +42,22 @@ public:
     // Encodes the chunk's frames; packets come back with pts counted in
     // frames from the start of the rung. Throws RunError on failure.
     virtual EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) = 0;
+    // A session: sends the chunk's frames to the session's encoder (opened
+    // by the first send) and returns the chunks of this session that are
+    // complete now, in order — usually the ones before it, since encoders
+    // hold frames back for look-ahead. The chunk must follow the last one
+    // sent. The caller keeps a chunk's frames until it came back.
+    // Default: each chunk by a fresh encoder (encode()).
+    virtual std::vector<EncodedChunk> send(const RawChunk& chunk, std::stop_token stop) {
+        std::vector<EncodedChunk> out;
+        out.push_back(encode(chunk, stop));
+        return out;
+    }
+    // Ends the session: flushes the encoder and returns the chunks left.
+    virtual std::vector<EncodedChunk> finish(std::stop_token stop) {
+        (void)stop;
+        return {};
+    }
     // Opens an encoder with these settings and closes it again: the
     // pre-flight check that a device can encode at all. Throws RunError.
     virtual void probe() = 0;

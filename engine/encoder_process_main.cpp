@@ -3,7 +3,9 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <initializer_list>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -40,10 +42,10 @@ private:
 
 // Messages for a request other than the current one (frames ladder sent
 // before it read this process's error) are dropped.
-ipc::Message next_for(ipc::Socket& socket, std::uint64_t request, MessageType type) {
+ipc::Message next_for(ipc::Socket& socket, std::uint64_t request, std::initializer_list<MessageType> types) {
     for (;;) {
         ipc::Message m = socket.receive();
-        if (m.type != type) continue;
+        if (std::find(types.begin(), types.end(), m.type) == types.end()) continue;
         if (nlohmann::json::parse(m.json).at("request").get<std::uint64_t>() == request) return m;
     }
 }
@@ -60,39 +62,55 @@ void trim_heap_before(const EncoderSettings& next) {
     last_pixels = pixels;
 }
 
-void encode_chunk(ipc::Socket& socket, Replies& replies, const nlohmann::json& req, UniqueFd ring_fd) {
+// One encoder session: chunk messages, each followed by its frames, until
+// the flush.
+void encode_session(ipc::Socket& socket, Replies& replies, const nlohmann::json& req, UniqueFd ring_fd) {
     const std::uint64_t request = req.at("request").get<std::uint64_t>();
-    const nlohmann::json& chunk = req.at("chunk");
     const MappedFrameRing ring(std::move(ring_fd), req.at("ring").at("slots").get<int>(),
                                req.at("ring").at("slot_bytes").get<std::size_t>());
     const EncoderSettings settings = settings_from_json(req.at("settings"));
     trim_heap_before(settings);
     LibavcodecEncoder encoder(slot_from_json(req.at("slot")), settings);
-    ChunkFrames frames;
-    frames.rung = chunk.at("rung").get<int>();
-    frames.index = chunk.at("index").get<int>();
-    frames.first_frame = chunk.at("first_frame").get<std::int64_t>();
-    frames.count = chunk.at("frames").get<int>();
-    frames.next = [&] {
-        const ipc::Message m = next_for(socket, request, MessageType::frame);
-        const nlohmann::json f = nlohmann::json::parse(m.json);
-        const int slot = f.at("slot").get<int>();
-        return ring.frame(slot, f.at("properties"), [&replies, request, slot] {
-            // Runs inside libavcodec (C): nothing may be thrown through it.
-            // A failed send means ladder is gone; the next read says so.
-            try {
-                replies.send(MessageType::released, {{"slot", slot}}, request);
-            } catch (...) {
-            }
-        });
+    bool stream_told = false;
+    const PacketSink forward = [&](av::PacketPtr pkt) {
+        if (!stream_told) {
+            // Before the first packet: the parent splits the packets into
+            // chunks with these parameters.
+            const AVCodecParameters& par = *encoder.stream_parameters();
+            replies.send(MessageType::stream, {{"codecpar", codecpar_to_json(par)}}, request,
+                         {par.extradata, static_cast<std::size_t>(par.extradata_size)});
+            stream_told = true;
+        }
+        replies.send(MessageType::packet, {{"pts", pkt->pts}, {"flags", pkt->flags}}, request,
+                     {pkt->data, static_cast<std::size_t>(pkt->size)});
     };
-    frames.on_packet = [&](const AVPacket& pkt) {
-        replies.send(MessageType::packet, {{"pts", pkt.pts}, {"flags", pkt.flags}}, request,
-                     {pkt.data, static_cast<std::size_t>(pkt.size)});
-    };
-    const EncodedChunk out = encoder.encode_frames(frames, {});
-    replies.send(MessageType::done, {{"codecpar", codecpar_to_json(*out.codecpar)}}, request,
-                 {out.codecpar->extradata, static_cast<std::size_t>(out.codecpar->extradata_size)});
+    nlohmann::json chunk = req.at("chunk");
+    for (;;) {
+        ChunkFrames frames;
+        frames.rung = chunk.at("rung").get<int>();
+        frames.index = chunk.at("index").get<int>();
+        frames.first_frame = chunk.at("first_frame").get<std::int64_t>();
+        frames.count = chunk.at("frames").get<int>();
+        frames.next = [&] {
+            const ipc::Message m = next_for(socket, request, {MessageType::frame});
+            const nlohmann::json f = nlohmann::json::parse(m.json);
+            const int slot = f.at("slot").get<int>();
+            return ring.frame(slot, f.at("properties"), [&replies, request, slot] {
+                // Runs inside libavcodec (C): nothing may be thrown through it.
+                // A failed send means ladder is gone; the next read says so.
+                try {
+                    replies.send(MessageType::released, {{"slot", slot}}, request);
+                } catch (...) {
+                }
+            });
+        };
+        encoder.feed(frames, forward, {});
+        const ipc::Message m = next_for(socket, request, {MessageType::chunk, MessageType::flush});
+        if (m.type == MessageType::flush) break;
+        chunk = nlohmann::json::parse(m.json).at("chunk");
+    }
+    encoder.flush(forward, {});
+    replies.send(MessageType::done, nlohmann::json::object(), request);
 }
 
 void serve(ipc::Socket& socket) {
@@ -101,13 +119,15 @@ void serve(ipc::Socket& socket) {
         ipc::Message m = socket.receive();  // PeerGone: ladder is done with us
         if (m.type != MessageType::chunk && m.type != MessageType::probe) continue;  // stale frames
         const nlohmann::json req = nlohmann::json::parse(m.json);
+        // A session's next chunk after its encoder failed: stale too.
+        if (m.type == MessageType::chunk && !req.contains("settings")) continue;
         const std::uint64_t request = req.at("request").get<std::uint64_t>();
         try {
             if (m.type == MessageType::probe) {
                 LibavcodecEncoder(slot_from_json(req.at("slot")), settings_from_json(req.at("settings"))).probe();
                 replies.send(MessageType::done, nlohmann::json::object(), request);
             } else {
-                encode_chunk(socket, replies, req, std::move(m.fd));
+                encode_session(socket, replies, req, std::move(m.fd));
             }
         } catch (const ipc::PeerGone&) {
             throw;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <optional>
 
 #include "engine/errors.hpp"
 
@@ -15,104 +16,208 @@ double EncoderWorker::since_start() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - s_.job_start).count();
 }
 
-bool EncoderWorker::encode_one(const gpu::EncoderSlot& slot, int id, RawChunk raw, std::stop_token stop) {
-    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
-    int& failures_in_a_row = (*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
-    stats.label = slot.label;
-    stats.encoder = slot.encoder;
-    RungRuntime& r = (*s_.rungs)[static_cast<std::size_t>(raw.rung)];
-    s_.progress->chunk_started(raw.rung, r.rung.name, raw.index, slot.label);
-    const double started = since_start();
-    EncodedChunk chunk;
-    EncoderSettings settings = r.settings;
-    const double chunk_seconds = static_cast<double>(raw.frames.size()) / av_q2d(r.settings.frame_rate);
-    RungRateFeedback::Request rate;
-    gpu::EncoderSlot encoder_slot = slot;
-    struct Encoding {  // counts this chunk among those being encoded
-        std::atomic<int>* counter;
-        explicit Encoding(std::atomic<int>* c) : counter(c) { if (counter) ++*counter; }
-        ~Encoding() { if (counter) --*counter; }
-        Encoding(const Encoding&) = delete;
-        Encoding& operator=(const Encoding&) = delete;
-    } encoding(s_.chunks_encoding);
+namespace {
+// Counts the sessions being encoded (tail threading reads it).
+class Encoding {
+public:
+    explicit Encoding(std::atomic<int>* c) : counter_(c) {
+        if (counter_) ++*counter_;
+    }
+    ~Encoding() {
+        if (counter_) --*counter_;
+    }
+    Encoding(const Encoding&) = delete;
+    Encoding& operator=(const Encoding&) = delete;
+
+private:
+    std::atomic<int>* counter_;
+};
+}  // namespace
+
+gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const {
+    gpu::EncoderSlot out = slot;
     if (s_.cores > 0 && s_.chunks_encoding && slot.kind == gpu::DeviceKind::cpu) {
         const long backlog = s_.dispatcher->final_backlog();
         if (backlog >= 0) {
             const long left = backlog + s_.chunks_encoding->load();
-            encoder_slot.threads = std::max(slot.threads, static_cast<int>(s_.cores / std::max(1L, left)));
+            out.threads = std::max(slot.threads, static_cast<int>(s_.cores / std::max(1L, left)));
         }
     }
-    if (r.rate) {
-        // Until this rung has a measurement, the encoder's mean response on
-        // the other rungs (geometric) is a better guess than none.
-        double log_sum = 0;
-        int measured = 0;
-        for (const RungRuntime& other : *s_.rungs) {
-            if (&other == &r || !other.rate) continue;
-            if (auto m = other.rate->measured_response(slot.encoder)) {
-                log_sum += std::log(*m);
-                ++measured;
-            }
+    return out;
+}
+
+RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot,
+                                                    double seconds) const {
+    // Until this rung has a measurement, the encoder's mean response on
+    // the other rungs (geometric) is a better guess than none.
+    double log_sum = 0;
+    int measured = 0;
+    for (const RungRuntime& other : *s_.rungs) {
+        if (&other == &r || !other.rate) continue;
+        if (auto m = other.rate->measured_response(slot.encoder)) {
+            log_sum += std::log(*m);
+            ++measured;
         }
-        rate = r.rate->begin(slot.encoder, chunk_seconds, measured ? std::exp(log_sum / measured) : 1.0);
+    }
+    return r.rate->begin(slot.encoder, seconds, measured ? std::exp(log_sum / measured) : 1.0);
+}
+
+// The session's chunks as they come back, in order; false once the rung's
+// contract refused one (then it and every chunk still in the session went
+// back to the queue).
+bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
+    RungRuntime& r = *session.rung;
+    const gpu::EncoderSlot& slot = *session.slot;
+    for (EncodedChunk& chunk : done) {
+        if (session.pending.empty() || session.pending.front().raw.index != chunk.index)
+            throw RunError(fmt::format("{}: chunk {} came back out of order", slot.label, chunk.index));
+        SessionChunk p = std::move(session.pending.front());
+        session.pending.pop_front();
+        chunk.requested_kbps = session.record.requested_kbps;
+        chunk.session = session.record.id;
+        const double now = since_start();
+        chunk.start_seconds = std::max(p.sent_at, session.last_done);
+        chunk.end_seconds = now;
+        auto verdict = r.invariant->check(chunk);
+        if (!verdict.accepted) {
+            auto& m = mismatches_[{r.rung.name, slot.encoder}];
+            if (m.count++ == 0) {
+                m.rung = r.rung.name;
+                m.encoder = slot.encoder;
+                m.fields = verdict.differences;
+                s_.progress->note(NoteLevel::info,
+                                  fmt::format("rung {}: chunk {} from {} does not splice with the rung's stream ({} "
+                                              "differ); it goes back to the queue and {} leaves the rung",
+                                              r.rung.name, chunk.index, slot.label,
+                                              fmt::join(verdict.differences, ", "), slot.encoder));
+            }
+            s_.dispatcher->refused(session.worker, std::move(p.raw));
+            while (!session.pending.empty()) {
+                s_.dispatcher->refused(session.worker, std::move(session.pending.front().raw));
+                session.pending.pop_front();
+            }
+            return false;
+        }
+        const double seconds = chunk.end_seconds - chunk.start_seconds;
+        session.last_done = now;
+        session.bits += 8.0 * static_cast<double>(chunk.bytes);
+        session.seconds += static_cast<double>(chunk.frame_count) / av_q2d(r.settings.frame_rate);
+        session.record.chunks.push_back(chunk.index);
+        session.record.bytes += chunk.bytes;
+        if (s_.journal) s_.journal->record(chunk, r.rung.name);
+        s_.dispatcher->done(session.worker, p.raw, seconds);
+        SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+        ++stats.chunks;
+        stats.busy_seconds += seconds;
+
+        ChunkDone event;
+        event.rung = chunk.rung;
+        event.rung_name = r.rung.name;
+        event.chunk = chunk.index;
+        event.frames = chunk.frame_count;
+        event.bytes = chunk.bytes;
+        event.slot = chunk.slot_label;
+        event.encode_seconds = seconds;
+        s_.progress->chunk_done(event);
+        if (r.finalizer) r.finalizer->deliver(std::move(chunk));  // none in a shard: the journal is its output
+    }
+    return true;
+}
+
+bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChunk first, std::stop_token stop) {
+    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+    int& failures_in_a_row = (*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
+    stats.label = slot.label;
+    stats.encoder = slot.encoder;
+    RungRuntime& r = (*s_.rungs)[static_cast<std::size_t>(first.rung)];
+    const Encoding encoding(s_.chunks_encoding);
+    const gpu::EncoderSlot encoder_slot = session_slot(slot);
+
+    Session session;
+    session.worker = id;
+    session.rung = &r;
+    session.slot = &slot;
+    session.record.id = s_.session_ids ? (*s_.session_ids)++ : 0;
+    session.record.rung = r.rung.name;
+    session.record.slot = slot.label;
+    session.record.encoder = slot.encoder;
+    session.record.threads = encoder_slot.threads;
+    session.record.start_seconds = since_start();
+    session.last_done = session.record.start_seconds;
+    EncoderSettings settings = r.settings;
+    RungRateFeedback::Request rate;
+    if (r.rate) {
+        rate = begin_rate(r, slot, static_cast<double>(first.frames.size()) / av_q2d(r.settings.frame_rate));
         settings.bitrate_kbps = rate.kbps;
     }
-    try {
-        chunk = s_.factory(encoder_slot, settings)->encode(raw, stop);
-        chunk.requested_kbps = settings.bitrate_kbps;
-    } catch (const Cancelled&) {
-        if (r.rate) r.rate->abandon(rate);
-        throw;
-    } catch (const std::exception& e) {
-        if (r.rate) r.rate->abandon(rate);
+    session.record.requested_kbps = settings.bitrate_kbps;
+    const auto end_rate = [&] {
+        if (!r.rate) return;
+        if (session.seconds > 0)
+            r.rate->finish(rate, session.bits, session.seconds);
+        else
+            r.rate->abandon(rate);
+    };
+    // Only what the encoder does is an encoder failure; a chunk that cannot
+    // be written (a full disk) or a run that failed elsewhere ends the run.
+    std::unique_ptr<EncoderBackend> backend;
+    std::vector<EncodedChunk> back;
+    std::optional<std::string> failure;
+    std::string cause = "error";
+    const auto by_encoder = [&](auto&& step) {
+        try {
+            step();
+            return true;
+        } catch (const Cancelled&) {
+            end_rate();
+            throw;
+        } catch (const std::exception& e) {
+            failure = e.what();
+            if (const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e)) cause = lost->cause();
+            return false;
+        }
+    };
+    bool ok = by_encoder([&] { backend = s_.factory(encoder_slot, settings); });
+    std::optional<RawChunk> next = std::move(first);
+    while (ok && next) {
+        s_.progress->chunk_started(next->rung, r.rung.name, next->index, slot.label);
+        session.pending.push_back(SessionChunk{std::move(*next), since_start()});
+        ok = by_encoder([&] { back = backend->send(session.pending.back().raw, stop); });
+        if (!ok) break;
+        if (!accept(session, std::move(back))) {
+            backend.reset();  // refused: the rest of the session went back to the queue
+            break;
+        }
+        next = s_.dispatcher->continue_session(id);
+    }
+    if (ok && backend) {
+        ok = by_encoder([&] { back = backend->finish(stop); });
+        if (ok) accept(session, std::move(back));
+    }
+    end_rate();
+    if (!ok) {
+        s_.dispatcher->end_session(id);
         ++stats.failures;
         ++failures_in_a_row;
-        const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e);
-        const std::string cause = lost ? lost->cause() : "error";
-        retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, e.what(), cause});
-        s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, e.what(), cause);
-        s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, e.what()));
+        // Every chunk of the session not back yet goes back for another slot.
+        while (!session.pending.empty()) {
+            RawChunk raw = std::move(session.pending.front().raw);
+            session.pending.pop_front();
+            retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, *failure, cause});
+            s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, *failure, cause);
+            s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, *failure));
+        }
+        finish_record(session);
         return failures_in_a_row < s_.quarantine_after;
     }
     failures_in_a_row = 0;
-    chunk.start_seconds = started;
-    chunk.end_seconds = since_start();
-
-    auto verdict = r.invariant->check(chunk);
-    if (!verdict.accepted && r.rate) r.rate->abandon(rate);
-    if (!verdict.accepted) {
-        auto& m = mismatches_[{r.rung.name, slot.encoder}];
-        if (m.count++ == 0) {
-            m.rung = r.rung.name;
-            m.encoder = slot.encoder;
-            m.fields = verdict.differences;
-            s_.progress->note(NoteLevel::info,
-                              fmt::format("rung {}: chunk {} from {} does not splice with the rung's stream ({} "
-                                          "differ); it goes back to the queue and {} leaves the rung",
-                                          r.rung.name, chunk.index, slot.label, fmt::join(verdict.differences, ", "),
-                                          slot.encoder));
-        }
-        s_.dispatcher->refused(id, std::move(raw));
-        return true;
-    }
-    const double seconds = chunk.end_seconds - chunk.start_seconds;
-    if (r.rate) r.rate->finish(rate, 8.0 * static_cast<double>(chunk.bytes));
-    if (s_.journal) s_.journal->record(chunk, r.rung.name);
-    s_.dispatcher->done(id, raw, seconds);
-    ++stats.chunks;
-    stats.busy_seconds += seconds;
-
-    ChunkDone done;
-    done.rung = chunk.rung;
-    done.rung_name = r.rung.name;
-    done.chunk = chunk.index;
-    done.frames = chunk.frame_count;
-    done.bytes = chunk.bytes;
-    done.slot = chunk.slot_label;
-    done.encode_seconds = seconds;
-    s_.progress->chunk_done(done);
-    if (r.finalizer) r.finalizer->deliver(std::move(chunk));  // none in a shard: the journal is its output
+    finish_record(session);
     return true;
+}
+
+void EncoderWorker::finish_record(Session& session) {
+    session.record.end_seconds = since_start();
+    if (!session.record.chunks.empty()) sessions_.push_back(std::move(session.record));
 }
 
 void EncoderWorker::quarantine(const gpu::EncoderSlot& slot) {
@@ -145,7 +250,7 @@ void EncoderWorker::run_helpers(std::stop_token stop) {
             bool finished = false;
             auto raw = s_.dispatcher->try_next(id, finished, observed);
             if (raw) {
-                if (!encode_one(slot, id, std::move(*raw), stop)) {
+                if (!encode_session(slot, id, std::move(*raw), stop)) {
                     quarantine(slot);
                     lease->retire();
                     s_.dispatcher->retire(id);  // throws when that orphans a rung
@@ -177,7 +282,7 @@ void EncoderWorker::run_fixed(std::stop_token stop) {
     const gpu::EncoderSlot& slot = lease->slot();
     const int id = s_.dispatcher->add_worker(slot.encoder, pinned_rung_);
     while (auto raw = s_.dispatcher->next(id, stop)) {
-        if (!encode_one(slot, id, std::move(*raw), stop)) {
+        if (!encode_session(slot, id, std::move(*raw), stop)) {
             quarantine(slot);
             break;
         }

@@ -10,6 +10,7 @@
 // pool for the rest of the run.
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <stop_token>
 #include <vector>
@@ -44,7 +45,8 @@ struct WorkerSetup {
     // instead of its slot's share, so the last big chunks do not run on one
     // thread while the other cores idle. 0: off.
     int cores = 0;
-    std::atomic<int>* chunks_encoding = nullptr;
+    std::atomic<int>* chunks_encoding = nullptr;  // sessions being encoded
+    std::atomic<int>* session_ids = nullptr;      // numbers the sessions of the run
 };
 
 class EncoderWorker {
@@ -56,11 +58,34 @@ public:
 
     const std::vector<RetryRecord>& retries() const { return retries_; }
     const std::map<std::pair<std::string, std::string>, MismatchRecord>& mismatches() const { return mismatches_; }
+    const std::vector<SessionRecord>& sessions() const { return sessions_; }
 
 private:
+    struct SessionChunk {
+        RawChunk raw;  // kept until the chunk came back: a failure sends it to another slot
+        double sent_at = 0;
+    };
+    struct Session {
+        int worker = 0;
+        RungRuntime* rung = nullptr;
+        const gpu::EncoderSlot* slot = nullptr;
+        std::deque<SessionChunk> pending;  // sent, not back yet
+        double last_done = 0;              // when the last chunk came back
+        double bits = 0;                   // of the chunks back
+        double seconds = 0;                // of video, of the chunks back
+        SessionRecord record;
+    };
+
     double since_start() const;
-    // Encodes one chunk; false when the slot has to be quarantined.
-    bool encode_one(const gpu::EncoderSlot& slot, int dispatcher_id, RawChunk raw, std::stop_token stop);
+    // Encodes a session of consecutive chunks of a rung, starting with
+    // `first` and going on while the dispatcher has the next one for it;
+    // false when the slot has to be quarantined.
+    bool encode_session(const gpu::EncoderSlot& slot, int dispatcher_id, RawChunk first, std::stop_token stop);
+    bool accept(Session& session, std::vector<EncodedChunk> done);
+    void finish_record(Session& session);
+    // The slot as this session runs it (more threads at the tail).
+    gpu::EncoderSlot session_slot(const gpu::EncoderSlot& slot) const;
+    RungRateFeedback::Request begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, double seconds) const;
     void run_helpers(std::stop_token stop);
     void run_fixed(std::stop_token stop);
     void quarantine(const gpu::EncoderSlot& slot);
@@ -69,6 +94,7 @@ private:
     int pinned_rung_;
     std::vector<RetryRecord> retries_;
     std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches_;  // (rung, encoder)
+    std::vector<SessionRecord> sessions_;
 };
 
 }  // namespace ladder::engine

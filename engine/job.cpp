@@ -7,6 +7,7 @@ extern "C" {
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -226,7 +227,8 @@ std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, cons
     const std::size_t queue_capacity = options.queue_chunks ? options.queue_chunks : std::numeric_limits<int>::max();
     auto dispatcher = std::make_unique<ChunkDispatcher>(std::move(plans), queue_capacity, options.dispatch,
                                                         options.max_tries,
-                                                        fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size()));
+                                                        fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size()),
+                                                        options.session_chunks);
     // With helper dispatch the dispatcher's workers are the pool's slots.
     if (!fixed)
         for (const auto& slot : pool.slots()) dispatcher->add_worker(slot.encoder, -1);
@@ -239,6 +241,7 @@ struct EncoderWorkers {
     std::vector<SlotReport> slot_reports;
     std::vector<int> failure_runs;
     std::atomic<int> chunks_encoding{0};
+    std::atomic<int> session_ids{0};
     std::stop_source no_more_work;  // ends lease claims once no slot is needed
     std::vector<std::unique_ptr<EncoderWorker>> workers;
 };
@@ -261,6 +264,7 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     setup.failure_runs = &w.failure_runs;
     setup.no_more_work = &w.no_more_work;
     setup.chunks_encoding = &w.chunks_encoding;
+    setup.session_ids = &w.session_ids;
     setup.cores = options.tail_threads ? cpu.cores : 0;
     const bool fixed = options.dispatch == DispatchMode::fixed;
     const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
@@ -341,6 +345,7 @@ void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* 
     std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
     for (const auto& worker : w.workers) {
         report.retries.insert(report.retries.end(), worker->retries().begin(), worker->retries().end());
+        report.sessions.insert(report.sessions.end(), worker->sessions().begin(), worker->sessions().end());
         for (const auto& [key, m] : worker->mismatches()) {
             auto& total = mismatches[key];
             if (total.count == 0) total = m;
@@ -348,6 +353,8 @@ void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* 
         }
     }
     for (auto& [key, m] : mismatches) report.mismatches.push_back(m);
+    std::sort(report.sessions.begin(), report.sessions.end(),
+              [](const SessionRecord& a, const SessionRecord& b) { return a.id < b.id; });
 }
 
 void report_shard(JobReport& report, const JobOptions::Shard& shard, int kept, const EncoderWorkers& w) {

@@ -49,6 +49,9 @@ struct JobOptions {
     int max_tries = 3;         // attempts per chunk before the run fails
     int quarantine_after = 3;  // failures in a row before a slot is dropped
     DispatchMode dispatch = DispatchMode::helpers;
+    // The most consecutive chunks of a rung one encoder session takes
+    // (engine/chunk_dispatcher.hpp); 1: a fresh encoder per chunk.
+    int session_chunks = 15;
     EncoderFactory encoder_factory;  // empty: the real libavcodec encoders (tests substitute)
     ThreadStarter start_thread;      // empty: std::jthread (tests substitute one that fails)
     // Where CPU encoders run: in encoder processes (a crash or hang costs a

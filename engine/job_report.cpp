@@ -109,7 +109,20 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                           {"encoder", c.encoder},
                           {"start_seconds", c.start_seconds},
                           {"end_seconds", c.end_seconds},
-                          {"requested_kbps", c.requested_kbps}});
+                          {"requested_kbps", c.requested_kbps},
+                          {"session", c.session}});
+    auto& sessions = j["sessions"] = nlohmann::json::array();
+    for (const auto& s : r.sessions)
+        sessions.push_back({{"id", s.id},
+                            {"rung", s.rung},
+                            {"slot", s.slot},
+                            {"encoder", s.encoder},
+                            {"threads", s.threads},
+                            {"requested_kbps", s.requested_kbps},
+                            {"chunks", s.chunks},
+                            {"bytes", s.bytes},
+                            {"start_seconds", s.start_seconds},
+                            {"end_seconds", s.end_seconds}});
 }
 
 }  // namespace ladder::engine

@@ -20,6 +20,21 @@ struct ChunkRecord {
     double start_seconds = 0;
     double end_seconds = 0;
     int requested_kbps = 0;  // 0: not encoded in this run (resumed)
+    int session = -1;        // JobReport::sessions id; -1: not encoded in this run
+};
+
+// One encoder session: consecutive chunks of a rung through one encoder.
+struct SessionRecord {
+    int id = 0;
+    std::string rung;
+    std::string slot;
+    std::string encoder;
+    int threads = 0;
+    int requested_kbps = 0;
+    std::vector<int> chunks;  // accepted, in order
+    std::size_t bytes = 0;
+    double start_seconds = 0;  // since job start
+    double end_seconds = 0;
 };
 
 struct RungReport {
@@ -76,6 +91,7 @@ struct JobReport {
     std::string input;
     std::vector<RungReport> rungs;
     std::vector<ChunkRecord> chunks;
+    std::vector<SessionRecord> sessions;  // in the order they ended
     // Proof of "decode once": what the pump read and decoded from the source.
     std::int64_t source_video_packets = 0;
     std::int64_t source_frames_decoded = 0;

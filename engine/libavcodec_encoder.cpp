@@ -21,45 +21,143 @@ extern "C" {
 namespace ladder::engine {
 
 LibavcodecEncoder::LibavcodecEncoder(gpu::EncoderSlot slot, EncoderSettings settings)
-    : slot_(std::move(slot)), settings_(settings) {
+    : slot_(std::move(slot)), settings_(settings), chunks_(slot_.encoder, slot_.label) {
     codec_ = avcodec_find_encoder_by_name(slot_.encoder.c_str());
     if (!codec_)
         throw RunError(fmt::format("encoder {} is not in this FFmpeg build (slot {})", slot_.encoder, slot_.label));
 }
 
-EncodedChunk LibavcodecEncoder::encode(const RawChunk& chunk, std::stop_token stop) {
-    std::size_t next = 0;
+// A session left open (its chunks were refused) is flushed, its packets
+// dropped: SVT-AV1 1.4 can hang in a teardown without end of stream.
+LibavcodecEncoder::~LibavcodecEncoder() {
+    if (!ctx_ || flushed_) return;
+    try {
+        flush([](av::PacketPtr) {}, {});
+    } catch (...) {
+        // The encoder is freed either way.
+    }
+}
+
+namespace {
+ChunkFrames frames_of(const RawChunk& chunk, std::size_t& next) {
     ChunkFrames frames;
     frames.rung = chunk.rung;
     frames.index = chunk.index;
     frames.first_frame = chunk.first_frame;
     frames.count = static_cast<int>(chunk.frames.size());
-    frames.next = [&] { return av::ref_frame(chunk.frames.at(next++).get()); };
-    return encode_frames(frames, stop);
+    frames.next = [&chunk, &next] { return av::ref_frame(chunk.frames.at(next++).get()); };
+    return frames;
+}
+}  // namespace
+
+std::vector<EncodedChunk> LibavcodecEncoder::send(const RawChunk& chunk, std::stop_token stop) {
+    if (chunk.frames.empty()) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
+    chunks_.expect(chunk.rung, chunk.index, chunk.first_frame, static_cast<std::int64_t>(chunk.frames.size()));
+    std::size_t next = 0;
+    feed(frames_of(chunk, next), [this](av::PacketPtr p) { chunks_.add(std::move(p)); }, stop);
+    return chunks_.take_complete(*stream_);
 }
 
-EncodedChunk LibavcodecEncoder::encode_frames(const ChunkFrames& frames, std::stop_token stop) {
+std::vector<EncodedChunk> LibavcodecEncoder::finish(std::stop_token stop) {
+    if (!ctx_) return {};
+    flush([this](av::PacketPtr p) { chunks_.add(std::move(p)); }, stop);
+    std::vector<EncodedChunk> rest = chunks_.take_rest(*stream_);
+    // The session is over; the next send() opens a new encoder.
+    ctx_.reset();
+    flushed_ = false;
+    chunks_.reset();
+    return rest;
+}
+
+EncodedChunk LibavcodecEncoder::encode(const RawChunk& chunk, std::stop_token stop) {
+    if (ctx_) throw RunError(fmt::format("{}: encode() on an encoder with a session open", slot_.label));
+    std::vector<EncodedChunk> out = send(chunk, stop);
+    for (EncodedChunk& c : finish(stop)) out.push_back(std::move(c));
+    if (out.size() != 1) throw RunError(fmt::format("{}: chunk {} did not come back", slot_.label, chunk.index));
+    return std::move(out.front());
+}
+
+template <typename Step>
+void LibavcodecEncoder::guarded(int chunk, Step&& step) {
     name_this_thread(slot_.label);
     try {
-        if (frames.count < 1) throw RunError(fmt::format("chunk {} has no frames", frames.index));
-        av::FramePtr first = frames.next();
-        av::CodecContextPtr ctx = open(frames.count, first.get());
         try {
-            return encode_with(ctx.get(), std::move(first), frames, stop);
+            step();
         } catch (const Cancelled&) {
             // A stop never waits on a teardown that may not return.
-            av::free_or_abandon_stopped_encoder(std::move(ctx));
+            if (ctx_) av::free_or_abandon_stopped_encoder(std::move(ctx_));
             throw;
         }
     } catch (const av::AvError& e) {
-        throw RunError(fmt::format("encoding chunk {} on {} ({}): {}", frames.index, slot_.label, slot_.encoder,
-                                   e.what()));
+        throw RunError(fmt::format("encoding chunk {} on {} ({}): {}", chunk, slot_.label, slot_.encoder, e.what()));
     }
+}
+
+// Whether the encoder is told where each chunk starts. The CPU encoders are
+// not: their GOP of one chunk (closed; libaom's key frame distance fixed at
+// it) puts a key frame with a sequence header at every chunk start, and a
+// forced one comes on top of that (libaom then makes two key frames in a
+// row; FFmpeg 6.1+ maps it to an SVT-AV1 option that its VBR mode refuses).
+// NVENC and Quick Sync are, on top of their GOP length.
+static bool forces_key_frames(const std::string& encoder) {
+    return encoder != "libsvtav1" && encoder != "libaom-av1";
+}
+
+void LibavcodecEncoder::send_frame(AVFrame* frame, bool chunk_start) {
+    // A fresh encoder starts with a key frame on its own.
+    const bool force = chunk_start && frame->pts != session_first_frame_ && forces_key_frames(slot_.encoder);
+    frame->pict_type = force ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+    av::check(avcodec_send_frame(ctx_.get(), frame), "sending a frame");
+}
+
+void LibavcodecEncoder::feed(const ChunkFrames& frames, const PacketSink& sink, std::stop_token stop) {
+    guarded(frames.index, [&] {
+        if (frames.count < 1) throw RunError(fmt::format("chunk {} has no frames", frames.index));
+        if (flushed_) throw RunError(fmt::format("{}: the encoder session is over", slot_.label));
+        if (ctx_ && frames.first_frame != next_frame_)
+            throw RunError(fmt::format("{}: chunk {} starts at frame {}, the session is at frame {}", slot_.label,
+                                       frames.index, frames.first_frame, next_frame_));
+        av::FramePtr converted = av::make_frame();
+        for (int i = 0; i < frames.count; ++i) {
+            av::FramePtr src = frames.next();
+            if (!ctx_) {
+                // The GOP is the session's first chunk: every chunk but a
+                // rung's last has that length.
+                ctx_ = open(frames.count, src.get());
+                stream_ = av::make_codec_parameters();
+                av::check(avcodec_parameters_from_context(stream_.get(), ctx_.get()), "reading encoder parameters");
+                session_first_frame_ = next_frame_ = frames.first_frame;
+            }
+            if (stop.stop_requested()) throw Cancelled();
+            AVFrame* frame = src.get();
+            if (src->format != ctx_->pix_fmt && !src->hw_frames_ctx) {
+                convert(src.get(), ctx_.get(), converted.get());
+                src.reset();
+                frame = converted.get();
+            }
+            // The frame number in the rung: an encoder process's parent and
+            // the packets both speak in it.
+            frame->pts = next_frame_++;
+            send_frame(frame, i == 0);
+            src.reset();  // the encoder holds what it still needs
+            av_frame_unref(converted.get());
+            drain(sink, stop);
+        }
+    });
+}
+
+void LibavcodecEncoder::flush(const PacketSink& sink, std::stop_token stop) {
+    guarded(-1, [&] {
+        if (!ctx_ || flushed_) return;
+        flushed_ = true;
+        av::check(avcodec_send_frame(ctx_.get(), nullptr), "flushing");
+        drain(sink, stop);
+    });
 }
 
 void LibavcodecEncoder::probe() {
     try {
-        open(1, nullptr);
+        open(2, nullptr);
     } catch (const av::AvError& e) {
         throw RunError(fmt::format("opening {} on {}: {}", slot_.encoder, slot_.label, e.what()));
     }
@@ -67,7 +165,7 @@ void LibavcodecEncoder::probe() {
 
 // first: the chunk's first frame, whose layout (and GPU frames context,
 // for frames in GPU memory) the encoder is opened for.
-av::CodecContextPtr LibavcodecEncoder::open(int frames, const AVFrame* first) const {
+av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const {
     const EncoderSettings& s = settings_;
     av::CodecContextPtr ctx = av::make_codec_context(codec_);
     ctx->width = s.width;
@@ -87,12 +185,15 @@ av::CodecContextPtr LibavcodecEncoder::open(int frames, const AVFrame* first) co
     ctx->color_range = s.color_range;
     ctx->bit_rate = static_cast<int64_t>(s.bitrate_kbps) * 1000;
     ctx->rc_buffer_size = (s.bufsize_kbps ? s.bufsize_kbps : 2 * s.bitrate_kbps) * 1000;
-    // One key frame per chunk: the chunk is the GOP (closed). Never 1:
-    // FFmpeg 6.1+ turns gop_size 1 into SVT-AV1's force_key_frames, which
-    // SVT-AV1 2.x refuses in VBR mode ("bad parameter"), so a 1-frame
-    // chunk (a 1-frame source, a last chunk of 1 frame) could not be
-    // encoded on Debian 13. Its only frame is a key frame either way.
-    ctx->gop_size = std::max(2, frames);
+    // One key frame per chunk: the chunk is the GOP (closed), also in a
+    // session of many chunks. Never 1: FFmpeg 6.1+ turns gop_size 1 into
+    // SVT-AV1's force_key_frames, which SVT-AV1 2.x refuses in VBR mode
+    // ("bad parameter"), so a 1-frame chunk (a 1-frame source, a last chunk
+    // of 1 frame) could not be encoded on Debian 13. Its only frame is a
+    // key frame either way.
+    ctx->gop_size = std::max(2, gop);
+    // libaom: no key frame of its own before the next chunk's.
+    ctx->keyint_min = ctx->gop_size;
     ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER | AV_CODEC_FLAG_CLOSED_GOP;
     ctx->thread_count = slot_.threads;
 
@@ -113,10 +214,12 @@ av::CodecContextPtr LibavcodecEncoder::open(int frames, const AVFrame* first) co
         av_dict_set(&opts, "rc", "vbr", 0);
         // The chunk is the GOP; no B-frames keeps decode order = output order.
         av_dict_set(&opts, "bf", "0", 0);
+        av_dict_set(&opts, "forced-idr", "1", 0);  // a chunk start is a key frame
     } else if (slot_.encoder == "av1_qsv") {
         ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
         av_dict_set_int(&opts, "preset", std::clamp(preset, 1, 7), 0);
         av_dict_set(&opts, "bf", "0", 0);
+        av_dict_set(&opts, "forced_idr", "1", 0);  // a chunk start is a key frame
     }
     int ret = 0;
     {
@@ -160,83 +263,22 @@ void LibavcodecEncoder::convert(const AVFrame* src, const AVCodecContext* ctx, A
 }
 
 // Checks stop before every packet: after the flush, receiving the packets
-// is where SVT-AV1 does most of a chunk's work (it buffers every frame
+// is where SVT-AV1 does most of a session's work (it buffers the frames
 // sent), so a stop waits for one frame, not for the whole chunk.
-void LibavcodecEncoder::drain(AVCodecContext* ctx, const ChunkFrames& frames, EncodedChunk& out,
-                              std::stop_token stop) const {
+void LibavcodecEncoder::drain(const PacketSink& sink, std::stop_token stop) {
     for (;;) {
         if (stop.stop_requested()) throw Cancelled();
         av::PacketPtr pkt = av::make_packet();
-        int ret = avcodec_receive_packet(ctx, pkt.get());
+        int ret = avcodec_receive_packet(ctx_.get(), pkt.get());
         if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
         av::check(ret, "receiving a packet");
-        // Frames went in with their frame number in the rung as pts. AV1
-        // has no visible reordering: one temporal unit per shown frame,
-        // decode order = presentation order.
-        if (pkt->pts < frames.first_frame || pkt->pts >= frames.first_frame + frames.count)
-            throw RunError(fmt::format("{} returned a packet for frame {} outside chunk {} (frames {} to {})",
-                                       slot_.encoder, pkt->pts, frames.index, frames.first_frame,
-                                       frames.first_frame + frames.count - 1));
+        if (pkt->pts < session_first_frame_ || pkt->pts >= next_frame_)
+            throw RunError(fmt::format("{} returned a packet for frame {}, not one it was sent (frames {} to {})",
+                                       slot_.encoder, pkt->pts, session_first_frame_, next_frame_ - 1));
         pkt->dts = pkt->pts;
         pkt->duration = 1;
-        out.bytes += static_cast<std::size_t>(pkt->size);
-        if (frames.on_packet) frames.on_packet(*pkt);
-        out.packets.push_back(std::move(pkt));
+        sink(std::move(pkt));
     }
-}
-
-EncodedChunk LibavcodecEncoder::encode_with(AVCodecContext* ctx, av::FramePtr first, const ChunkFrames& frames,
-                                            std::stop_token stop) const {
-    EncodedChunk out;
-    out.rung = frames.rung;
-    out.index = frames.index;
-    out.first_frame = frames.first_frame;
-    out.frame_count = frames.count;
-    out.slot_label = slot_.label;
-    out.encoder = slot_.encoder;
-
-    av::FramePtr converted = av::make_frame();
-    for (int i = 0; i < frames.count; ++i) {
-        if (stop.stop_requested()) throw Cancelled();
-        av::FramePtr src = i == 0 ? std::move(first) : frames.next();
-        AVFrame* frame = src.get();
-        if (src->format != ctx->pix_fmt && !src->hw_frames_ctx) {
-            convert(src.get(), ctx, converted.get());
-            src.reset();
-            frame = converted.get();
-        }
-        // The frame number in the rung: an encoder process's parent and the
-        // packets both speak in it.
-        frame->pts = frames.first_frame + i;
-        // A fresh encoder starts with a key frame on its own; forcing one on
-        // frame 0 makes libaom emit a second key frame right after it.
-        frame->pict_type = AV_PICTURE_TYPE_NONE;
-        av::check(avcodec_send_frame(ctx, frame), "sending a frame");
-        src.reset();  // the encoder holds what it still needs
-        av_frame_unref(converted.get());
-        drain(ctx, frames, out, stop);
-    }
-    av::check(avcodec_send_frame(ctx, nullptr), "flushing");
-    drain(ctx, frames, out, stop);
-
-    if (static_cast<int>(out.packets.size()) != frames.count)
-        throw RunError(fmt::format("{} returned {} packets for {} frames in chunk {}", slot_.encoder,
-                                   out.packets.size(), frames.count, frames.index));
-    const AVPacket* first_packet = out.packets.front().get();
-    if (!(first_packet->flags & AV_PKT_FLAG_KEY) ||
-        !mux::parse_sequence_header({first_packet->data, static_cast<std::size_t>(first_packet->size)}))
-        throw RunError(fmt::format("{} did not start chunk {} with a key frame and sequence header", slot_.encoder,
-                                   frames.index));
-    auto par = av::make_codec_parameters();
-    av::check(avcodec_parameters_from_context(par.get(), ctx), "reading encoder parameters");
-    // av1C must carry the sequence header the key frames signal, not
-    // whatever the encoder offered at open time.
-    av::set_extradata(par.get(), av::extract_extradata(first_packet, par.get()));
-    if (par->extradata_size == 0)
-        throw RunError(
-            fmt::format("{}: no sequence header could be extracted from chunk {}", slot_.encoder, frames.index));
-    out.codecpar = std::move(par);
-    return out;
 }
 
 }  // namespace ladder::engine

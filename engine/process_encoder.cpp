@@ -11,6 +11,7 @@
 
 #include "engine/encoder_messages.hpp"
 #include "engine/errors.hpp"
+#include "engine/session_chunks.hpp"
 
 namespace ladder::engine {
 
@@ -41,23 +42,50 @@ private:
 class ProcessEncoder final : public EncoderBackend {
 public:
     ProcessEncoder(EncoderProcesses& processes, gpu::EncoderSlot slot, EncoderSettings settings)
-        : processes_(processes), slot_(std::move(slot)), settings_(settings) {}
+        : processes_(processes), slot_(std::move(slot)), settings_(settings), chunks_(slot_.encoder, slot_.label) {}
+
+    // A session left open (its chunks were refused, or its worker gave up)
+    // leaves the process in the middle of a stream: it goes, and the slot's
+    // next session starts a new one.
+    ~ProcessEncoder() override {
+        if (!state_ || !open_ || !state_->process) return;
+        state_->process->kill();
+        state_->process.reset();
+    }
+    ProcessEncoder(const ProcessEncoder&) = delete;
+    ProcessEncoder& operator=(const ProcessEncoder&) = delete;
 
     EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) override {
+        std::vector<EncodedChunk> out = send(chunk, stop);
+        for (EncodedChunk& c : finish(stop)) out.push_back(std::move(c));
+        if (out.size() != 1) throw RunError(fmt::format("{}: chunk {} did not come back", slot_.label, chunk.index));
+        return std::move(out.front());
+    }
+
+    std::vector<EncodedChunk> send(const RawChunk& chunk, std::stop_token stop) override {
         if (chunk.frames.empty()) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
-        EncoderProcesses::Slot& s = start();
-        try {
-            return encode_in(s, chunk, stop);
-        } catch (const EncoderProcessFailure&) {
-            throw;  // the process is gone already
-        } catch (const EncoderError&) {
-            throw;  // the process said why and waits for the next chunk
-        } catch (...) {
-            // Anything else left the process in the middle of a chunk.
-            if (s.process) s.process->kill();
-            s.process.reset();
-            throw;
-        }
+        return guarded([&]() -> std::vector<EncodedChunk> {
+            chunks_.expect(chunk.rung, chunk.index, chunk.first_frame, static_cast<std::int64_t>(chunk.frames.size()));
+            send_in(chunk, stop);
+            return stream_ ? chunks_.take_complete(*stream_) : std::vector<EncodedChunk>{};
+        });
+    }
+
+    std::vector<EncodedChunk> finish(std::stop_token stop) override {
+        if (!open_) return {};
+        return guarded([&]() -> std::vector<EncodedChunk> {
+            StopWake wake(stop);
+            send(*state_, MessageType::flush, nlohmann::json{{"request", request_}}.dump());
+            while (!pump(wake.fd(), true)) {
+            }
+            open_ = false;
+            if (!stream_) throw RunError(fmt::format("{}: the encoder returned no packets", slot_.label));
+            std::vector<EncodedChunk> rest = chunks_.take_rest(*stream_);
+            // The session is over; the next send() starts another.
+            chunks_.reset();
+            stream_.reset();
+            return rest;
+        });
     }
 
 private:
@@ -67,74 +95,104 @@ private:
         using RunError::RunError;
     };
 
-    EncodedChunk encode_in(EncoderProcesses::Slot& s, const RawChunk& chunk, std::stop_token stop) {
+    template <typename Step>
+    std::vector<EncodedChunk> guarded(Step&& step) {
+        try {
+            return step();
+        } catch (const EncoderProcessFailure&) {
+            forget_session();
+            throw;  // the process is gone already
+        } catch (const EncoderError&) {
+            forget_session();
+            throw;  // the process said why and waits for the next session
+        } catch (...) {
+            // Anything else left the process in the middle of a session.
+            if (state_ && state_->process) state_->process->kill();
+            if (state_) state_->process.reset();
+            forget_session();
+            throw;
+        }
+    }
+
+    void forget_session() {
+        open_ = false;
+        chunks_.reset();
+        stream_.reset();
+    }
+
+    void send_in(const RawChunk& chunk, std::stop_token stop) {
         const AVFrame& first = *chunk.frames.front();
         if (first.hw_frames_ctx)
             throw RunError(fmt::format("{}: frames in GPU memory cannot go to an encoder process", slot_.label));
-        const std::size_t bytes =
-            slot_bytes_for({static_cast<AVPixelFormat>(first.format), first.width, first.height});
-        if (!s.ring || s.ring->slot_bytes() < bytes) s.ring = std::make_unique<SharedFrameRing>(kRingSlots, bytes);
-
-        const std::uint64_t request = ++s.requests;
-        nlohmann::json req = {{"request", request},
-                              {"slot", slot_to_json(slot_)},
-                              {"settings", settings_to_json(settings_)},
-                              {"chunk",
-                               {{"rung", chunk.rung},
-                                {"index", chunk.index},
-                                {"first_frame", chunk.first_frame},
-                                {"frames", chunk.frames.size()}}},
-                              {"ring", {{"slots", s.ring->slots()}, {"slot_bytes", s.ring->slot_bytes()}}}};
+        const nlohmann::json header = {{"rung", chunk.rung},
+                                       {"index", chunk.index},
+                                       {"first_frame", chunk.first_frame},
+                                       {"frames", chunk.frames.size()}};
+        if (!open_) {
+            state_ = &start();
+            EncoderProcesses::Slot& s = *state_;
+            const std::size_t bytes =
+                slot_bytes_for({static_cast<AVPixelFormat>(first.format), first.width, first.height});
+            if (!s.ring || s.ring->slot_bytes() < bytes)
+                s.ring = std::make_unique<SharedFrameRing>(kRingSlots, bytes);
+            request_ = ++s.requests;
+            stall_ = stall_limit(first.width, first.height);
+            free_slots_.clear();
+            for (int i = kRingSlots - 1; i >= 0; --i) free_slots_.push_back(i);
+            const nlohmann::json req = {{"request", request_},
+                                        {"slot", slot_to_json(slot_)},
+                                        {"settings", settings_to_json(settings_)},
+                                        {"chunk", header},
+                                        {"ring", {{"slots", s.ring->slots()}, {"slot_bytes", s.ring->slot_bytes()}}}};
+            send(s, MessageType::chunk, req.dump(), s.ring->fd());
+            open_ = true;
+        } else {
+            send(*state_, MessageType::chunk, nlohmann::json{{"request", request_}, {"chunk", header}}.dump());
+        }
+        current_chunk_ = chunk.index;
         StopWake wake(stop);
-        const auto stall = stall_limit(first.width, first.height);
-        send(s, MessageType::chunk, req.dump(), s.ring->fd());
-
-        EncodedChunk out;
-        out.rung = chunk.rung;
-        out.index = chunk.index;
-        out.first_frame = chunk.first_frame;
-        out.frame_count = static_cast<std::int64_t>(chunk.frames.size());
-        out.slot_label = slot_.label;
-        out.encoder = slot_.encoder;
-        std::vector<int> free_slots;
-        for (int i = kRingSlots - 1; i >= 0; --i) free_slots.push_back(i);
-        std::size_t sent = 0;
-        for (;;) {
-            if (sent < chunk.frames.size() && !free_slots.empty()) {
-                const int ring_slot = free_slots.back();
-                free_slots.pop_back();
-                const AVFrame& f = *chunk.frames[sent++];
-                s.ring->write(ring_slot, f);
-                send(s, MessageType::frame,
-                     nlohmann::json{{"request", request}, {"slot", ring_slot}, {"properties", frame_properties(f)}}
-                         .dump());
+        EncoderProcesses::Slot& s = *state_;
+        for (std::size_t sent = 0; sent < chunk.frames.size();) {
+            if (free_slots_.empty()) {
+                pump(wake.fd(), false);
                 continue;
             }
-            ipc::Message m = receive(s, request, stall, wake.fd(), chunk);
-            const nlohmann::json body = nlohmann::json::parse(m.json);
-            switch (m.type) {
-                case MessageType::released:
-                    free_slots.push_back(body.at("slot").get<int>());
-                    break;
-                case MessageType::packet: {
-                    av::PacketPtr pkt = av::make_packet();
-                    if (av_new_packet(pkt.get(), static_cast<int>(m.bytes.size())) < 0) throw std::bad_alloc();
-                    std::copy(m.bytes.begin(), m.bytes.end(), pkt->data);
-                    pkt->pts = pkt->dts = body.at("pts").get<std::int64_t>();
-                    pkt->duration = 1;
-                    pkt->flags = body.at("flags").get<int>();
-                    out.bytes += m.bytes.size();
-                    out.packets.push_back(std::move(pkt));
-                    break;
-                }
-                case MessageType::done:
-                    out.codecpar = codecpar_from_json(body.at("codecpar"), m.bytes);
-                    return out;
-                case MessageType::error:
-                    throw EncoderError(body.at("message").get<std::string>());
-                default:
-                    break;
+            const int ring_slot = free_slots_.back();
+            free_slots_.pop_back();
+            const AVFrame& f = *chunk.frames[sent++];
+            s.ring->write(ring_slot, f);
+            send(s, MessageType::frame,
+                 nlohmann::json{{"request", request_}, {"slot", ring_slot}, {"properties", frame_properties(f)}}.dump());
+        }
+    }
+
+    // Takes one message of the session; true once the encoder is done
+    // (after a flush).
+    bool pump(int wake_fd, bool flushing) {
+        ipc::Message m = receive(*state_, request_, stall_, wake_fd, current_chunk_);
+        const nlohmann::json body = nlohmann::json::parse(m.json);
+        switch (m.type) {
+            case MessageType::released:
+                free_slots_.push_back(body.at("slot").get<int>());
+                return false;
+            case MessageType::stream:
+                stream_ = codecpar_from_json(body.at("codecpar"), m.bytes);
+                return false;
+            case MessageType::packet: {
+                av::PacketPtr pkt = av::make_packet();
+                if (av_new_packet(pkt.get(), static_cast<int>(m.bytes.size())) < 0) throw std::bad_alloc();
+                std::copy(m.bytes.begin(), m.bytes.end(), pkt->data);
+                pkt->pts = pkt->dts = body.at("pts").get<std::int64_t>();
+                pkt->flags = body.at("flags").get<int>();
+                chunks_.add(std::move(pkt));
+                return false;
             }
+            case MessageType::done:
+                return flushing;
+            case MessageType::error:
+                throw EncoderError(body.at("message").get<std::string>());
+            default:
+                return false;
         }
     }
 
@@ -145,8 +203,7 @@ public:
         send(s, MessageType::probe,
              nlohmann::json{{"request", request}, {"slot", slot_to_json(slot_)}, {"settings", settings_to_json(settings_)}}
                  .dump());
-        RawChunk none;
-        ipc::Message m = receive(s, request, processes_.stall_timeout(), -1, none);
+        ipc::Message m = receive(s, request, processes_.stall_timeout(), -1, -1);
         if (m.type == MessageType::error)
             throw RunError(nlohmann::json::parse(m.json).at("message").get<std::string>());
     }
@@ -178,7 +235,7 @@ private:
     // The next message of this request; a process that ended, stalled or
     // was stopped is dealt with here.
     ipc::Message receive(EncoderProcesses::Slot& s, std::uint64_t request, std::chrono::milliseconds stall,
-                         int wake_fd, const RawChunk& chunk) {
+                         int wake_fd, int chunk) {
         for (;;) {
             switch (s.process->socket().wait(stall, wake_fd)) {
                 case ipc::Socket::Wait::woken:
@@ -189,7 +246,7 @@ private:
                     s.process->kill();
                     lost(s, "hang",
                          fmt::format("no frame taken and no packet for {:.0f} s in chunk {}: killed as hung",
-                                     std::chrono::duration<double>(stall).count(), chunk.index));
+                                     std::chrono::duration<double>(stall).count(), chunk));
                     break;
                 case ipc::Socket::Wait::readable:
                     break;
@@ -218,6 +275,15 @@ private:
     EncoderProcesses& processes_;
     gpu::EncoderSlot slot_;
     EncoderSettings settings_;
+    // The open session: the slot's process, its request, what came back.
+    EncoderProcesses::Slot* state_ = nullptr;
+    bool open_ = false;
+    std::uint64_t request_ = 0;
+    std::chrono::milliseconds stall_{0};
+    std::vector<int> free_slots_;  // ring slots the encoder does not read
+    int current_chunk_ = -1;
+    SessionChunks chunks_;
+    av::CodecParametersPtr stream_;
 };
 
 }  // namespace

@@ -98,7 +98,7 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
     ++report_.chunks;
     records_.push_back(ChunkRecord{chunk.rung, chunk.index, chunk.first_frame, chunk.frame_count, chunk.bytes,
                                    chunk.slot_label, chunk.encoder, chunk.start_seconds, chunk.end_seconds,
-                                   chunk.requested_kbps});
+                                   chunk.requested_kbps, chunk.session});
     if (mp4_ && audio_)
         write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
 }

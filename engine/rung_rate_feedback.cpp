@@ -42,12 +42,13 @@ RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, do
     return req;
 }
 
-void RungRateFeedback::finish(const Request& request, double bits) {
+void RungRateFeedback::finish(const Request& request, double bits, std::optional<double> seconds) {
     std::lock_guard lock(mu_);
     auto it = pending_.find(request.id);
     if (it == pending_.end()) return;
-    const Pending p = it->second;
+    Pending p = it->second;
     pending_.erase(it);
+    if (seconds) p.seconds = *seconds;
     if (p.kbps <= 0 || p.seconds <= 0) return;
     Sums& s = sums_[p.encoder];
     s.asked_bits += p.kbps * 1000.0 * p.seconds;

@@ -27,8 +27,9 @@ public:
     // chunks go first, a whole rung's chunks can start before any of them
     // has finished).
     Request begin(const std::string& encoder, double seconds, double prior = 1.0);
-    // The chunk made `bits`.
-    void finish(const Request& request, double bits);
+    // The chunk (or session) made `bits` in `seconds` of video (default: the
+    // seconds given to begin(); a session may end before its planned run).
+    void finish(const Request& request, double bits, std::optional<double> seconds = std::nullopt);
     // The attempt failed: it makes nothing.
     void abandon(const Request& request);
 

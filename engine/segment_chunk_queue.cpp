@@ -1,5 +1,7 @@
 #include "engine/segment_chunk_queue.hpp"
 
+#include <algorithm>
+
 namespace ladder::engine {
 
 SegmentChunkQueue::SegmentChunkQueue(std::size_t capacity, std::function<void()> on_change)
@@ -51,6 +53,27 @@ std::optional<RawChunk> SegmentChunkQueue::try_pop() {
     }
     cv_.notify_all();
     return out;
+}
+
+std::optional<RawChunk> SegmentChunkQueue::try_take(int index) {
+    std::optional<RawChunk> out;
+    {
+        std::lock_guard lock(mu_);
+        auto it = std::find_if(chunks_.begin(), chunks_.end(), [&](const RawChunk& c) { return c.index == index; });
+        if (it == chunks_.end()) return std::nullopt;
+        out = std::move(*it);
+        chunks_.erase(it);
+    }
+    cv_.notify_all();
+    return out;
+}
+
+int SegmentChunkQueue::first_index(const std::function<bool(int)>& eligible) const {
+    std::lock_guard lock(mu_);
+    int best = -1;
+    for (const RawChunk& c : chunks_)
+        if ((best < 0 || c.index < best) && eligible(c.index)) best = c.index;
+    return best;
 }
 
 void SegmentChunkQueue::close() {

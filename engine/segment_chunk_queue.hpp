@@ -30,6 +30,12 @@ public:
     void push_front(RawChunk chunk);
     std::optional<RawChunk> pop(std::stop_token stop = {});
     std::optional<RawChunk> try_pop();
+    // The queued chunk with this index, taken out of its turn (an encoder
+    // session goes on with the next chunk of its rung).
+    std::optional<RawChunk> try_take(int index);
+    // The lowest index among the queued chunks that `eligible` accepts; -1
+    // when none.
+    int first_index(const std::function<bool(int)>& eligible) const;
     void close();
 
     bool closed() const;

@@ -16,14 +16,18 @@ namespace ladder::engine::ipc {
 
 enum class MessageType : std::uint32_t {
     // ladder → encoder process
-    chunk = 1,  // JSON: slot, settings, chunk; fd: the frame ring
-    frame,      // JSON: ring slot and frame properties
-    probe,      // JSON: slot, settings
+    // The first chunk of a session (JSON: slot, settings, chunk; fd: the
+    // frame ring) or the next one (JSON: chunk).
+    chunk = 1,
+    frame,  // JSON: ring slot and frame properties
+    probe,  // JSON: slot, settings
+    flush,  // the session's last chunk was sent
     // encoder process → ladder
     released,  // JSON: a ring slot the encoder no longer reads
     packet,    // JSON: pts, flags; bytes: the packet
-    done,      // JSON: stream parameters; bytes: extradata
+    done,      // after a flush or a probe
     error,     // JSON: message
+    stream,    // the encoder opened; JSON: stream parameters; bytes: extradata
 };
 
 struct Message {

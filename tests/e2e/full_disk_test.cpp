@@ -177,11 +177,12 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
     const fs::path src = noisy_source();
     const fs::path root = fresh_dir("fulldisk-" + format);
 
-    // The smaller of two runs: SVT-AV1's output size varies from run to run
-    // (once in about 20 runs by 25 %), and a disk sized from a large run
-    // could hold a small one.
+    // The smallest of three runs: the output size varies from run to run
+    // (SVT-AV1's VBR with threads; ladder's rate requests follow what the
+    // sessions that finished first made: 955 to 1125 KB in four runs), and a
+    // disk sized from a large run could hold a small one.
     std::uintmax_t written = 0;
-    for (int measure = 0; measure < 2; ++measure) {
+    for (int measure = 0; measure < 3; ++measure) {
         SmallTmpfs disk(root / "large", "64m");
         if (!disk.mounted()) GTEST_SKIP() << disk.why_not();
         auto r = run_ladder(encode_args(src, root / "large" / "out", format), {}, kWatchdog);
@@ -211,8 +212,8 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
     // way rather than raced.
     // SVT-AV1's VBR is not deterministic with threads (the same encode
     // varies by a few percent from run to run, also in the ffmpeg CLI), so
-    // "just before the end" is 92% of the measured outputs, not 97%.
-    for (const double fraction : {0.5, 0.92}) {
+    // "just before the end" is 85% of the measured outputs, not 97%.
+    for (const double fraction : {0.5, 0.85}) {
         const auto kib = static_cast<std::uintmax_t>(fraction * static_cast<double>(written) / 1024.0);
         SCOPED_TRACE("outputs disk of " + std::to_string(kib) + " KiB");
         const fs::path out = root / ("disk-" + std::to_string(kib) + "k");
@@ -229,7 +230,7 @@ TEST_P(FullDisk, FailsCleanlyWhereverTheDiskFillsAndResumesOnceSpaceIsFreed) {
 
         // 3. Space freed: the same command with --resume finishes the ladder
         // from the journal without encoding again.
-        if (fraction > 0.9) {
+        if (fraction > 0.8) {
             ASSERT_TRUE(disk.grow("64m"));
             auto args = encode_args(src, out, format);
             args.push_back("--resume");

@@ -270,7 +270,7 @@ TEST(Faults, ACrashIsReportedOnTheTerminalEvenWhileStderrIsCaptured) {
     EXPECT_NE(r.err.find("ladder: crashed with signal SEGV (Segmentation fault); this is a bug"), std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("ladder: backtrace"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("EncoderWorker10encode_one"), std::string::npos) << "symbolized frames: " << r.err;
+    EXPECT_NE(r.err.find("EncoderWorker14encode_session"), std::string::npos) << "symbolized frames: " << r.err;
     EXPECT_FALSE(fs::exists(out / "master.m3u8")) << "nothing claims to be complete";
 }
 

@@ -1,0 +1,159 @@
+// ChunkDispatcher sessions: a worker goes on with the next chunks of its
+// rung in one encoder session, others start past its run, and the runs
+// shrink as the work runs out.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/chunk_dispatcher.hpp"
+
+namespace ladder::engine {
+namespace {
+
+constexpr int kSessionFrames = 4;  // per chunk
+
+RawChunk session_chunk(int rung, int index) {
+    RawChunk c;
+    c.rung = rung;
+    c.index = index;
+    c.first_frame = static_cast<std::int64_t>(index) * kSessionFrames;
+    for (int i = 0; i < kSessionFrames; ++i) c.frames.push_back(av::make_frame());
+    return c;
+}
+
+// One rung of `chunks` chunks.
+ChunkDispatcher one_rung(int chunks, int workers, int max_session) {
+    return ChunkDispatcher({RungPlan{"r0", 100, static_cast<std::int64_t>(chunks) * kSessionFrames, kSessionFrames}}, 1000,
+                           DispatchMode::helpers, 3, workers, max_session);
+}
+
+void queue_chunks(ChunkDispatcher& d, int from, int to) {
+    for (int k = from; k < to; ++k) d.queue(0).push(session_chunk(0, k));
+}
+
+// Takes the worker's session to its end; the chunk indices it encoded.
+std::vector<int> run_session(ChunkDispatcher& d, int w) {
+    std::vector<int> got;
+    auto c = d.next(w, {});
+    while (c) {
+        got.push_back(c->index);
+        d.done(w, *c, 1.0);
+        c = d.continue_session(w);
+    }
+    return got;
+}
+
+TEST(DispatcherSessions, ALoneWorkerGoesOnWithTheNextChunksOfItsRung) {
+    auto d = one_rung(10, 1, 5);
+    queue_chunks(d, 0, 10);
+    d.queue(0).close();
+    const int w = d.add_worker("svt", -1);
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{0, 1, 2, 3, 4})) << "5 chunks: the session limit";
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{5, 6, 7, 8, 9}));
+}
+
+TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
+    auto d = one_rung(12, 2, 100);
+    queue_chunks(d, 0, 12);
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    auto a = d.next(w0, {});
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->index, 0);
+    auto b = d.next(w1, {});
+    ASSERT_TRUE(b);
+    // w0's fair share of 12 chunks between 2 workers: chunks 0-5.
+    EXPECT_EQ(b->index, 6) << "w1 starts past w0's run, not at chunk 1";
+    for (int k = 1; k < 6; ++k) {
+        auto c = d.continue_session(w0);
+        ASSERT_TRUE(c) << "chunk " << k;
+        EXPECT_EQ(c->index, k);
+    }
+    EXPECT_FALSE(d.continue_session(w0)) << "chunk 6 belongs to w1's session";
+}
+
+TEST(DispatcherSessions, ASessionEndsWhenItsNextChunkIsNotQueuedAndItsRunIsFreed) {
+    auto d = one_rung(10, 2, 100);
+    queue_chunks(d, 0, 2);
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    auto a = d.next(w0, {});
+    ASSERT_TRUE(a);
+    auto b = d.continue_session(w0);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->index, 1);
+    EXPECT_FALSE(d.continue_session(w0)) << "chunk 2 is not decoded yet: the session ends, it does not wait";
+    queue_chunks(d, 2, 3);
+    bool finished = false;
+    std::uint64_t observed = 0;
+    auto c = d.try_next(w1, finished, observed);
+    ASSERT_TRUE(c) << "what w0 had reserved is free again";
+    EXPECT_EQ(c->index, 2);
+}
+
+TEST(DispatcherSessions, RunsShrinkTowardTheEndOfTheWork) {
+    auto d = one_rung(40, 2, 100);
+    queue_chunks(d, 0, 40);
+    d.queue(0).close();
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    std::vector<std::size_t> lengths;
+    for (int turn = 0; !d.all_finished() && turn < 100; ++turn) {
+        const auto got = run_session(d, turn % 2 ? w1 : w0);
+        if (!got.empty()) lengths.push_back(got.size());
+    }
+    ASSERT_GE(lengths.size(), 3u);
+    EXPECT_EQ(lengths.front(), 20u) << "the first run is its worker's fair share";
+    EXPECT_EQ(lengths.back(), 1u) << "the last chunks go one by one";
+    for (std::size_t i = 1; i < lengths.size(); ++i) EXPECT_LE(lengths[i], lengths[i - 1]);
+    std::size_t total = 0;
+    for (auto n : lengths) total += n;
+    EXPECT_EQ(total, 40u);
+}
+
+TEST(DispatcherSessions, AFailedChunkEndsTheSessionAndGoesToAnotherWorker) {
+    auto d = one_rung(10, 2, 100);
+    queue_chunks(d, 0, 10);
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    auto a = d.next(w0, {});
+    ASSERT_TRUE(a);
+    d.failed(w0, std::move(*a), "boom");
+    EXPECT_FALSE(d.continue_session(w0)) << "the session is over";
+    auto b = d.next(w1, {});
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->index, 0) << "the failed chunk goes to another slot first";
+}
+
+TEST(DispatcherSessions, AChunkThatFailedBeforeIsEncodedAlone) {
+    auto d = one_rung(10, 2, 100);
+    queue_chunks(d, 0, 10);
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    auto a = d.next(w0, {});
+    auto b = d.continue_session(w0);
+    ASSERT_TRUE(a && b);
+    // The session fails: both its chunks go back.
+    d.failed(w0, std::move(*b), "crash");
+    d.failed(w0, std::move(*a), "crash");
+    auto again = d.next(w1, {});
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->index, 0);
+    EXPECT_FALSE(d.continue_session(w1)) << "chunk 0 failed before: its session is chunk 0 alone";
+    auto next = d.next(w1, {});
+    ASSERT_TRUE(next);
+    EXPECT_EQ(next->index, 1);
+    EXPECT_FALSE(d.continue_session(w1)) << "and chunk 1 alone";
+}
+
+TEST(DispatcherSessions, SessionsOfOneChunkWhenTheLimitIsOne) {
+    auto d = one_rung(4, 1, 1);
+    queue_chunks(d, 0, 4);
+    const int w = d.add_worker("svt", -1);
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{0}));
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{1}));
+}
+
+}  // namespace
+}  // namespace ladder::engine
