@@ -84,7 +84,7 @@ int ChunkDispatcher::session_length(std::size_t rung, std::int64_t first_frames)
     for (const Worker& w : workers_) active += !w.retired;
     const double share = left / std::max(1, active);
     const double chunk = static_cast<double>(rungs_[rung].pixels) * rungs_[rung].chunk_frames;
-    const double chunks = std::floor(share / std::max(chunk, 1.0));
+    const double chunks = std::ceil(share / std::max(chunk, 1.0));
     return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(max_session_chunks_)));
 }
 

@@ -47,7 +47,8 @@ SessionLayout check_sessions(const nlohmann::json& report, int chunks_per_rung) 
     }
     for (const auto& c : report["chunks"]) {
         const int id = c["session"].get<int>();
-        ASSERT_TRUE(by_id.count(id)) << c.dump();
+        EXPECT_TRUE(by_id.count(id)) << c.dump();
+        if (!by_id.count(id)) continue;
         EXPECT_EQ(c["slot"], by_id[id]["slot"]) << c.dump();
         EXPECT_EQ(c["requested_kbps"], by_id[id]["requested_kbps"]) << c.dump();
     }
