@@ -12,6 +12,10 @@
 
 namespace ladder::engine {
 
+namespace {
+constexpr int kFirstSessionChunks = 2;
+}  // namespace
+
 ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode,
                                  int max_tries, int expected_workers, int max_session_chunks)
     : rungs_(std::move(rungs)),
@@ -250,8 +254,12 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
             // costs all its chunks, and an innocent neighbour must not use
             // up its tries next to the chunk that crashes the encoder.
             const bool failed_before = failed_on_.count({rung, index}) != 0;
-            w.session_end =
-                index + (failed_before ? 1 : session_length(r, static_cast<std::int64_t>(chunk->frames.size())));
+            int length = failed_before ? 1 : session_length(r, static_cast<std::int64_t>(chunk->frames.size()));
+            // A worker's first session is short: every rung's rate requests
+            // start from what the encoder made of the first sessions, and
+            // with many slots all of them start before any session ends.
+            if (w.sessions_started++ == 0) length = std::min(length, kFirstSessionChunks);
+            w.session_end = index + length;
             return chunk;
         }
     }

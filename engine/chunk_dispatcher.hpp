@@ -17,7 +17,9 @@
 // sessions past the run. The run's length is the worker's fair share of all
 // that is left (every rung, divided among the workers), at most
 // max_session_chunks: long sessions while there is plenty of work, single
-// chunks at the end, so the run does not end on one long session. A
+// chunks at the end, so the run does not end on one long session; a
+// worker's first session is at most 2 chunks, so that the rate requests of
+// the long ones after it have a measurement to go on. A
 // session ends early when its next chunk is not queued yet (the worker never
 // waits on the decoder while holding a session) and its reservation goes.
 // A chunk that failed before is encoded in a session of its own: a failed
@@ -143,6 +145,7 @@ private:
         int session_rung = -1;
         int session_next = 0;
         int session_end = 0;
+        int sessions_started = 0;
     };
 
     void notify();

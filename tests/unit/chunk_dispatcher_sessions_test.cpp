@@ -49,8 +49,9 @@ TEST(DispatcherSessions, ALoneWorkerGoesOnWithTheNextChunksOfItsRung) {
     queue_chunks(d, 0, 10);
     d.queue(0).close();
     const int w = d.add_worker("svt", -1);
-    EXPECT_EQ(run_session(d, w), (std::vector<int>{0, 1, 2, 3, 4})) << "5 chunks: the session limit";
-    EXPECT_EQ(run_session(d, w), (std::vector<int>{5, 6, 7, 8, 9}));
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{0, 1})) << "a worker's first session: 2 chunks";
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{2, 3, 4, 5, 6})) << "5 chunks: the session limit";
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{7, 8, 9}));
 }
 
 TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
@@ -58,38 +59,44 @@ TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
     queue_chunks(d, 0, 12);
     const int w0 = d.add_worker("svt", -1);
     const int w1 = d.add_worker("svt", -1);
+    EXPECT_EQ(run_session(d, w0), (std::vector<int>{0, 1}));
+    EXPECT_EQ(run_session(d, w1), (std::vector<int>{2, 3}));
     auto a = d.next(w0, {});
     ASSERT_TRUE(a);
-    EXPECT_EQ(a->index, 0);
+    EXPECT_EQ(a->index, 4);
     auto b = d.next(w1, {});
     ASSERT_TRUE(b);
-    // w0's fair share of 12 chunks between 2 workers: chunks 0-5.
-    EXPECT_EQ(b->index, 6) << "w1 starts past w0's run, not at chunk 1";
-    for (int k = 1; k < 6; ++k) {
+    // w0's fair share of the 8 chunks left between 2 workers: chunks 4-7.
+    EXPECT_EQ(b->index, 8) << "w1 starts past w0's run, not at chunk 5";
+    for (int k = 5; k < 8; ++k) {
         auto c = d.continue_session(w0);
         ASSERT_TRUE(c) << "chunk " << k;
         EXPECT_EQ(c->index, k);
     }
-    EXPECT_FALSE(d.continue_session(w0)) << "chunk 6 belongs to w1's session";
+    EXPECT_FALSE(d.continue_session(w0)) << "chunk 8 belongs to w1's session";
 }
 
 TEST(DispatcherSessions, ASessionEndsWhenItsNextChunkIsNotQueuedAndItsRunIsFreed) {
     auto d = one_rung(10, 2, 100);
-    queue_chunks(d, 0, 2);
+    queue_chunks(d, 0, 4);
     const int w0 = d.add_worker("svt", -1);
     const int w1 = d.add_worker("svt", -1);
+    EXPECT_EQ(run_session(d, w0), (std::vector<int>{0, 1}));
+    EXPECT_EQ(run_session(d, w1), (std::vector<int>{2, 3}));
+    queue_chunks(d, 4, 6);
     auto a = d.next(w0, {});
     ASSERT_TRUE(a);
+    EXPECT_EQ(a->index, 4);
     auto b = d.continue_session(w0);
     ASSERT_TRUE(b);
-    EXPECT_EQ(b->index, 1);
-    EXPECT_FALSE(d.continue_session(w0)) << "chunk 2 is not decoded yet: the session ends, it does not wait";
-    queue_chunks(d, 2, 3);
+    EXPECT_EQ(b->index, 5);
+    EXPECT_FALSE(d.continue_session(w0)) << "chunk 6 is not decoded yet: the session ends, it does not wait";
+    queue_chunks(d, 6, 7);
     bool finished = false;
     std::uint64_t observed = 0;
     auto c = d.try_next(w1, finished, observed);
     ASSERT_TRUE(c) << "what w0 had reserved is free again";
-    EXPECT_EQ(c->index, 2);
+    EXPECT_EQ(c->index, 6);
 }
 
 TEST(DispatcherSessions, RunsShrinkTowardTheEndOfTheWork) {
@@ -103,10 +110,12 @@ TEST(DispatcherSessions, RunsShrinkTowardTheEndOfTheWork) {
         const auto got = run_session(d, turn % 2 ? w1 : w0);
         if (!got.empty()) lengths.push_back(got.size());
     }
-    ASSERT_GE(lengths.size(), 3u);
-    EXPECT_EQ(lengths.front(), 20u) << "the first run is its worker's fair share";
+    ASSERT_GE(lengths.size(), 5u);
+    EXPECT_EQ(lengths[0], 2u) << "first sessions are short";
+    EXPECT_EQ(lengths[1], 2u);
+    EXPECT_EQ(lengths[2], 18u) << "then a run is its worker's fair share of what is left";
     EXPECT_EQ(lengths.back(), 1u) << "the last chunks go one by one";
-    for (std::size_t i = 1; i < lengths.size(); ++i) EXPECT_LE(lengths[i], lengths[i - 1]);
+    for (std::size_t i = 3; i < lengths.size(); ++i) EXPECT_LE(lengths[i], lengths[i - 1]);
     std::size_t total = 0;
     for (auto n : lengths) total += n;
     EXPECT_EQ(total, 40u);
