@@ -263,12 +263,39 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
             return chunk;
         }
     }
+    if (auto stolen = steal(worker)) return stolen;
     w.rung = -1;  // helpers leave a rung once it has nothing ready
     bool anything_left = false;
     for (std::size_t r = 0; r < queues_.size(); ++r)
         anything_left = anything_left || (!rung_finished(r) && can_serve(w, r));
     nothing_left = !anything_left;
     return std::nullopt;
+}
+
+// At the end of the work (everything queued) a worker with nothing to do
+// takes the last chunk of the longest run another session reserved, alone:
+// a reserved run must not leave slots idle while one session works through it.
+std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
+    if (!all_queued()) return std::nullopt;
+    Worker& w = workers_[static_cast<std::size_t>(worker)];
+    Worker* victim = nullptr;
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+        Worker& o = workers_[i];
+        if (static_cast<int>(i) == worker || o.session_rung < 0 || o.session_end - o.session_next < 2) continue;
+        if (!can_serve(w, static_cast<std::size_t>(o.session_rung))) continue;
+        if (!victim || o.session_end - o.session_next > victim->session_end - victim->session_next) victim = &o;
+    }
+    if (!victim) return std::nullopt;
+    const auto rung = static_cast<std::size_t>(victim->session_rung);
+    const int index = victim->session_end - 1;
+    auto chunk = queues_[rung]->try_take(index);
+    if (!chunk) return std::nullopt;
+    --victim->session_end;
+    hand_out(worker, rung, *chunk);
+    w.session_rung = static_cast<int>(rung);
+    w.session_next = w.session_end = index + 1;
+    ++w.sessions_started;
+    return chunk;
 }
 
 void ChunkDispatcher::hand_out(int worker, std::size_t rung, const RawChunk& chunk) {
@@ -324,7 +351,8 @@ std::optional<RawChunk> ChunkDispatcher::continue_session(int worker) {
     std::optional<RawChunk> chunk;
     if (w.session_rung >= 0 && w.session_next < w.session_end &&
         can_serve(w, static_cast<std::size_t>(w.session_rung)) &&
-        failed_on_.count({w.session_rung, w.session_next}) == 0)
+        failed_on_.count({w.session_rung, w.session_next}) == 0 &&
+        !reserved_for_other(worker, static_cast<std::size_t>(w.session_rung), w.session_next))
         chunk = queues_[static_cast<std::size_t>(w.session_rung)]->try_take(w.session_next);
     if (!chunk) {
         close_session(w);

@@ -19,7 +19,9 @@
 // max_session_chunks: long sessions while there is plenty of work, single
 // chunks at the end, so the run does not end on one long session; a
 // worker's first session is at most 2 chunks, so that the rate requests of
-// the long ones after it have a measurement to go on. A
+// the long ones after it have a measurement to go on; once everything is
+// queued, a worker with nothing else to do takes the last chunk of the
+// longest reserved run. A
 // session ends early when its next chunk is not queued yet (the worker never
 // waits on the decoder while holding a session) and its reservation goes.
 // A chunk that failed before is encoded in a session of its own: a failed
@@ -153,6 +155,7 @@ private:
     // queue and a worker, and in or out of in_flight_, in one step under it
     // (requeue: back at the front of its queue, for another slot).
     std::optional<RawChunk> take(int worker, bool& nothing_left);
+    std::optional<RawChunk> steal(int worker);
     void hand_out(int worker, std::size_t rung, const RawChunk& chunk);
     void requeue(int worker, RawChunk chunk);
     void after_handover(std::unique_lock<std::mutex>& lock) const;  // unlocks when a probe is set

@@ -3,6 +3,7 @@
 // shrink as the work runs out.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,38 @@ TEST(DispatcherSessions, AChunkThatFailedBeforeIsEncodedAlone) {
     ASSERT_TRUE(next);
     EXPECT_EQ(next->index, 1);
     EXPECT_FALSE(d.continue_session(w1)) << "and chunk 1 alone";
+}
+
+TEST(DispatcherSessions, AtTheEndAnIdleWorkerTakesTheLastChunkOfTheLongestRun) {
+    auto d = one_rung(12, 2, 100);
+    queue_chunks(d, 0, 12);
+    d.queue(0).close();
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    EXPECT_EQ(run_session(d, w0), (std::vector<int>{0, 1}));
+    EXPECT_EQ(run_session(d, w1), (std::vector<int>{2, 3}));
+    auto a = d.next(w0, {});  // w0 reserves chunks 4-7: its share of the 8 left
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->index, 4);
+    // w1 works through everything else, then takes w0's last reserved chunk.
+    std::vector<std::vector<int>> w1_sessions;
+    for (int turn = 0; turn < 10; ++turn) {
+        auto got = run_session(d, w1);
+        if (got.empty()) break;
+        w1_sessions.push_back(got);
+        if (got.front() == 7) break;
+    }
+    ASSERT_FALSE(w1_sessions.empty());
+    EXPECT_EQ(w1_sessions.back(), std::vector<int>{7}) << "a stolen chunk is a session of its own";
+    std::set<int> w1_chunks;
+    for (const auto& got : w1_sessions) w1_chunks.insert(got.begin(), got.end());
+    EXPECT_EQ(w1_chunks, (std::set<int>{7, 8, 9, 10, 11}));
+    auto five = d.continue_session(w0);
+    auto six = d.continue_session(w0);
+    ASSERT_TRUE(five && six);
+    EXPECT_EQ(five->index, 5);
+    EXPECT_EQ(six->index, 6);
+    EXPECT_FALSE(d.continue_session(w0)) << "w0's run now ends at chunk 6";
 }
 
 TEST(DispatcherSessions, SessionsOfOneChunkWhenTheLimitIsOne) {
