@@ -12,9 +12,6 @@
 
 namespace ladder::engine {
 
-namespace {
-constexpr int kFirstSessionChunks = 2;
-}  // namespace
 
 ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode,
                                  int max_tries, int expected_workers, int max_session_chunks)
@@ -254,12 +251,8 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
             // costs all its chunks, and an innocent neighbour must not use
             // up its tries next to the chunk that crashes the encoder.
             const bool failed_before = failed_on_.count({rung, index}) != 0;
-            int length = failed_before ? 1 : session_length(r, static_cast<std::int64_t>(chunk->frames.size()));
-            // A worker's first session is short: every rung's rate requests
-            // start from what the encoder made of the first sessions, and
-            // with many slots all of them start before any session ends.
-            if (w.sessions_started++ == 0) length = std::min(length, kFirstSessionChunks);
-            w.session_end = index + length;
+            w.session_end =
+                index + (failed_before ? 1 : session_length(r, static_cast<std::int64_t>(chunk->frames.size())));
             return chunk;
         }
     }
@@ -294,7 +287,6 @@ std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
     hand_out(worker, rung, *chunk);
     w.session_rung = static_cast<int>(rung);
     w.session_next = w.session_end = index + 1;
-    ++w.sessions_started;
     return chunk;
 }
 
@@ -389,10 +381,14 @@ bool ChunkDispatcher::wait_for_change(std::uint64_t observed, std::stop_token st
 }
 
 long ChunkDispatcher::final_backlog() const {
+    std::lock_guard lock(mu_);
     long backlog = 0;
-    for (const auto& q : queues_) {
-        if (!q->closed()) return -1;
-        backlog += static_cast<long>(q->size());
+    for (std::size_t r = 0; r < queues_.size(); ++r) {
+        if (!queues_[r]->closed()) return -1;
+        // A chunk reserved for a session is that session's work, not work
+        // another session could start on.
+        const long reserved = static_cast<long>(reserved_frames(r) / std::max(1, rungs_[r].chunk_frames));
+        backlog += std::max(0L, static_cast<long>(queues_[r]->size()) - reserved);
     }
     return backlog;
 }

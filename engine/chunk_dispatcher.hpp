@@ -17,11 +17,9 @@
 // sessions past the run. The run's length is the worker's fair share of all
 // that is left (every rung, divided among the workers), at most
 // max_session_chunks: long sessions while there is plenty of work, single
-// chunks at the end, so the run does not end on one long session; a
-// worker's first session is at most 2 chunks, so that the rate requests of
-// the long ones after it have a measurement to go on; once everything is
-// queued, a worker with nothing else to do takes the last chunk of the
-// longest reserved run. A
+// chunks at the end, so the run does not end on one long session; once
+// everything is queued, a worker with nothing else to do takes the last
+// chunk of the longest reserved run. A
 // session ends early when its next chunk is not queued yet (the worker never
 // waits on the decoder while holding a session) and its reservation goes.
 // A chunk that failed before is encoded in a session of its own: a failed
@@ -106,8 +104,9 @@ public:
     bool wait_for_change(std::uint64_t observed, std::stop_token stop);
     // Every rung is finished.
     bool all_finished() const;
-    // Chunks waiting in the queues once every queue is closed (the source
-    // is fully decoded, nothing more will arrive); -1 while more may come.
+    // Chunks waiting in the queues, not reserved for a session, once every
+    // queue is closed (the source is fully decoded, nothing more will
+    // arrive); -1 while more may come.
     long final_backlog() const;
 
     // The worker finished a chunk (accepted by the rung): throughput bookkeeping.
@@ -147,7 +146,6 @@ private:
         int session_rung = -1;
         int session_next = 0;
         int session_end = 0;
-        int sessions_started = 0;
     };
 
     void notify();
