@@ -4,7 +4,7 @@
 // shell and never with anything taken from the user. It runs libavcodec
 // encoders for ladder (engine/encoder_process_main.*), so that an encoder
 // library that crashes, aborts or corrupts its heap takes down only this
-// process and the chunk it was encoding.
+// process and the chunks of the session it was encoding.
 #include <sys/types.h>
 
 #include <chrono>

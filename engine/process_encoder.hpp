@@ -1,8 +1,8 @@
 #pragma once
 // CPU encoders in encoder processes (engine/encoder_process.hpp): a crash,
-// an abort or a hang inside SVT-AV1 or libaom costs the chunk being encoded
-// (it goes back through the fault path: another slot, quarantine), never
-// the run. Each CPU slot has its own process, started when the slot first
+// an abort or a hang inside SVT-AV1 or libaom costs the chunks of the session
+// not back yet (they go back through the fault path: another slot,
+// quarantine), never the run. Each CPU slot has its own process, started when the slot first
 // encodes and again after its process crashed or hung; frames travel
 // through a shared memory ring (engine/shared_frame_ring.hpp), packets and
 // errors come back over the socket.
