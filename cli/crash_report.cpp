@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <initializer_list>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -33,6 +35,26 @@ void say(const char* text) {
     }
 }
 
+// The parts as one write(2): another thread that writes lines to the same
+// stderr (the progress renderer) cannot end up inside the message.
+void say_line(std::initializer_list<const char*> parts) {
+    char line[512];
+    std::size_t used = 0;
+    for (const char* part : parts) {
+        const std::size_t n = std::min(std::strlen(part), sizeof line - used);
+        std::memcpy(line + used, part, n);
+        used += n;
+    }
+    const int fd = report_fd.load();
+    const char* text = line;
+    while (used > 0) {
+        const ssize_t n = ::write(fd, text, used);
+        if (n <= 0) return;
+        text += n;
+        used -= static_cast<std::size_t>(n);
+    }
+}
+
 void print_backtrace() {
     void* frames[64];
     const int n = backtrace(frames, 64);
@@ -41,11 +63,9 @@ void print_backtrace() {
 }
 
 void on_fatal_signal(int sig) {
-    say("ladder: crashed with signal ");
-    say(sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-    say(" (");
-    say(sigdescr_np(sig) ? sigdescr_np(sig) : "unknown");
-    say("); this is a bug in ladder or a library it uses. Outputs of this run are incomplete.\n");
+    say_line({"ladder: crashed with signal ", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", " (",
+              sigdescr_np(sig) ? sigdescr_np(sig) : "unknown",
+              "); this is a bug in ladder or a library it uses. Outputs of this run are incomplete.\n"});
     print_backtrace();
     // Die of the same signal, so the exit status and any core dump are the
     // ones the signal would have given.
