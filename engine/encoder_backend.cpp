@@ -37,4 +37,6 @@ std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slo
     return std::make_unique<LibavcodecEncoder>(slot, settings);
 }
 
+bool encoder_keeps_sessions(const std::string& encoder) { return encoder != "libaom-av1"; }
+
 }  // namespace ladder::engine

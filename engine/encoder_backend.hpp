@@ -78,4 +78,11 @@ std::string encoder_size_problem(const std::string& encoder, int width, int heig
 // The default preset an encoder uses when none is given.
 int default_preset(const std::string& encoder);
 
+// Whether a session of this encoder goes on past its first chunk. libaom
+// does not: its key frames inside a session need its key frame distance
+// pinned to the chunk, and with that libaom 3.12 (Debian 13) wrote a
+// sequence header (enable_restoration) that differed between sessions of
+// one rung, so its chunks stopped splicing.
+bool encoder_keeps_sessions(const std::string& encoder);
+
 }  // namespace ladder::engine

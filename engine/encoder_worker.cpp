@@ -188,6 +188,10 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
             backend.reset();  // refused: the rest of the session went back to the queue
             break;
         }
+        if (!encoder_keeps_sessions(slot.encoder)) {
+            s_.dispatcher->end_session(id);
+            break;
+        }
         next = s_.dispatcher->continue_session(id);
     }
     if (ok && backend) {

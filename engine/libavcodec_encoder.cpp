@@ -94,11 +94,11 @@ void LibavcodecEncoder::guarded(int chunk, Step&& step) {
 }
 
 // Whether the encoder is told where each chunk starts. The CPU encoders are
-// not: their GOP of one chunk (closed; libaom's key frame distance fixed at
-// it) puts a key frame with a sequence header at every chunk start, and a
-// forced one comes on top of that (libaom then makes two key frames in a
-// row; FFmpeg 6.1+ maps it to an SVT-AV1 option that its VBR mode refuses).
-// NVENC and Quick Sync are, on top of their GOP length.
+// not: SVT-AV1's closed GOP of one chunk puts a key frame with a sequence
+// header at every chunk start (FFmpeg 6.1+ maps a forced one to an option
+// its VBR mode refuses), and libaom encodes one chunk per session
+// (encoder_keeps_sessions). NVENC and Quick Sync are, on top of their GOP
+// length.
 static bool forces_key_frames(const std::string& encoder) {
     return encoder != "libsvtav1" && encoder != "libaom-av1";
 }
@@ -192,8 +192,6 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
     // of 1 frame) could not be encoded on Debian 13. Its only frame is a
     // key frame either way.
     ctx->gop_size = std::max(2, gop);
-    // libaom: no key frame of its own before the next chunk's.
-    ctx->keyint_min = ctx->gop_size;
     ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER | AV_CODEC_FLAG_CLOSED_GOP;
     ctx->thread_count = slot_.threads;
 
