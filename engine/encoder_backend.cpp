@@ -37,6 +37,14 @@ std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slo
     return std::make_unique<LibavcodecEncoder>(slot, settings);
 }
 
+EncodedChunk EncoderBackend::encode_as_session(const RawChunk& chunk, std::stop_token stop,
+                                               const std::string& label) {
+    std::vector<EncodedChunk> out = send(chunk, stop);
+    for (EncodedChunk& c : finish(stop)) out.push_back(std::move(c));
+    if (out.size() != 1) throw RunError(fmt::format("{}: chunk {} did not come back", label, chunk.index));
+    return std::move(out.front());
+}
+
 bool encoder_keeps_sessions(const std::string& encoder) { return encoder != "libaom-av1"; }
 
 }  // namespace ladder::engine

@@ -61,6 +61,10 @@ public:
     // Opens an encoder with these settings and closes it again: the
     // pre-flight check that a device can encode at all. Throws RunError.
     virtual void probe() = 0;
+
+protected:
+    // encode() for a backend with real sessions: a session of one chunk.
+    EncodedChunk encode_as_session(const RawChunk& chunk, std::stop_token stop, const std::string& label);
 };
 
 // The encoder in this process.

@@ -71,10 +71,7 @@ std::vector<EncodedChunk> LibavcodecEncoder::finish(std::stop_token stop) {
 
 EncodedChunk LibavcodecEncoder::encode(const RawChunk& chunk, std::stop_token stop) {
     if (ctx_) throw RunError(fmt::format("{}: encode() on an encoder with a session open", slot_.label));
-    std::vector<EncodedChunk> out = send(chunk, stop);
-    for (EncodedChunk& c : finish(stop)) out.push_back(std::move(c));
-    if (out.size() != 1) throw RunError(fmt::format("{}: chunk {} did not come back", slot_.label, chunk.index));
-    return std::move(out.front());
+    return encode_as_session(chunk, stop, slot_.label);
 }
 
 template <typename Step>

@@ -56,10 +56,7 @@ public:
     ProcessEncoder& operator=(const ProcessEncoder&) = delete;
 
     EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) override {
-        std::vector<EncodedChunk> out = send(chunk, stop);
-        for (EncodedChunk& c : finish(stop)) out.push_back(std::move(c));
-        if (out.size() != 1) throw RunError(fmt::format("{}: chunk {} did not come back", slot_.label, chunk.index));
-        return std::move(out.front());
+        return encode_as_session(chunk, stop, slot_.label);
     }
 
     std::vector<EncodedChunk> send(const RawChunk& chunk, std::stop_token stop) override {

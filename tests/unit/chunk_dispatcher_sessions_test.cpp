@@ -45,6 +45,16 @@ std::vector<int> run_session(ChunkDispatcher& d, int w) {
     return got;
 }
 
+// The worker's session goes on with chunks [from, to), then ends.
+void expect_session_goes_on(ChunkDispatcher& d, int w, int from, int to) {
+    for (int k = from; k < to; ++k) {
+        auto c = d.continue_session(w);
+        ASSERT_TRUE(c) << "chunk " << k;
+        EXPECT_EQ(c->index, k);
+    }
+    EXPECT_FALSE(d.continue_session(w)) << "the run ends before chunk " << to;
+}
+
 TEST(DispatcherSessions, ALoneWorkerGoesOnWithTheNextChunksOfItsRung) {
     auto d = one_rung(10, 1, 5);
     queue_chunks(d, 0, 10);
@@ -66,12 +76,7 @@ TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
     ASSERT_TRUE(b);
     // w0's fair share of 12 chunks between 2 workers: chunks 0-5.
     EXPECT_EQ(b->index, 6) << "w1 starts past w0's run, not at chunk 1";
-    for (int k = 1; k < 6; ++k) {
-        auto c = d.continue_session(w0);
-        ASSERT_TRUE(c) << "chunk " << k;
-        EXPECT_EQ(c->index, k);
-    }
-    EXPECT_FALSE(d.continue_session(w0)) << "chunk 6 belongs to w1's session";
+    expect_session_goes_on(d, w0, 1, 6);  // chunk 6 belongs to w1's session
 }
 
 TEST(DispatcherSessions, ASessionEndsWhenItsNextChunkIsNotQueuedAndItsRunIsFreed) {
@@ -170,12 +175,7 @@ TEST(DispatcherSessions, AtTheEndAnIdleWorkerTakesTheLastChunkOfTheLongestRun) {
     std::set<int> w1_chunks;
     for (const auto& got : w1_sessions) w1_chunks.insert(got.begin(), got.end());
     EXPECT_EQ(w1_chunks, (std::set<int>{5, 6, 7, 8, 9, 10, 11}));
-    for (int k = 1; k < 5; ++k) {
-        auto c = d.continue_session(w0);
-        ASSERT_TRUE(c) << "chunk " << k;
-        EXPECT_EQ(c->index, k);
-    }
-    EXPECT_FALSE(d.continue_session(w0)) << "w0's run now ends at chunk 4";
+    expect_session_goes_on(d, w0, 1, 5);  // w0's run now ends at chunk 4
 }
 
 TEST(DispatcherSessions, SessionsOfOneChunkWhenTheLimitIsOne) {
