@@ -94,7 +94,10 @@ TEST_P(CrashOnce, TheChunkIsRetriedAndTheRunFinishes) {
     EXPECT_EQ(*chunks.rbegin(), 1) << "nothing after the crashing chunk had been sent";
     int processes = 0;
     for (const auto& s : report["slots"]) processes += s["processes"].get<int>();
-    EXPECT_EQ(processes, 3) << "one per slot, and one more for the slot whose process crashed";
+    // One per slot that got a session, and one more if the crashed slot
+    // encoded again (with sessions, one slot may take all the rest).
+    EXPECT_GE(processes, 2) << "a new process after the crash";
+    EXPECT_LE(processes, 3);
 
     const auto failed = events(r.err, "chunk_failed");
     ASSERT_EQ(failed.size(), retries.size()) << r.err;
