@@ -14,12 +14,14 @@ namespace ladder::engine {
 
 
 ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode,
-                                 int max_tries, int expected_workers, int max_session_chunks)
+                                 int max_tries, int expected_workers, int max_session_chunks,
+                                 int min_sessions_per_rung)
     : rungs_(std::move(rungs)),
       mode_(mode),
       max_tries_(std::max(1, max_tries)),
       expected_workers_(static_cast<std::size_t>(std::max(1, expected_workers))),
       max_session_chunks_(std::max(1, max_session_chunks)),
+      min_sessions_per_rung_(std::max(1, min_sessions_per_rung)),
       clock_([] {
           return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
       }) {
@@ -86,12 +88,19 @@ int ChunkDispatcher::session_length(std::size_t rung, std::int64_t first_frames)
     const double share = left / std::max(1, active);
     const double chunk = static_cast<double>(rungs_[rung].pixels) * rungs_[rung].chunk_frames;
     const double chunks = std::ceil(share / std::max(chunk, 1.0));
-    return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(max_session_chunks_)));
+    return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(session_cap(rung))));
+}
+
+int ChunkDispatcher::session_cap(std::size_t rung) const {
+    const RungPlan& plan = rungs_[rung];
+    const std::int64_t chunks = (plan.expected_frames + plan.chunk_frames - 1) / std::max(plan.chunk_frames, 1);
+    const auto per_session = static_cast<int>((chunks + min_sessions_per_rung_ - 1) / min_sessions_per_rung_);
+    return std::clamp(per_session, 1, max_session_chunks_);
 }
 
 void ChunkDispatcher::close_session(Worker& w) {
     w.session_rung = -1;
-    w.session_next = w.session_end = 0;
+    w.session_first = w.session_next = w.session_end = 0;
 }
 
 bool ChunkDispatcher::ready_for(int worker, std::size_t rung) const {
@@ -246,6 +255,7 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
         if (auto chunk = index >= 0 ? queues_[r]->try_take(index) : std::nullopt) {
             hand_out(worker, r, *chunk);
             w.session_rung = rung;
+            w.session_first = index;
             w.session_next = index + 1;
             // A chunk that failed before goes alone: a session that fails
             // costs all its chunks, and an innocent neighbour must not use
@@ -286,6 +296,7 @@ std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
     --victim->session_end;
     hand_out(worker, rung, *chunk);
     w.session_rung = static_cast<int>(rung);
+    w.session_first = index;
     w.session_next = w.session_end = index + 1;
     return chunk;
 }
@@ -356,6 +367,13 @@ std::optional<RawChunk> ChunkDispatcher::continue_session(int worker) {
     ++w.session_next;
     after_handover(lock);
     return chunk;
+}
+
+int ChunkDispatcher::session_chunks(int worker) const {
+    std::lock_guard lock(mu_);
+    const Worker& w = workers_[static_cast<std::size_t>(worker)];
+    if (w.session_rung < 0) return 1;
+    return std::max(1, w.session_end - w.session_first);
 }
 
 void ChunkDispatcher::end_session(int worker) {

@@ -16,7 +16,8 @@
 // the same encoder (continue_session()) while other workers start their own
 // sessions past the run. The run's length is the worker's fair share of all
 // that is left (every rung, divided among the workers), at most
-// max_session_chunks: long sessions while there is plenty of work, single
+// max_session_chunks and at most 1/min_sessions_per_rung of the rung (so
+// that rate feedback has sessions to correct): long sessions while there is plenty of work, single
 // chunks at the end, so the run does not end on one long session; once
 // everything is queued, a worker with nothing else to do takes the last
 // chunk of the longest reserved run. A
@@ -70,7 +71,7 @@ public:
     // expected_workers: how many workers will register; no rung is declared
     // orphaned before they all have.
     ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode, int max_tries,
-                    int expected_workers, int max_session_chunks = 1);
+                    int expected_workers, int max_session_chunks = 1, int min_sessions_per_rung = 1);
 
     // The producer's side of a rung's queue (push, close); chunks leave it
     // only through next() and try_next(), which count them in flight.
@@ -93,6 +94,9 @@ public:
     std::optional<RawChunk> continue_session(int worker);
     // The worker ends its session early (a failure, a refusal).
     void end_session(int worker);
+    // Chunks the worker's session is planned to have, counting those it
+    // has taken (at least 1; it may end sooner, see continue_session()).
+    int session_chunks(int worker) const;
 
     // Lease hand-back: the chunk the worker may take right now, without
     // waiting. With none, finished says whether anything is left for it at
@@ -144,6 +148,7 @@ private:
         // The open session: chunks [session_next, session_end) of
         // session_rung are reserved for it.
         int session_rung = -1;
+        int session_first = 0;  // its first chunk
         int session_next = 0;
         int session_end = 0;
     };
@@ -168,6 +173,7 @@ private:
     int session_start(int worker, std::size_t rung) const;
     bool reserved_for_other(int worker, std::size_t rung, int index) const;
     int session_length(std::size_t rung, std::int64_t first_frames) const;
+    int session_cap(std::size_t rung) const;  // longest session on the rung
     std::int64_t reserved_frames(std::size_t rung) const;  // reserved, not handed out
     static void close_session(Worker& w);
     bool would_delay(int worker, std::size_t rung) const;
@@ -180,6 +186,7 @@ private:
     int max_tries_;
     std::size_t expected_workers_;
     int max_session_chunks_;
+    int min_sessions_per_rung_;
 
     mutable std::mutex mu_;
     std::condition_variable_any cv_;

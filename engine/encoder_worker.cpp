@@ -46,20 +46,23 @@ gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const
     return out;
 }
 
-RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot,
+RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
                                                     double seconds) const {
-    // Until this rung has a measurement, the encoder's mean response on
-    // the other rungs (geometric) is a better guess than none.
-    double log_sum = 0;
-    int measured = 0;
+    // Until this rung has measured a part of the response, the encoder's
+    // mean (geometric) on the other rungs is a better guess, and before any
+    // rung has, what the encoder is known to do.
+    RungRateFeedback::Response prior = typical_response(slot.encoder);
+    double log_first = 0, log_rest = 0;
+    int firsts = 0, rests = 0;
     for (const RungRuntime& other : *s_.rungs) {
         if (&other == &r || !other.rate) continue;
-        if (auto m = other.rate->measured_response(slot.encoder)) {
-            log_sum += std::log(*m);
-            ++measured;
-        }
+        const auto m = other.rate->measured(slot.encoder);
+        if (m.first) log_first += std::log(*m.first), ++firsts;
+        if (m.rest) log_rest += std::log(*m.rest), ++rests;
     }
-    return r.rate->begin(slot.encoder, seconds, measured ? std::exp(log_sum / measured) : 1.0);
+    if (firsts) prior.first = std::exp(log_first / firsts);
+    if (rests) prior.rest = std::exp(log_rest / rests);
+    return r.rate->begin(slot.encoder, chunks, seconds, prior);
 }
 
 // The session's chunks as they come back, in order; false once the rung's
@@ -100,8 +103,9 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
         }
         const double seconds = chunk.end_seconds - chunk.start_seconds;
         session.last_done = now;
-        session.bits += 8.0 * static_cast<double>(chunk.bytes);
-        session.seconds += static_cast<double>(chunk.frame_count) / av_q2d(r.settings.frame_rate);
+        RungRateFeedback::Made& made = session.record.chunks.empty() ? session.first : session.rest;
+        made.bits += 8.0 * static_cast<double>(chunk.bytes);
+        made.seconds += static_cast<double>(chunk.frame_count) / av_q2d(r.settings.frame_rate);
         session.record.chunks.push_back(chunk.index);
         session.record.bytes += chunk.bytes;
         if (s_.journal) s_.journal->record(chunk, r.rung.name);
@@ -147,14 +151,16 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     EncoderSettings settings = r.settings;
     RungRateFeedback::Request rate;
     if (r.rate) {
-        rate = begin_rate(r, slot, static_cast<double>(first.frames.size()) / av_q2d(r.settings.frame_rate));
+        const int chunks = encoder_keeps_sessions(slot.encoder) ? s_.dispatcher->session_chunks(id) : 1;
+        rate = begin_rate(r, slot, chunks,
+                          chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings.frame_rate));
         settings.bitrate_kbps = rate.kbps;
     }
     session.record.requested_kbps = settings.bitrate_kbps;
     const auto end_rate = [&] {
         if (!r.rate) return;
-        if (session.seconds > 0)
-            r.rate->finish(rate, session.bits, session.seconds);
+        if (session.first.seconds > 0)
+            r.rate->finish(rate, session.first, session.rest);
         else
             r.rate->abandon(rate);
     };

@@ -71,8 +71,9 @@ private:
         const gpu::EncoderSlot* slot = nullptr;
         std::deque<SessionChunk> pending;  // sent, not back yet
         double last_done = 0;              // when the last chunk came back
-        double bits = 0;                   // of the chunks back
-        double seconds = 0;                // of video, of the chunks back
+        // What the chunks back made: the first, and the ones after it.
+        RungRateFeedback::Made first;
+        RungRateFeedback::Made rest;
         SessionRecord record;
     };
 
@@ -85,7 +86,8 @@ private:
     void finish_record(Session& session);
     // The slot as this session runs it (more threads at the tail).
     gpu::EncoderSlot session_slot(const gpu::EncoderSlot& slot) const;
-    RungRateFeedback::Request begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, double seconds) const;
+    RungRateFeedback::Request begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
+                                         double seconds) const;
     void run_helpers(std::stop_token stop);
     void run_fixed(std::stop_token stop);
     void quarantine(const gpu::EncoderSlot& slot);

@@ -200,8 +200,8 @@ void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
 
 // Each rung's channel from the pump, codec contract, rate feedback and
 // (outside a shard) finalizer; each rung is pending.
-std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSource& source, OutputStage* output,
-                                    ProgressSink& progress) {
+std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSource& source, std::int64_t frames,
+                                    OutputStage* output, ProgressSink& progress) {
     std::vector<RungRuntime> rungs;
     for (std::size_t i = 0; i < source.ladder.rungs.size(); ++i) {
         RungRuntime rt;
@@ -209,13 +209,21 @@ std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSour
         rt.settings = settings_for(rt.rung, source.info, options.preset);
         rt.frames = std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)));
         rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
-        rt.rate = std::make_unique<RungRateFeedback>(rt.settings.bitrate_kbps);
+        rt.rate = std::make_unique<RungRateFeedback>(rt.settings.bitrate_kbps,
+                                                     static_cast<double>(frames) / av_q2d(source.info.frame_rate));
         if (output) rt.finalizer = &output->finalizer(i);
         rungs.push_back(std::move(rt));
         progress.rung_state(static_cast<int>(i), source.ladder.rungs[i].name, RungState::pending);
     }
     return rungs;
 }
+
+// Every rung in this many sessions or more: a session's one-pass rate
+// control answers a request only when it ends, and the rung's later sessions
+// correct what its first ones made (RungRateFeedback). One session over a
+// 24-s rung was as far off as FFmpeg's one process (-31% at 1080p on
+// scene-cuts, docs/benchmarks.md).
+constexpr int kMinSessionsPerRung = 5;
 
 std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, const std::vector<RungRuntime>& rungs,
                                                  std::int64_t frames, int chunk_frames, const gpu::GpuPool& pool) {
@@ -228,7 +236,7 @@ std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, cons
     auto dispatcher = std::make_unique<ChunkDispatcher>(std::move(plans), queue_capacity, options.dispatch,
                                                         options.max_tries,
                                                         fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size()),
-                                                        options.session_chunks);
+                                                        options.session_chunks, kMinSessionsPerRung);
     // With helper dispatch the dispatcher's workers are the pool's slots.
     if (!fixed)
         for (const auto& slot : pool.slots()) dispatcher->add_worker(slot.encoder, -1);
@@ -415,7 +423,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
 
     // 3. The rungs, and the writers of their outputs.
     if (output) output->open(audio.get(), source.chunk_frames, src.frame_rate, progress);
-    std::vector<RungRuntime> rungs = make_rungs(options, source, output ? &*output : nullptr, progress);
+    const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
+    std::vector<RungRuntime> rungs = make_rungs(options, source, frames, output ? &*output : nullptr, progress);
     AudioRenditionWriter* audio_rendition = output ? output->audio_rendition() : nullptr;
 
     // 4. The data path: the pump decodes once and feeds every rung's
@@ -427,8 +436,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     for (auto& r : rungs) channels.push_back(r.frames.get());
     DecodePump pump(*source.input, src, channels, audio.get(), progress, std::move(encoders.devices.decode_device));
     if (options.shard) pump.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
-    auto dispatcher = make_dispatcher(options, rungs, options.shard ? span.end - span.first : src.estimated_frames,
-                                      source.chunk_frames, pool);
+    auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
     JournaledChunkRoute journaled(journal, rungs, progress);
     auto scalers = make_scalers(options, source, rungs, *dispatcher, memory, journaled, audio_rendition,
                                 encoders.devices.keep_frames_on_gpu, span);

@@ -9,51 +9,97 @@ namespace {
 // A wild chunk (a fade, a black intro) must not swing the rest far.
 constexpr double kMinResponse = 0.5;
 constexpr double kMaxResponse = 2.0;
+// How far the sessions left may be pushed to make up for the ones before.
+constexpr double kMinMakeUp = 0.67;
+constexpr double kMaxMakeUp = 1.5;
+
+double clamped(double response) { return std::clamp(response, kMinResponse, kMaxResponse); }
 }  // namespace
 
-double RungRateFeedback::response_locked(const std::string& encoder, double prior) const {
-    auto it = response_.find(encoder);
-    return it == response_.end() ? std::clamp(prior, kMinResponse, kMaxResponse) : it->second;
+double RungRateFeedback::Response::of_session(int chunks) const {
+    const int n = std::max(1, chunks);
+    return (first + (n - 1) * rest) / n;
 }
 
-std::optional<double> RungRateFeedback::measured_response(const std::string& encoder) const {
-    std::lock_guard lock(mu_);
-    auto it = response_.find(encoder);
-    if (it == response_.end()) return std::nullopt;
-    return it->second;
+std::optional<double> RungRateFeedback::Sums::response() const {
+    if (asked_bits <= 0) return std::nullopt;
+    return clamped(made_bits / asked_bits);
 }
 
-double RungRateFeedback::response(const std::string& encoder) const {
-    std::lock_guard lock(mu_);
-    return response_locked(encoder);
+RungRateFeedback::Response RungRateFeedback::response_locked(const std::string& encoder, const Response& prior) const {
+    Response r{clamped(prior.first), clamped(prior.rest)};
+    auto it = parts_.find(encoder);
+    if (it == parts_.end()) return r;
+    if (auto m = it->second.first.response()) r.first = *m;
+    if (auto m = it->second.rest.response()) r.rest = *m;
+    return r;
 }
 
-RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, double seconds, double prior) {
+RungRateFeedback::Response RungRateFeedback::response(const std::string& encoder, const Response& prior) const {
     std::lock_guard lock(mu_);
-    // Only the encoder's systematic response is corrected. Making up one
-    // chunk's overshoot in the next would move bits between scenes the way
-    // no whole-file VBR does, and cost PSNR: a first version that did so
-    // lost 0.47 dB at 720p on the 2-core benchmark (docs/benchmarks.md).
-    const double r = response_locked(encoder, prior);
+    return response_locked(encoder, prior);
+}
+
+RungRateFeedback::Measured RungRateFeedback::measured(const std::string& encoder) const {
+    std::lock_guard lock(mu_);
+    auto it = parts_.find(encoder);
+    if (it == parts_.end()) return {};
+    return {it->second.first.response(), it->second.rest.response()};
+}
+
+double RungRateFeedback::make_up_locked() const {
+    if (total_seconds_ <= 0) return 1.0;
+    double started_seconds = done_seconds_;
+    double expected_bits = made_bits_;
+    for (const auto& [id, p] : pending_) {
+        started_seconds += p.seconds;
+        expected_bits += p.expected_bits;
+    }
+    const double left_seconds = total_seconds_ - started_seconds;
+    // Near the end the last sessions would swing wildly to fix the whole
+    // rung: a session is never asked to make up more than its own share.
+    if (left_seconds <= 0 || done_seconds_ <= 0) return 1.0;
+    const double target_bits = target_kbps_ * 1000.0 * total_seconds_;
+    const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_seconds);
+    return std::clamp(want, kMinMakeUp, kMaxMakeUp);
+}
+
+RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, int chunks, double seconds,
+                                                 const Response& prior) {
+    std::lock_guard lock(mu_);
+    // A session asks for the target / its expected response, times what
+    // the seconds left must make up for the sessions before.
+    const double r = clamped(response_locked(encoder, prior).of_session(chunks));
+    const double make_up = make_up_locked();
     Request req;
-    req.kbps = std::max(1, static_cast<int>(std::lround(target_kbps_ / r)));
+    req.kbps = std::max(1, static_cast<int>(std::lround(target_kbps_ * make_up / r)));
     req.id = next_id_++;
-    pending_[req.id] = Pending{encoder, req.kbps, seconds};
+    pending_[req.id] = Pending{encoder, req.kbps, seconds, target_kbps_ * make_up * 1000.0 * seconds};
     return req;
 }
 
-void RungRateFeedback::finish(const Request& request, double bits, std::optional<double> seconds) {
+void RungRateFeedback::finish(const Request& request, const Made& first, const Made& rest) {
     std::lock_guard lock(mu_);
     auto it = pending_.find(request.id);
     if (it == pending_.end()) return;
-    Pending p = it->second;
+    const Pending p = it->second;
     pending_.erase(it);
-    if (seconds) p.seconds = *seconds;
-    if (p.kbps <= 0 || p.seconds <= 0) return;
-    Sums& s = sums_[p.encoder];
-    s.asked_bits += p.kbps * 1000.0 * p.seconds;
-    s.made_bits += bits;
-    response_[p.encoder] = std::clamp(s.made_bits / s.asked_bits, kMinResponse, kMaxResponse);
+    if (p.kbps <= 0) return;
+    const auto add = [&p](Sums& s, const Made& m) {
+        if (m.seconds <= 0) return;
+        s.asked_bits += p.kbps * 1000.0 * m.seconds;
+        s.made_bits += m.bits;
+    };
+    Parts& parts = parts_[p.encoder];
+    add(parts.first, first);
+    add(parts.rest, rest);
+    made_bits_ += first.bits + rest.bits;
+    done_seconds_ += first.seconds + rest.seconds;
+}
+
+RungRateFeedback::Response typical_response(const std::string& encoder) {
+    if (encoder == "libsvtav1") return {0.71, 0.9};
+    return {};
 }
 
 void RungRateFeedback::abandon(const Request& request) {

@@ -64,6 +64,37 @@ TEST(DispatcherSessions, ALoneWorkerGoesOnWithTheNextChunksOfItsRung) {
     EXPECT_EQ(run_session(d, w), (std::vector<int>{5, 6, 7, 8, 9}));
 }
 
+// The rate request of a session is made for its planned length.
+TEST(DispatcherSessions, ASessionKnowsItsPlannedLength) {
+    auto d = one_rung(12, 2, 100);
+    queue_chunks(d, 0, 12);
+    d.queue(0).close();
+    const int w0 = d.add_worker("svt", -1);
+    const int w1 = d.add_worker("svt", -1);
+    EXPECT_EQ(d.session_chunks(w0), 1) << "no session yet";
+    ASSERT_TRUE(d.next(w0, {}));
+    EXPECT_EQ(d.session_chunks(w0), 6) << "its fair share of 12 chunks between 2 workers";
+    ASSERT_TRUE(d.continue_session(w0));
+    EXPECT_EQ(d.session_chunks(w0), 6) << "the chunks it took count";
+    ASSERT_TRUE(d.next(w1, {}));
+    EXPECT_EQ(d.session_chunks(w1), 3) << "a fair share of the 6 chunks nobody reserved";
+    auto c = d.continue_session(w0);
+    while (c) c = d.continue_session(w0);
+    EXPECT_EQ(d.session_chunks(w0), 1) << "the session ended";
+}
+
+TEST(DispatcherSessions, ARungIsCutIntoAtLeastTheSessionsAsked) {
+    // 12 chunks, one worker, sessions of up to 100 chunks, at least 5 per
+    // rung: runs of ceil(12 / 5) = 3.
+    ChunkDispatcher d({RungPlan{"r0", 100, 12 * kSessionFrames, kSessionFrames}}, 1000, DispatchMode::helpers, 3, 1,
+                      100, 5);
+    queue_chunks(d, 0, 12);
+    d.queue(0).close();
+    const int w = d.add_worker("svt", -1);
+    for (int first = 0; first < 12; first += 3)
+        EXPECT_EQ(run_session(d, w), (std::vector<int>{first, first + 1, first + 2}));
+}
+
 TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
     auto d = one_rung(12, 2, 100);
     queue_chunks(d, 0, 12);
