@@ -223,7 +223,7 @@ std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSour
 // correct what its first ones made (RungRateFeedback). One session over a
 // 24-s rung was as far off as FFmpeg's one process (-31% at 1080p on
 // scene-cuts, docs/benchmarks.md).
-constexpr int kMinSessionsPerRung = 5;
+constexpr int kMinSessionsPerRung = 4;
 
 std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, const std::vector<RungRuntime>& rungs,
                                                  std::int64_t frames, int chunk_frames, const gpu::GpuPool& pool) {
