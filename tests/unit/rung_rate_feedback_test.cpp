@@ -124,29 +124,41 @@ double encode_rung(RungRateFeedback& f, int sessions, int chunks, Response truth
     return made / sessions;
 }
 
-TEST(RungRateFeedback, TheSecondsLeftMakeUpForTheSessionsBefore) {
+TEST(RungRateFeedback, TheSecondsLeftMakeUpForASessionThatMadeTooLittle) {
     RungRateFeedback f(1000, 20.0);
-    // 30% over, in both parts: the first session cannot know.
-    EXPECT_NEAR(encode_session(f, "libsvtav1", 2, Response{1.3, 1.3}), 1300, 1);
-    // The next one corrects the response and makes up 1.2 Mbit over the
-    // 16 s left: 1000 x (20 - 5.2) / 16 / 1.3.
-    EXPECT_EQ(f.begin("libsvtav1", 3, 6.0, kNeutral).kbps, 712);
+    // 30% under in its first chunk, on target after: the first session
+    // cannot know.
+    EXPECT_NEAR(encode_session(f, "libsvtav1", 2, Response{0.7, 1.0}), 850, 1);
+    // The next one corrects the response ((0.7 + 2) / 3) and makes up the
+    // 0.6 Mbit missing over the 16 s left: 1000 x (20 - 3.4) / 16 / 0.9.
+    EXPECT_EQ(f.begin("libsvtav1", 3, 6.0, kNeutral).kbps, 1153);
     RungRateFeedback g(1000, 20.0);
-    EXPECT_NEAR(encode_rung(g, 10, 1, Response{1.3, 1.3}), 1000, 10) << "the rung lands on target";
+    EXPECT_NEAR(encode_rung(g, 10, 1, Response{0.8, 0.8}), 1000, 10) << "the rung lands on target";
     RungRateFeedback h(2500, 24.0);
     EXPECT_NEAR(encode_rung(h, 4, 3, Response{0.6, 0.85}), 2500, 25);
+}
+
+TEST(RungRateFeedback, AnOvershootIsCorrectedNotMadeUp) {
+    RungRateFeedback f(1000, 20.0);
+    EXPECT_NEAR(encode_session(f, "libsvtav1", 2, Response{1.3, 1.3}), 1300, 1);
+    // Asked for target / 1.3, not less: starving the seconds left to win
+    // back 1.2 Mbit would cost more picture than it is worth.
+    EXPECT_EQ(f.begin("libsvtav1", 3, 6.0, kNeutral).kbps, 769);
 }
 
 TEST(RungRateFeedback, SessionsUnderWayCountAsMakingTheirShare) {
     RungRateFeedback f(1000, 20.0);
     const auto a = f.begin("libsvtav1", 2, 4.0, kNeutral);
     EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 1000) << "nothing finished: nothing to make up";
-    f.finish(a, Made{1000 * 1000.0 * 2.0 * 2.0, 2.0}, Made{1000 * 1000.0 * 2.0 * 2.0, 2.0});  // twice the target
-    // 4 s made 8 Mbit; the other session's 4 s are under way (4 Mbit
-    // expected); the 12 s left must make 8 Mbit: 2/3 of the target, held
-    // at 0.67, the most a session is ever pushed down; then / its response
-    // of 2.
-    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 335);
+    f.finish(a, Made{500 * 1000.0 * 2.0, 2.0}, Made{500 * 1000.0 * 2.0, 2.0});  // half the target
+    // 4 s made 2 Mbit; the other session's 4 s are under way (4 Mbit
+    // expected); the 12 s left must make 14 Mbit: 1.17 of the target,
+    // then / the response of 0.5.
+    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 2333);
+    RungRateFeedback g(1000, 8.0);
+    const auto b = g.begin("libsvtav1", 2, 4.0, kNeutral);
+    g.finish(b, Made{100 * 1000.0 * 2.0, 2.0}, Made{100 * 1000.0 * 2.0, 2.0});  // a black intro
+    EXPECT_EQ(g.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 3000) << "(8 - 0.4) / 4 = 1.9x wanted, 1.5x at most; / the response held at 0.5";
 }
 
 TEST(RungRateFeedback, WithoutTheRungsLengthNothingIsMadeUp) {
