@@ -17,11 +17,11 @@
 // sessions past the run. The run's length is the worker's fair share of all
 // that is left (every rung, divided among the workers), at most
 // max_session_chunks and at most 1/min_sessions_per_rung of the rung (so
-// that rate feedback has sessions to correct): long sessions while there is plenty of work, single
-// chunks at the end, so the run does not end on one long session; once
-// everything is queued, a worker with nothing else to do takes the last
-// chunk of the longest reserved run. A
-// session ends early when its next chunk is not queued yet (the worker never
+// that rate feedback has sessions to correct): long sessions while there
+// is plenty of work, single chunks at the end, so the run does not end on
+// one long session; once everything is queued, a worker with nothing else
+// to do takes the last chunk of the longest reserved run. A session ends
+// early when its next chunk is not queued yet (the worker never
 // waits on the decoder while holding a session) and its reservation goes.
 // A chunk that failed before is encoded in a session of its own: a failed
 // session sends all its chunks back, and the one that breaks the encoder

@@ -61,8 +61,9 @@ double RungRateFeedback::make_up_locked() const {
         expected_bits += p.expected_bits;
     }
     const double left_seconds = total_seconds_ - started_seconds;
-    // Near the end the last sessions would swing wildly to fix the whole
-    // rung: a session is never asked to make up more than its own share.
+    // Nothing measured yet, or nothing left to start: nothing to make up.
+    // Near the end a few seconds would have to fix the whole rung; the
+    // clamp below bounds how far they are pushed.
     if (left_seconds <= 0 || done_seconds_ <= 0) return 1.0;
     const double target_bits = target_kbps_ * 1000.0 * total_seconds_;
     const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_seconds);
