@@ -65,14 +65,25 @@ bool encoder_available(const std::string& encoder_name) {
     return avcodec_find_encoder_by_name(encoder_name.c_str()) != nullptr;
 }
 
+int default_cpu_slot_count(const CpuInfo& cpu) {
+    // Below 8 cores, one single-thread session per core: on 2 cores two
+    // slots of 1 thread beat one of 2 by 1.18-1.28x (SVT-AV1 at lp=1 spends
+    // less CPU per frame). From 8 cores on, slots of 4 threads: on 16 cores
+    // 16 slots of 1 thread were 1.04-1.48x slower than 4 of 4, and 16
+    // sessions starting at once left the rung's rate feedback nothing to
+    // correct them with (docs/benchmarks.md, "CPU slots on 16 cores").
+    constexpr int kThreadsPerWideSlot = 4;
+    constexpr int kCoresForWideSlots = 2 * kThreadsPerWideSlot;
+    const int by_cores = cpu.cores >= kCoresForWideSlots ? cpu.cores / kThreadsPerWideSlot : cpu.cores;
+    // A 1080p SVT-AV1 session with its queued frames needs about 1 GiB;
+    // never plan more sessions than memory holds.
+    constexpr std::uint64_t per_slot = 1ull << 30;
+    const int by_memory = cpu.available_memory_bytes ? static_cast<int>(cpu.available_memory_bytes / per_slot) : 1;
+    return std::clamp(std::min(by_cores, by_memory), 1, 64);
+}
+
 std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu) {
-    if (count <= 0) {
-        // A 1080p SVT-AV1 session with its queued frames needs about 1 GiB;
-        // never plan more sessions than memory holds or cores can run.
-        constexpr std::uint64_t per_slot = 1ull << 30;
-        int by_memory = cpu.available_memory_bytes ? static_cast<int>(cpu.available_memory_bytes / per_slot) : 1;
-        count = std::clamp(std::min(cpu.cores, by_memory), 1, 64);
-    }
+    if (count <= 0) count = default_cpu_slot_count(cpu);
     const int threads = std::max(1, cpu.cores / count);
     const std::string short_name = encoder_name == "libsvtav1" ? "svt" : encoder_name == "libaom-av1" ? "aom" : encoder_name;
     std::vector<EncoderSlot> slots;

@@ -23,8 +23,11 @@ CpuInfo read_cpu_info();
 std::string cpu_encoder_name(const std::string& short_name);
 bool encoder_available(const std::string& encoder_name);
 
-// CPU slots for `count` sessions of one encoder. count = 0 chooses from cores
-// and memory. Threads per slot are split so slots x threads ~= cores.
+// How many CPU sessions to run when the user did not say: one per core
+// below 8 cores, one per 4 cores from 8 on, never more than memory holds.
+int default_cpu_slot_count(const CpuInfo& cpu);
+// CPU slots for `count` sessions of one encoder. count = 0: the default
+// count above. Threads per slot are split so slots x threads ~= cores.
 std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu);
 // Several encoders: {encoder name, count} each (a count of 0 = as above).
 std::vector<EncoderSlot> make_cpu_slots(const std::vector<std::pair<std::string, int>>& mix, const CpuInfo& cpu);
