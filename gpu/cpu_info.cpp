@@ -66,14 +66,15 @@ bool encoder_available(const std::string& encoder_name) {
 }
 
 int default_cpu_slot_count(const CpuInfo& cpu) {
-    // Below 8 cores, one single-thread session per core: on 2 cores two
+    // Below 16 cores, one single-thread session per core: on 2 cores two
     // slots of 1 thread beat one of 2 by 1.18-1.28x (SVT-AV1 at lp=1 spends
-    // less CPU per frame). From 8 cores on, slots of 4 threads: on 16 cores
-    // 16 slots of 1 thread were 1.04-1.48x slower than 4 of 4, and 16
-    // sessions starting at once left the rung's rate feedback nothing to
-    // correct them with (docs/benchmarks.md, "CPU slots on 16 cores").
+    // less CPU per frame), and on 8 cores 8 slots of 1 thread beat 2 of 4 by
+    // 1.10-1.17x. From 16 cores on, slots of 4 threads: on 16 cores 16 slots
+    // of 1 thread were 1.04-1.48x slower than 4 of 4, and 16 sessions
+    // starting at once left the rung's rate feedback nothing to correct
+    // them with (docs/benchmarks.md, "CPU slots on 8 and 16 cores").
     constexpr int kThreadsPerWideSlot = 4;
-    constexpr int kCoresForWideSlots = 2 * kThreadsPerWideSlot;
+    constexpr int kCoresForWideSlots = 16;
     const int by_cores = cpu.cores >= kCoresForWideSlots ? cpu.cores / kThreadsPerWideSlot : cpu.cores;
     // A 1080p SVT-AV1 session with its queued frames needs about 1 GiB;
     // never plan more sessions than memory holds.

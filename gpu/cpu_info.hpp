@@ -24,7 +24,7 @@ std::string cpu_encoder_name(const std::string& short_name);
 bool encoder_available(const std::string& encoder_name);
 
 // How many CPU sessions to run when the user did not say: one per core
-// below 8 cores, one per 4 cores from 8 on, never more than memory holds.
+// below 16 cores, one per 4 cores from 16 on, never more than memory holds.
 int default_cpu_slot_count(const CpuInfo& cpu);
 // CPU slots for `count` sessions of one encoder. count = 0: the default
 // count above. Threads per slot are split so slots x threads ~= cores.

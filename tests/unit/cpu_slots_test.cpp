@@ -13,7 +13,7 @@ constexpr std::uint64_t kGiB = 1ull << 30;
 CpuInfo machine_with(int cores, std::uint64_t memory = 64 * kGiB) { return CpuInfo{cores, memory, "test"}; }
 
 TEST(CpuSlots, FewCoresGetOneSingleThreadSessionEach) {
-    for (int cores : {1, 2, 4, 7}) {
+    for (int cores : {1, 2, 8, 15}) {
         const auto slots = ladder::gpu::make_cpu_slots("libsvtav1", 0, machine_with(cores));
         ASSERT_EQ(static_cast<int>(slots.size()), cores) << cores << " cores";
         for (const auto& s : slots) EXPECT_EQ(s.threads, 1) << cores << " cores";
@@ -21,7 +21,7 @@ TEST(CpuSlots, FewCoresGetOneSingleThreadSessionEach) {
 }
 
 TEST(CpuSlots, ManyCoresGetSessionsOfFourThreads) {
-    for (int cores : {8, 16, 32}) {
+    for (int cores : {16, 32, 64}) {
         const auto slots = ladder::gpu::make_cpu_slots("libsvtav1", 0, machine_with(cores));
         ASSERT_EQ(static_cast<int>(slots.size()), cores / 4) << cores << " cores";
         for (const auto& s : slots) EXPECT_EQ(s.threads, 4) << cores << " cores";
