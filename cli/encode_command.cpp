@@ -97,8 +97,8 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->check(CLI::IsMember({"auto", "cpu", "nvdec"}))
         ->capture_default_str();
     cmd->add_option("--cpu-slots", a.cpu_slots,
-                    "Concurrent CPU encoder sessions (0 = one per core, limited by memory); each session gets "
-                    "cores/slots threads")
+                    "Concurrent CPU encoder sessions (0 = one per core below 16 cores, one per 4 cores from 16 on, "
+                    "limited by memory); each session gets cores/slots threads")
         ->check(CLI::Range(0, 256))
         ->capture_default_str();
     auto* cpu_encoders = cmd->add_option("--cpu-encoders", a.cpu_encoders,
