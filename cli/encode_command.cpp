@@ -116,6 +116,13 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "session. 1 = a fresh encoder per chunk")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
+    cmd->add_option("--bit-allocation", a.bit_allocation,
+                    "How a rung's rate is shared among its encoder sessions: complexity = by how hard their chunks "
+                    "are, from a fast constant-quality encode of a 180-line copy of each chunk made while the source "
+                    "is decoded (more bits where the picture needs them, fewer where it cannot use them); even = the "
+                    "same rate for every session")
+        ->check(CLI::IsMember({"complexity", "even"}))
+        ->capture_default_str();
     cmd->add_option("--isolation", a.isolation,
                     "Where CPU encoders run: process = one encoder process per CPU slot, so an encoder that "
                     "crashes or hangs costs its chunk (retried on another slot) and never the run; none = inside "
@@ -188,6 +195,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
     o.max_tries = a.max_tries;
     o.session_chunks = a.session_chunks;
+    o.bit_allocation = a.bit_allocation == "even" ? engine::BitAllocation::even : engine::BitAllocation::complexity;
     o.isolation = a.isolation == "none" ? engine::EncoderIsolation::in_process : engine::EncoderIsolation::process;
     o.encoder_stall_timeout =
         std::chrono::milliseconds(static_cast<long long>(std::llround(a.encoder_timeout * 1000.0)));

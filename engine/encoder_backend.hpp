@@ -27,6 +27,9 @@ struct EncoderSettings {
     int maxrate_kbps = 0;
     int bufsize_kbps = 0;
     int preset = -1;  // -1: the encoder's ladder default (SVT-AV1 8, libaom cpu-used 6)
+    // >= 0: constant quality at this CRF instead of bitrate_kbps (SVT-AV1
+    // only; the complexity analysis uses it, rungs never do).
+    int crf = -1;
     AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;

@@ -15,6 +15,7 @@
 #include <stop_token>
 #include <vector>
 
+#include "engine/chunk_complexity.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
 #include "engine/job_report.hpp"
@@ -47,6 +48,9 @@ struct WorkerSetup {
     int cores = 0;
     std::atomic<int>* chunks_encoding = nullptr;  // sessions being encoded
     std::atomic<int>* session_ids = nullptr;      // numbers the sessions of the run
+    // Each session's share of its rung's rate by the complexity of its
+    // chunks; null: even shares (--bit-allocation even).
+    const ChunkComplexity* complexity = nullptr;
 };
 
 class EncoderWorker {
@@ -87,7 +91,7 @@ private:
     // The slot as this session runs it (more threads at the tail).
     gpu::EncoderSlot session_slot(const gpu::EncoderSlot& slot) const;
     RungRateFeedback::Request begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
-                                         double seconds) const;
+                                         double seconds, double weight) const;
     void run_helpers(std::stop_token stop);
     void run_fixed(std::stop_token stop);
     void quarantine(const gpu::EncoderSlot& slot);

@@ -16,6 +16,7 @@ extern "C" {
 #include <optional>
 
 #include "av/av_error.hpp"
+#include "engine/chunk_analyzer.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
 #include "engine/decode_pump.hpp"
@@ -218,6 +219,22 @@ std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSour
     return rungs;
 }
 
+// The complexity analysis that shares each rung's rate among its sessions;
+// null for even shares.
+std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const CheckedSource& source,
+                                             std::size_t rung_count, std::int64_t first_frame, ProgressSink& progress) {
+    if (options.bit_allocation != BitAllocation::complexity) return nullptr;
+    if (!ChunkAnalyzer::available()) {
+        progress.note(NoteLevel::info, "no libsvtav1 in this FFmpeg build for the complexity analysis: every "
+                                       "session asks for its rung's plain rate");
+        return nullptr;
+    }
+    auto analyzer = std::make_unique<ChunkAnalyzer>(source.info, source.chunk_frames, static_cast<int>(rung_count),
+                                                    progress);
+    if (options.shard) analyzer->start_at(options.shard->first_chunk, first_frame);
+    return analyzer;
+}
+
 // Every rung in this many sessions or more: a session's one-pass rate
 // control answers a request only when it ends, and the rung's later sessions
 // correct what its first ones made (RungRateFeedback). One session over a
@@ -256,7 +273,8 @@ struct EncoderWorkers {
 
 void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& pool, ChunkDispatcher& dispatcher,
                   std::vector<RungRuntime>& rungs, ChunkJournal& journal, const EncoderFactory& factory,
-                  const gpu::CpuInfo& cpu, std::chrono::steady_clock::time_point started, ProgressSink& progress) {
+                  const gpu::CpuInfo& cpu, const ChunkAnalyzer* analyzer, std::chrono::steady_clock::time_point started,
+                  ProgressSink& progress) {
     w.slot_reports.resize(pool.size());
     w.failure_runs.assign(pool.size(), 0);
     WorkerSetup setup;
@@ -274,6 +292,7 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     setup.chunks_encoding = &w.chunks_encoding;
     setup.session_ids = &w.session_ids;
     setup.cores = options.tail_threads ? cpu.cores : 0;
+    setup.complexity = analyzer ? &analyzer->complexity() : nullptr;
     const bool fixed = options.dispatch == DispatchMode::fixed;
     const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
@@ -314,10 +333,12 @@ struct StagesOutcome {
 
 StagesOutcome run_stages(const JobOptions& options, DecodePump& pump, std::vector<RungRuntime>& rungs,
                          std::vector<std::unique_ptr<RungScaler>>& scalers, ChunkDispatcher& dispatcher,
-                         AudioRenditionWriter* audio_rendition, EncoderWorkers& workers, std::stop_token external_stop) {
+                         ChunkAnalyzer* analyzer, AudioRenditionWriter* audio_rendition, EncoderWorkers& workers,
+                         std::stop_token external_stop) {
     StageThreads stages(external_stop, options.start_thread);
     std::stop_callback stop_claims(stages.token(), [&workers] { workers.no_more_work.request_stop(); });
     stages.start("decode", [&pump](std::stop_token t) { pump.run(t); }, [&pump] { pump.close_outputs(); });
+    if (analyzer) analyzer->start(stages);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         SegmentChunkQueue* queue = &dispatcher.queue(static_cast<int>(i));
         stages.start(fmt::format("rung {} scaler", rungs[i].rung.name),
@@ -432,8 +453,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
+    std::unique_ptr<ChunkAnalyzer> analyzer = make_analyzer(options, source, rungs.size(), span.first, progress);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
+    if (analyzer) channels.push_back(&analyzer->frames());
     DecodePump pump(*source.input, src, channels, audio.get(), progress, std::move(encoders.devices.decode_device));
     if (options.shard) pump.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
@@ -441,12 +464,13 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     auto scalers = make_scalers(options, source, rungs, *dispatcher, memory, journaled, audio_rendition,
                                 encoders.devices.keep_frames_on_gpu, span);
     EncoderWorkers workers;
-    make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
+    make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, analyzer.get(), started,
+                 progress);
 
     // 5. The running stages, until the source is encoded, a stage fails or
     // the run is stopped.
     const StagesOutcome outcome =
-        run_stages(options, pump, rungs, scalers, *dispatcher, audio_rendition, workers, external_stop);
+        run_stages(options, pump, rungs, scalers, *dispatcher, analyzer.get(), audio_rendition, workers, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.

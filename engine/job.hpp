@@ -31,6 +31,10 @@ namespace ladder::engine {
 // both: the two from the same encoded chunks.
 enum class OutputFormat { hls, mp4, both };
 
+// How a rung's rate is shared among its sessions: by the complexity of
+// their chunks (engine/chunk_complexity.hpp) or evenly.
+enum class BitAllocation { complexity, even };
+
 struct JobOptions {
     std::filesystem::path input;
     std::filesystem::path outdir;
@@ -52,6 +56,7 @@ struct JobOptions {
     // The most consecutive chunks of a rung one encoder session takes
     // (engine/chunk_dispatcher.hpp); 1: a fresh encoder per chunk.
     int session_chunks = 15;
+    BitAllocation bit_allocation = BitAllocation::complexity;
     EncoderFactory encoder_factory;  // empty: the real libavcodec encoders (tests substitute)
     ThreadStarter start_thread;      // empty: std::jthread (tests substitute one that fails)
     // Where CPU encoders run: in encoder processes (a crash or hang costs a

@@ -119,6 +119,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                             {"encoder", s.encoder},
                             {"threads", s.threads},
                             {"requested_kbps", s.requested_kbps},
+                            {"weight", s.weight},
                             {"chunks", s.chunks},
                             {"bytes", s.bytes},
                             {"start_seconds", s.start_seconds},

@@ -31,6 +31,7 @@ struct SessionRecord {
     std::string encoder;
     int threads = 0;
     int requested_kbps = 0;
+    double weight = 1.0;      // its share of the rung's rate by complexity (ChunkComplexity)
     std::vector<int> chunks;  // accepted, in order
     std::size_t bytes = 0;
     double start_seconds = 0;  // since job start

@@ -198,6 +198,11 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
         // SVT-AV1 1.4 supports a max rate only in CRF mode: plain VBR here.
         av_dict_set_int(&opts, "preset", std::clamp(preset, 0, 13), 0);
         av_dict_set(&opts, "svtav1-params", fmt::format("lp={}", slot_.threads).c_str(), 0);
+        if (s.crf >= 0) {
+            ctx->bit_rate = 0;
+            ctx->rc_buffer_size = 0;
+            av_dict_set_int(&opts, "crf", std::clamp(s.crf, 0, 63), 0);
+        }
     } else if (slot_.encoder == "libaom-av1") {
         ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
         av_dict_set_int(&opts, "cpu-used", std::clamp(preset, 0, 8), 0);

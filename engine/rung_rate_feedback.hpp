@@ -12,8 +12,9 @@
 // and the next session asks for target / (its expected response at its
 // planned length).
 //
-// What the rung's finished sessions made under their share is spread over
-// the seconds no session has started yet (up to 1.5x): the rung's average,
+// Sessions over harder chunks get a larger share of the rate (their weight,
+// from ChunkComplexity). What the rung's finished sessions made under their
+// share is spread over the shares no session has started yet (up to 1.5x): the rung's average,
 // not each session, is what the ladder promises. An overshoot is not made
 // up: asking later sessions for less starved them and cost more picture
 // than the rate was worth. The sessions that start
@@ -55,7 +56,10 @@ public:
     // prior: the response to assume for each part this rung has not
     // measured for the encoder yet (while a whole rung's first sessions
     // start before any of them ends).
-    Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior);
+    // weight: the session's share of the rung's average rate by the
+    // complexity of its chunks (ChunkComplexity; 1: an even share).
+    Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior,
+                  double weight = 1.0);
     // The session ended: what its first chunk and the chunks after it made.
     void finish(const Request& request, const Made& first, const Made& rest);
     // The attempt failed: it makes nothing.
@@ -91,11 +95,13 @@ private:
     mutable std::mutex mu_;
     double made_bits_ = 0;     // by finished sessions
     double done_seconds_ = 0;  // of video, of finished sessions
+    double done_shares_ = 0;   // their seconds times their weights
     std::map<std::string, Parts> parts_;
     struct Pending {
         std::string encoder;
         int kbps = 0;
         double seconds = 0;        // planned
+        double share = 0;          // planned seconds times the session's weight
         double expected_bits = 0;  // what it should make, as asked
     };
     std::map<std::uint64_t, Pending> pending_;

@@ -161,6 +161,37 @@ TEST(RungRateFeedback, SessionsUnderWayCountAsMakingTheirShare) {
     EXPECT_EQ(g.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 3000) << "(8 - 0.4) / 4 = 1.9x wanted, 1.5x at most; / the response held at 0.5";
 }
 
+TEST(RungRateFeedback, ASessionAsksForItsShareOfTheTarget) {
+    RungRateFeedback f(1000, 20.0);
+    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral, 1.6).kbps, 1600);
+    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral, 0.3).kbps, 300);
+}
+
+TEST(RungRateFeedback, AnEasySessionMakingItsShareIsNotMadeUp) {
+    RungRateFeedback f(1000, 20.0);
+    // A still stretch with a small share makes exactly that share: the
+    // rest of the rung, harder, is asked for its own share only.
+    const auto still = f.begin("libsvtav1", 2, 4.0, kNeutral, 0.25);
+    f.finish(still, Made{250 * 1000.0 * 2.0, 2.0}, Made{250 * 1000.0 * 2.0, 2.0});
+    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral, 1.2).kbps, 1200);
+    // Even shares: the same 1 Mbit from 4 s would be a shortfall, made up.
+    RungRateFeedback g(1000, 20.0);
+    const auto even = g.begin("libsvtav1", 2, 4.0, kNeutral);
+    g.finish(even, Made{250 * 1000.0 * 2.0, 2.0}, Made{250 * 1000.0 * 2.0, 2.0});
+    EXPECT_EQ(g.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 2375) << "(20 - 1) / 16 = 1.19x, / the response of 0.25 "
+                                                                    "held at 0.5";
+}
+
+TEST(RungRateFeedback, AShortfallIsMadeUpOverTheSharesLeft) {
+    RungRateFeedback f(1000, 20.0);
+    // Asked for 2x over 4 s (8 Mbit), it made 6: 2 Mbit short. Shares
+    // started: 8 of 20; the 12 left make up 2 Mbit over 12 Mbit: 1.17x.
+    const auto hard = f.begin("libsvtav1", 2, 4.0, kNeutral, 2.0);
+    f.finish(hard, Made{1500 * 1000.0 * 2.0, 2.0}, Made{1500 * 1000.0 * 2.0, 2.0});
+    // The response was 0.75: 1000 x 1.17 / 0.75.
+    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 1556);
+}
+
 TEST(RungRateFeedback, WithoutTheRungsLengthNothingIsMadeUp) {
     RungRateFeedback f(1000);
     encode_session(f, "libsvtav1", 2, Response{1.3, 1.3});

@@ -1,0 +1,93 @@
+#include "engine/chunk_analyzer.hpp"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+}
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine/errors.hpp"
+#include "engine/libavcodec_encoder.hpp"
+#include "engine/thread_name.hpp"
+
+namespace ladder::engine {
+
+namespace {
+constexpr const char* kEncoder = "libsvtav1";
+// 180 lines: at 480x270 the analysis encode's bits per chunk followed the
+// rungs' own constant-quality encodes (docs/benchmarks.md); smaller keeps
+// its cost far under the decoder's.
+constexpr int kShortSide = 180;
+// Chunks waiting for the analysis encode: enough that a burst of fast
+// decoding does not stall the pump, few enough to be small (a 2-s chunk at
+// 320x180 is about 4 MB).
+constexpr std::size_t kQueuedChunks = 16;
+
+// Rounded down: never larger than the source.
+int even_at_least_2(double v) { return std::max(2, 2 * static_cast<int>(v / 2)); }
+}  // namespace
+
+std::pair<int, int> ChunkAnalyzer::analysis_size(int width, int height) {
+    const int short_side = std::min(width, height);
+    if (short_side <= kShortSide) return {even_at_least_2(width), even_at_least_2(height)};
+    const double scale = static_cast<double>(kShortSide) / short_side;
+    return {even_at_least_2(width * scale), even_at_least_2(height * scale)};
+}
+
+bool ChunkAnalyzer::available() { return avcodec_find_encoder_by_name(kEncoder) != nullptr; }
+
+ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int rung_index, ProgressSink& progress)
+    : progress_(progress),
+      frames_(std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)))),
+      chunks_(kQueuedChunks) {
+    Rung rung;
+    rung.name = "analysis";
+    std::tie(rung.width, rung.height) = analysis_size(source.display_width, source.display_height);
+    settings_.width = rung.width;
+    settings_.height = rung.height;
+    settings_.pix_fmt = source.pix_fmt;
+    settings_.frame_rate = source.frame_rate;
+    settings_.preset = kPreset;
+    settings_.crf = kCrf;
+    scaler_ = std::make_unique<RungScaler>(rung_index, rung, source.pix_fmt, chunk_frames, *frames_, chunks_,
+                                           [](int, std::int64_t) {});
+}
+
+void ChunkAnalyzer::start(StageThreads& stages) {
+    stages.start("analysis scaler", [this](std::stop_token t) { scaler_->run(t); }, [this] { chunks_.close(); });
+    stages.start("analysis", [this](std::stop_token t) { measure(t); });
+}
+
+void ChunkAnalyzer::measure(std::stop_token stop) {
+    name_this_thread("analysis");
+    gpu::EncoderSlot slot;
+    slot.encoder = kEncoder;
+    slot.threads = 1;
+    slot.label = "analysis";
+    bool measuring = true;
+    while (auto chunk = chunks_.pop(stop)) {
+        if (!measuring || chunk->frames.empty()) continue;
+        try {
+            // A fresh encoder per chunk: SVT-AV1 returns a session's last
+            // frames only at its end, and a chunk's bits are wanted as soon
+            // as it is decoded.
+            LibavcodecEncoder encoder(slot, settings_);
+            const EncodedChunk done = encoder.encode(*chunk, stop);
+            complexity_.record(chunk->index,
+                               8.0 * static_cast<double>(done.bytes) / static_cast<double>(chunk->frames.size()));
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            measuring = false;
+            progress_.note(NoteLevel::warning,
+                           fmt::format("complexity analysis stopped at chunk {} ({}); sessions of the chunks it did "
+                                       "not measure ask for their rung's plain rate",
+                                       chunk->index, e.what()));
+        }
+    }
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,60 @@
+#pragma once
+// Measures each chunk's complexity (ChunkComplexity) while the source is
+// decoded. It takes the pump's frames like a rung: its own RungScaler cuts
+// a small copy (about 180 lines) into the rungs' chunks, and its encode
+// stage encodes each chunk alone with SVT-AV1 at its fastest preset and a
+// constant quality, on one thread. That costs a few percent of the rungs'
+// encoding and keeps up with the decoder, so a session's chunks are
+// usually measured before it starts. A failure of the encode never fails
+// the run: the chunks measured so far stay, the rest weigh 1.
+#include <memory>
+#include <stop_token>
+#include <utility>
+
+#include "engine/chunk_complexity.hpp"
+#include "engine/decode_pump.hpp"
+#include "engine/encoder_backend.hpp"
+#include "engine/progress_sink.hpp"
+#include "engine/rung_scaler.hpp"
+#include "engine/segment_chunk_queue.hpp"
+#include "engine/source_info.hpp"
+#include "engine/stage_threads.hpp"
+
+namespace ladder::engine {
+
+class ChunkAnalyzer {
+public:
+    // rung_index: a number no rung has (its chunks never meet the rungs').
+    ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int rung_index, ProgressSink& progress);
+
+    // Whether this FFmpeg build has the analysis encoder.
+    static bool available();
+
+    // The pump's output for the analysis.
+    FrameChannel& frames() { return *frames_; }
+    const ChunkComplexity& complexity() const { return complexity_; }
+    // A shard's frames start at chunk `chunk` (frame `frame` of the source).
+    void start_at(int chunk, std::int64_t frame) { scaler_->start_at(chunk, frame); }
+    // Its two stages: the scaler and the encode.
+    void start(StageThreads& stages);
+
+    // The analysis copy of a source of this display size: about 180 lines
+    // on the short side, even, never larger than the source.
+    static std::pair<int, int> analysis_size(int width, int height);
+    static constexpr int kPreset = 13;
+    static constexpr int kCrf = 40;
+
+private:
+    // Until the queue is drained: every chunk is taken (so the scaler
+    // feeding it never blocks the pump for long), measured while measuring works.
+    void measure(std::stop_token stop);
+
+    EncoderSettings settings_;
+    ProgressSink& progress_;
+    ChunkComplexity complexity_;
+    std::unique_ptr<FrameChannel> frames_;
+    SegmentChunkQueue chunks_;
+    std::unique_ptr<RungScaler> scaler_;
+};
+
+}  // namespace ladder::engine

@@ -1,0 +1,43 @@
+#include "engine/chunk_complexity.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ladder::engine {
+
+namespace {
+// A chunk that made (almost) nothing, black frames, still counts as a
+// little work, so that its power stays finite and its weight small.
+constexpr double kFloorBitsPerFrame = 8.0;
+
+double effort(double bits_per_frame) {
+    return std::pow(std::max(bits_per_frame, kFloorBitsPerFrame), ChunkComplexity::kExponent);
+}
+}  // namespace
+
+void ChunkComplexity::record(int chunk, double bits_per_frame) {
+    std::lock_guard lock(mu_);
+    bits_per_frame_[chunk] = bits_per_frame;
+}
+
+int ChunkComplexity::measured() const {
+    std::lock_guard lock(mu_);
+    return static_cast<int>(bits_per_frame_.size());
+}
+
+double ChunkComplexity::weight(int first, int count) const {
+    std::lock_guard lock(mu_);
+    double range_sum = 0;
+    int range_n = 0;
+    for (auto it = bits_per_frame_.lower_bound(first); it != bits_per_frame_.end() && it->first < first + count; ++it) {
+        range_sum += effort(it->second);
+        ++range_n;
+    }
+    if (range_n == 0) return 1.0;
+    double all_sum = 0;
+    for (const auto& [chunk, bits] : bits_per_frame_) all_sum += effort(bits);
+    const double all_mean = all_sum / static_cast<double>(bits_per_frame_.size());
+    return std::clamp(range_sum / range_n / all_mean, kMinWeight, kMaxWeight);
+}
+
+}  // namespace ladder::engine

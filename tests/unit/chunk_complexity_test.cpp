@@ -1,0 +1,111 @@
+// A rung's rate is shared among its sessions by how hard their chunks are.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/chunk_analyzer.hpp"
+#include "engine/chunk_complexity.hpp"
+#include "av/av_error.hpp"
+
+namespace ladder::engine {
+namespace {
+
+TEST(ChunkComplexity, NothingMeasuredIsAnEvenShare) {
+    ChunkComplexity c;
+    EXPECT_DOUBLE_EQ(c.weight(0, 4), 1.0);
+    c.record(10, 5000);
+    EXPECT_DOUBLE_EQ(c.weight(0, 4), 1.0) << "chunks 0-3 are not measured";
+    EXPECT_DOUBLE_EQ(c.weight(10, 1), 1.0) << "the only chunk measured is the average";
+}
+
+TEST(ChunkComplexity, HarderChunksGetMoreNotAllTheyWouldTake) {
+    ChunkComplexity c;
+    for (int i = 0; i < 4; ++i) c.record(i, 1000);
+    for (int i = 4; i < 8; ++i) c.record(i, 4000);  // 4x the bits at a constant quality
+    // Efforts 1000^0.6 and 4000^0.6 = 2.30x; the mean of the two is 1.65.
+    const double easy = 1.0 / 1.65;
+    EXPECT_NEAR(c.weight(0, 4), easy, 0.01);
+    EXPECT_NEAR(c.weight(4, 4), std::pow(4.0, 0.6) * easy, 0.01);
+    EXPECT_NEAR(c.weight(2, 4), (1 + std::pow(4.0, 0.6)) / 2 * easy, 0.01) << "a session across both halves";
+    EXPECT_NEAR(c.weight(0, 8), 1.0, 1e-9);
+}
+
+TEST(ChunkComplexity, SharesStayWithinBounds) {
+    ChunkComplexity c;
+    c.record(0, 0);  // black
+    for (int i = 1; i < 10; ++i) c.record(i, 20000);
+    c.record(10, 2'000'000);  // one wild chunk
+    EXPECT_DOUBLE_EQ(c.weight(0, 1), ChunkComplexity::kMinWeight);
+    EXPECT_DOUBLE_EQ(c.weight(10, 1), ChunkComplexity::kMaxWeight);
+}
+
+TEST(ChunkComplexity, OnlyTheMeasuredChunksOfASessionCount) {
+    ChunkComplexity c;
+    c.record(0, 1000);
+    c.record(1, 8000);
+    // Chunks 1-3 of a session: only 1 is measured yet.
+    EXPECT_NEAR(c.weight(1, 3), c.weight(1, 1), 1e-12);
+}
+
+TEST(ChunkAnalyzerSize, About180LinesOnTheShortSideEvenNeverLarger) {
+    EXPECT_EQ(ChunkAnalyzer::analysis_size(1920, 1080), std::make_pair(320, 180));
+    EXPECT_EQ(ChunkAnalyzer::analysis_size(1080, 1920), std::make_pair(180, 320));
+    EXPECT_EQ(ChunkAnalyzer::analysis_size(3840, 1600), std::make_pair(432, 180));
+    EXPECT_EQ(ChunkAnalyzer::analysis_size(176, 144), std::make_pair(176, 144));
+    EXPECT_EQ(ChunkAnalyzer::analysis_size(177, 99), std::make_pair(176, 98));
+}
+
+}  // namespace
+}  // namespace ladder::engine
+
+namespace ladder::engine {
+namespace {
+
+av::FramePtr analysis_test_frame(int w, int h, int pts, unsigned seed) {
+    av::FramePtr f = av::make_frame();
+    f->width = w;
+    f->height = h;
+    f->format = AV_PIX_FMT_YUV420P;
+    av::check(av_frame_get_buffer(f.get(), 0), "alloc");
+    for (int p = 0; p < 3; ++p) {
+        const int rows = p == 0 ? h : h / 2;
+        const int cols = p == 0 ? w : w / 2;
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x) {
+                // seed 0: flat grey; else new noise in every frame.
+                seed = seed ? seed * 1103515245u + 12345u : 0;
+                f->data[p][y * f->linesize[p] + x] = static_cast<std::uint8_t>(seed ? (seed >> 16) & 0xff : 128);
+            }
+    }
+    f->pts = pts;
+    f->sample_aspect_ratio = AVRational{1, 1};
+    return f;
+}
+
+// The analysis encodes every chunk it is fed, as the pump feeds a rung:
+// a chunk of noise measures far harder than a flat one.
+TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
+    if (!ChunkAnalyzer::available()) GTEST_SKIP() << "no libsvtav1 in this FFmpeg build";
+    SourceInfo source;
+    source.display_width = 128;
+    source.display_height = 96;
+    source.frame_rate = AVRational{25, 1};
+    NullProgressSink progress;
+    ChunkAnalyzer analyzer(source, 10, 7, progress);
+    {
+        StageThreads stages{std::stop_token{}};
+        analyzer.start(stages);
+        for (int i = 0; i < 30; ++i)
+            ASSERT_TRUE(analyzer.frames().push(analysis_test_frame(128, 96, i, i >= 10 && i < 20 ? 7u + i : 0u), {}));
+        analyzer.frames().close();
+        stages.join();
+        EXPECT_FALSE(stages.failure());
+    }
+    const ChunkComplexity& c = analyzer.complexity();
+    EXPECT_EQ(c.measured(), 3);
+    EXPECT_GT(c.weight(1, 1), 2 * c.weight(0, 1)) << "noise against flat grey";
+    EXPECT_GT(c.weight(1, 1), 2 * c.weight(2, 1));
+}
+
+}  // namespace
+}  // namespace ladder::engine
