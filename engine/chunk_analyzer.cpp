@@ -37,6 +37,10 @@ std::pair<int, int> ChunkAnalyzer::analysis_size(int width, int height) {
     return {even_at_least_2(width * scale), even_at_least_2(height * scale)};
 }
 
+bool ChunkAnalyzer::covers(const Rung& rung) const {
+    return std::min(rung.width, rung.height) <= kScaleReach * std::min(settings_.width, settings_.height);
+}
+
 bool ChunkAnalyzer::available() { return avcodec_find_encoder_by_name(kEncoder) != nullptr; }
 
 ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int rung_index, ProgressSink& progress)

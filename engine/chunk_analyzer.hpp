@@ -38,6 +38,15 @@ public:
     // Its two stages: the scaler and the encode.
     void start(StageThreads& stages);
 
+    // Whether the analysis speaks for this rung: its short side at most
+    // kScaleReach times the analysis copy's. Detail finer than the copy
+    // shows weighs in larger rungs: scene-cuts at 1080p lost 0.85 dB
+    // against even shares with this analysis, while its 540p and 360p
+    // (and dips' 540p and 360p) gained 0.4-0.7 dB (docs/benchmarks.md).
+    // Larger rungs get even shares.
+    bool covers(const Rung& rung) const;
+    static constexpr int kScaleReach = 3;
+
     // The analysis copy of a source of this display size: about 180 lines
     // on the short side, even, never larger than the source.
     static std::pair<int, int> analysis_size(int width, int height);
@@ -49,7 +58,7 @@ private:
     // feeding it never blocks the pump for long), measured while measuring works.
     void measure(std::stop_token stop);
 
-    EncoderSettings settings_;
+    EncoderSettings settings_;  // the analysis copy's size, preset and CRF
     ProgressSink& progress_;
     ChunkComplexity complexity_;
     std::unique_ptr<FrameChannel> frames_;

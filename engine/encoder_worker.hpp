@@ -15,7 +15,6 @@
 #include <stop_token>
 #include <vector>
 
-#include "engine/chunk_complexity.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
 #include "engine/job_report.hpp"
@@ -48,9 +47,6 @@ struct WorkerSetup {
     int cores = 0;
     std::atomic<int>* chunks_encoding = nullptr;  // sessions being encoded
     std::atomic<int>* session_ids = nullptr;      // numbers the sessions of the run
-    // Each session's share of its rung's rate by the complexity of its
-    // chunks; null: even shares (--bit-allocation even).
-    const ChunkComplexity* complexity = nullptr;
 };
 
 class EncoderWorker {

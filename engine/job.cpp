@@ -273,8 +273,7 @@ struct EncoderWorkers {
 
 void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& pool, ChunkDispatcher& dispatcher,
                   std::vector<RungRuntime>& rungs, ChunkJournal& journal, const EncoderFactory& factory,
-                  const gpu::CpuInfo& cpu, const ChunkAnalyzer* analyzer, std::chrono::steady_clock::time_point started,
-                  ProgressSink& progress) {
+                  const gpu::CpuInfo& cpu, std::chrono::steady_clock::time_point started, ProgressSink& progress) {
     w.slot_reports.resize(pool.size());
     w.failure_runs.assign(pool.size(), 0);
     WorkerSetup setup;
@@ -292,7 +291,6 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     setup.chunks_encoding = &w.chunks_encoding;
     setup.session_ids = &w.session_ids;
     setup.cores = options.tail_threads ? cpu.cores : 0;
-    setup.complexity = analyzer ? &analyzer->complexity() : nullptr;
     const bool fixed = options.dispatch == DispatchMode::fixed;
     const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
@@ -456,7 +454,11 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     std::unique_ptr<ChunkAnalyzer> analyzer = make_analyzer(options, source, rungs.size(), span.first, progress);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
-    if (analyzer) channels.push_back(&analyzer->frames());
+    if (analyzer) {
+        channels.push_back(&analyzer->frames());
+        for (auto& r : rungs)
+            if (analyzer->covers(r.rung)) r.complexity = &analyzer->complexity();
+    }
     DecodePump pump(*source.input, src, channels, audio.get(), progress, std::move(encoders.devices.decode_device));
     if (options.shard) pump.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
@@ -464,8 +466,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     auto scalers = make_scalers(options, source, rungs, *dispatcher, memory, journaled, audio_rendition,
                                 encoders.devices.keep_frames_on_gpu, span);
     EncoderWorkers workers;
-    make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, analyzer.get(), started,
-                 progress);
+    make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
 
     // 5. The running stages, until the source is encoded, a stage fails or
     // the run is stopped.

@@ -2,6 +2,7 @@
 // Everything the threads of one rung share during a run.
 #include <memory>
 
+#include "engine/chunk_complexity.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_backend.hpp"
 #include "engine/ladder_spec.hpp"
@@ -18,6 +19,9 @@ struct RungRuntime {
     std::unique_ptr<RungCodecInvariant> invariant;
     RungFinalizer* finalizer = nullptr;  // owned by the run's OutputStage; none in a shard
     std::unique_ptr<RungRateFeedback> rate;  // per-chunk bit rate requests
+    // Shares the rung's rate among its sessions by chunk complexity; null:
+    // even shares (--bit-allocation even, or a rung the analysis does not cover).
+    const ChunkComplexity* complexity = nullptr;
 };
 
 }  // namespace ladder::engine

@@ -109,3 +109,22 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
 
 }  // namespace
 }  // namespace ladder::engine
+
+namespace ladder::engine {
+namespace {
+
+TEST(ChunkAnalyzerReach, RungsUpToThreeTimesTheAnalysisSizeTakeItsShares) {
+    SourceInfo source;
+    source.display_width = 1920;
+    source.display_height = 1080;
+    source.frame_rate = AVRational{25, 1};
+    NullProgressSink progress;
+    const ChunkAnalyzer analyzer(source, 50, 4, progress);  // a 320x180 copy
+    EXPECT_TRUE(analyzer.covers(Rung{"360p", 640, 360, 600, 0, 0}));
+    EXPECT_TRUE(analyzer.covers(Rung{"540p", 960, 540, 1200, 0, 0}));
+    EXPECT_FALSE(analyzer.covers(Rung{"720p", 1280, 720, 2500, 0, 0}));
+    EXPECT_TRUE(analyzer.covers(Rung{"portrait 540", 540, 960, 1200, 0, 0})) << "the short side counts";
+}
+
+}  // namespace
+}  // namespace ladder::engine
