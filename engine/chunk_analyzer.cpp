@@ -43,8 +43,10 @@ bool ChunkAnalyzer::covers(const Rung& rung) const {
 
 bool ChunkAnalyzer::available() { return avcodec_find_encoder_by_name(kEncoder) != nullptr; }
 
-ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int rung_index, ProgressSink& progress)
+ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int expected_chunks, int rung_index,
+                             ProgressSink& progress)
     : progress_(progress),
+      complexity_(expected_chunks),
       frames_(std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)))),
       chunks_(kQueuedChunks) {
     Rung rung;

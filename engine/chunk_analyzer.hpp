@@ -25,7 +25,9 @@ namespace ladder::engine {
 class ChunkAnalyzer {
 public:
     // rung_index: a number no rung has (its chunks never meet the rungs').
-    ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int rung_index, ProgressSink& progress);
+    // expected_chunks: the chunks the source (or shard) should have.
+    ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int expected_chunks, int rung_index,
+                  ProgressSink& progress);
 
     // Whether this FFmpeg build has the analysis encoder.
     static bool available();

@@ -36,8 +36,11 @@ double ChunkComplexity::weight(int first, int count) const {
     if (range_n == 0) return 1.0;
     double all_sum = 0;
     for (const auto& [chunk, bits] : bits_per_frame_) all_sum += effort(bits);
-    const double all_mean = all_sum / static_cast<double>(bits_per_frame_.size());
-    return std::clamp(range_sum / range_n / all_mean, kMinWeight, kMaxWeight);
+    const double measured = static_cast<double>(bits_per_frame_.size());
+    const double all_mean = all_sum / measured;
+    const double known = expected_chunks_ > 0 ? std::min(1.0, measured / expected_chunks_) : 1.0;
+    const double share = 1.0 + (range_sum / range_n / all_mean - 1.0) * known;
+    return std::clamp(share, kMinWeight, kMaxWeight);
 }
 
 }  // namespace ladder::engine

@@ -222,15 +222,17 @@ std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSour
 // The complexity analysis that shares each rung's rate among its sessions;
 // null for even shares.
 std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const CheckedSource& source,
-                                             std::size_t rung_count, std::int64_t first_frame, ProgressSink& progress) {
+                                             std::size_t rung_count, std::int64_t first_frame, std::int64_t frames,
+                                             ProgressSink& progress) {
     if (options.bit_allocation != BitAllocation::complexity) return nullptr;
     if (!ChunkAnalyzer::available()) {
         progress.note(NoteLevel::info, "no libsvtav1 in this FFmpeg build for the complexity analysis: every "
                                        "session asks for its rung's plain rate");
         return nullptr;
     }
-    auto analyzer = std::make_unique<ChunkAnalyzer>(source.info, source.chunk_frames, static_cast<int>(rung_count),
-                                                    progress);
+    const auto expected_chunks = static_cast<int>((frames + source.chunk_frames - 1) / source.chunk_frames);
+    auto analyzer = std::make_unique<ChunkAnalyzer>(source.info, source.chunk_frames, expected_chunks,
+                                                    static_cast<int>(rung_count), progress);
     if (options.shard) analyzer->start_at(options.shard->first_chunk, first_frame);
     return analyzer;
 }
@@ -451,7 +453,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
-    std::unique_ptr<ChunkAnalyzer> analyzer = make_analyzer(options, source, rungs.size(), span.first, progress);
+    std::unique_ptr<ChunkAnalyzer> analyzer = make_analyzer(options, source, rungs.size(), span.first, frames, progress);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
     if (analyzer) {

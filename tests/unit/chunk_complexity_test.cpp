@@ -39,6 +39,20 @@ TEST(ChunkComplexity, SharesStayWithinBounds) {
     EXPECT_DOUBLE_EQ(c.weight(10, 1), ChunkComplexity::kMaxWeight);
 }
 
+TEST(ChunkComplexity, WhileLittleIsMeasuredSharesStayNearEven) {
+    ChunkComplexity c(12);
+    for (int i = 0; i < 3; ++i) c.record(i, 1000);
+    c.record(3, 4000);
+    ChunkComplexity all;  // the same four chunks taken at their word
+    for (int i = 0; i < 3; ++i) all.record(i, 1000);
+    all.record(3, 4000);
+    // 4 of 12 measured: a third of the way from even to the measured share.
+    EXPECT_NEAR(c.weight(3, 1) - 1.0, (all.weight(3, 1) - 1.0) / 3, 1e-12);
+    for (int i = 4; i < 12; ++i) c.record(i, 1000);
+    for (int i = 4; i < 12; ++i) all.record(i, 1000);
+    EXPECT_DOUBLE_EQ(c.weight(3, 1), all.weight(3, 1)) << "every chunk measured";
+}
+
 TEST(ChunkComplexity, OnlyTheMeasuredChunksOfASessionCount) {
     ChunkComplexity c;
     c.record(0, 1000);
@@ -91,7 +105,7 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     source.display_height = 96;
     source.frame_rate = AVRational{25, 1};
     NullProgressSink progress;
-    ChunkAnalyzer analyzer(source, 10, 7, progress);
+    ChunkAnalyzer analyzer(source, 10, 3, 7, progress);
     {
         StageThreads stages{std::stop_token{}};
         analyzer.start(stages);
@@ -119,7 +133,7 @@ TEST(ChunkAnalyzerReach, RungsUpToThreeTimesTheAnalysisSizeTakeItsShares) {
     source.display_height = 1080;
     source.frame_rate = AVRational{25, 1};
     NullProgressSink progress;
-    const ChunkAnalyzer analyzer(source, 50, 4, progress);  // a 320x180 copy
+    const ChunkAnalyzer analyzer(source, 50, 12, 4, progress);  // a 320x180 copy
     EXPECT_TRUE(analyzer.covers(Rung{"360p", 640, 360, 600, 0, 0}));
     EXPECT_TRUE(analyzer.covers(Rung{"540p", 960, 540, 1200, 0, 0}));
     EXPECT_FALSE(analyzer.covers(Rung{"720p", 1280, 720, 2500, 0, 0}));
