@@ -152,7 +152,10 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     RungRateFeedback::Request rate;
     if (r.rate) {
         const int chunks = encoder_keeps_sessions(slot.encoder) ? s_.dispatcher->session_chunks(id) : 1;
-        session.record.weight = r.complexity ? r.complexity->weight(first.index, chunks) : 1.0;
+        if (r.complexity) {
+            session.record.measured_chunks = r.complexity->measured();
+            session.record.weight = r.complexity->weight(first.index, chunks);
+        }
         rate = begin_rate(r, slot, chunks,
                           chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings.frame_rate),
                           session.record.weight);

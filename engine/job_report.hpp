@@ -32,6 +32,7 @@ struct SessionRecord {
     int threads = 0;
     int requested_kbps = 0;
     double weight = 1.0;      // its share of the rung's rate by complexity (ChunkComplexity)
+    int measured_chunks = -1;  // chunks the complexity analysis had measured when it started (-1: even shares)
     std::vector<int> chunks;  // accepted, in order
     std::size_t bytes = 0;
     double start_seconds = 0;  // since job start
