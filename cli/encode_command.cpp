@@ -119,8 +119,8 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
     cmd->add_option("--bit-allocation", a.bit_allocation,
                     "How a rung's rate is shared among its encoder sessions: complexity = by how hard their chunks "
                     "are, from a fast constant-quality encode of a 180-line copy of each chunk made while the source "
-                    "is decoded (more bits where the picture needs them, fewer where it cannot use them); even = the "
-                    "same rate for every session")
+                    "is decoded (more bits where the picture needs them, fewer where it cannot use them), for rungs "
+                    "up to 540 lines; even = the same rate for every session")
         ->check(CLI::IsMember({"complexity", "even"}))
         ->capture_default_str();
     cmd->add_option("--isolation", a.isolation,
