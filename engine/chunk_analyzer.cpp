@@ -10,7 +10,6 @@ extern "C" {
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
-#include "engine/libavcodec_encoder.hpp"
 #include "engine/thread_name.hpp"
 
 namespace ladder::engine {
@@ -44,8 +43,10 @@ bool ChunkAnalyzer::covers(const Rung& rung) const {
 bool ChunkAnalyzer::available() { return avcodec_find_encoder_by_name(kEncoder) != nullptr; }
 
 ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int expected_chunks, int rung_index,
-                             ProgressSink& progress)
-    : progress_(progress),
+                             EncoderFactory encoders, int slot_id, ProgressSink& progress)
+    : encoders_(std::move(encoders)),
+      slot_id_(slot_id),
+      progress_(progress),
       complexity_(expected_chunks),
       frames_(std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)))),
       chunks_(kQueuedChunks) {
@@ -70,6 +71,7 @@ void ChunkAnalyzer::start(StageThreads& stages) {
 void ChunkAnalyzer::measure(std::stop_token stop) {
     name_this_thread("analysis");
     gpu::EncoderSlot slot;
+    slot.id = slot_id_;
     slot.encoder = kEncoder;
     slot.threads = 1;
     slot.label = "analysis";
@@ -80,8 +82,7 @@ void ChunkAnalyzer::measure(std::stop_token stop) {
             // A fresh encoder per chunk: SVT-AV1 returns a session's last
             // frames only at its end, and a chunk's bits are wanted as soon
             // as it is decoded.
-            LibavcodecEncoder encoder(slot, settings_);
-            const EncodedChunk done = encoder.encode(*chunk, stop);
+            const EncodedChunk done = encoders_(slot, settings_)->encode(*chunk, stop);
             complexity_.record(chunk->index,
                                8.0 * static_cast<double>(done.bytes) / static_cast<double>(chunk->frames.size()));
         } catch (const Cancelled&) {

@@ -6,7 +6,8 @@
 // constant quality, on one thread. That costs a few percent of the rungs'
 // encoding and keeps up with the decoder, so a session's chunks are
 // usually measured before it starts. A failure of the encode never fails
-// the run: the chunks measured so far stay, the rest weigh 1.
+// the run: the chunks measured so far stay, the rest weigh 1 (with
+// --isolation process its encoder runs in an encoder process of its own).
 #include <memory>
 #include <stop_token>
 #include <utility>
@@ -24,10 +25,13 @@ namespace ladder::engine {
 
 class ChunkAnalyzer {
 public:
-    // rung_index: a number no rung has (its chunks never meet the rungs').
     // expected_chunks: the chunks the source (or shard) should have.
+    // rung_index: a number no rung has (its chunks never meet the rungs').
+    // encoders: where its encoder runs (an encoder process of its own with
+    // --isolation process, so that an SVT-AV1 crash costs the analysis,
+    // never the run); slot_id: an id no encoder slot of the run has.
     ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int expected_chunks, int rung_index,
-                  ProgressSink& progress);
+                  EncoderFactory encoders, int slot_id, ProgressSink& progress);
 
     // Whether this FFmpeg build has the analysis encoder.
     static bool available();
@@ -61,6 +65,8 @@ private:
     void measure(std::stop_token stop);
 
     EncoderSettings settings_;  // the analysis copy's size, preset and CRF
+    EncoderFactory encoders_;
+    int slot_id_;
     ProgressSink& progress_;
     ChunkComplexity complexity_;
     std::unique_ptr<FrameChannel> frames_;

@@ -43,6 +43,7 @@ nlohmann::json settings_to_json(const EncoderSettings& s) {
             {"maxrate_kbps", s.maxrate_kbps},
             {"bufsize_kbps", s.bufsize_kbps},
             {"preset", s.preset},
+            {"crf", s.crf},
             {"color_primaries", s.color_primaries},
             {"color_trc", s.color_trc},
             {"colorspace", s.colorspace},
@@ -59,6 +60,7 @@ EncoderSettings settings_from_json(const nlohmann::json& j) {
     s.maxrate_kbps = j.at("maxrate_kbps").get<int>();
     s.bufsize_kbps = j.at("bufsize_kbps").get<int>();
     s.preset = j.at("preset").get<int>();
+    s.crf = j.value("crf", -1);
     s.color_primaries = as<AVColorPrimaries>(j, "color_primaries");
     s.color_trc = as<AVColorTransferCharacteristic>(j, "color_trc");
     s.colorspace = as<AVColorSpace>(j, "colorspace");

@@ -223,7 +223,7 @@ std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSour
 // null for even shares.
 std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const CheckedSource& source,
                                              std::size_t rung_count, std::int64_t first_frame, std::int64_t frames,
-                                             ProgressSink& progress) {
+                                             EncoderProcesses* processes, int slot_id, ProgressSink& progress) {
     if (options.bit_allocation != BitAllocation::complexity) return nullptr;
     if (!ChunkAnalyzer::available()) {
         progress.note(NoteLevel::info, "no libsvtav1 in this FFmpeg build for the complexity analysis: every "
@@ -231,8 +231,12 @@ std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const Ch
         return nullptr;
     }
     const auto expected_chunks = static_cast<int>((frames + source.chunk_frames - 1) / source.chunk_frames);
+    // Its encoder runs where the CPU slots' do (with test encoders, the real
+    // one in this process).
+    EncoderFactory encoders = processes ? process_encoder_factory(*processes) : EncoderFactory(make_encoder_backend);
     auto analyzer = std::make_unique<ChunkAnalyzer>(source.info, source.chunk_frames, expected_chunks,
-                                                    static_cast<int>(rung_count), progress);
+                                                    static_cast<int>(rung_count), std::move(encoders), slot_id,
+                                                    progress);
     if (options.shard) analyzer->start_at(options.shard->first_chunk, first_frame);
     return analyzer;
 }
@@ -368,7 +372,8 @@ void note_resumed(const JobOptions& options, int resumed, const ChunkJournal& jo
 void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* processes) {
     if (processes)
         for (const auto& [id, count] : processes->started())
-            w.slot_reports.at(static_cast<std::size_t>(id)).processes = count;
+            if (static_cast<std::size_t>(id) < w.slot_reports.size())  // not the complexity analysis's
+                w.slot_reports[static_cast<std::size_t>(id)].processes = count;
     for (const auto& slot : w.slot_reports)
         if (!slot.label.empty()) report.slots.push_back(slot);  // slots that never got a chunk are left out
     std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
@@ -453,7 +458,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
-    std::unique_ptr<ChunkAnalyzer> analyzer = make_analyzer(options, source, rungs.size(), span.first, frames, progress);
+    std::unique_ptr<ChunkAnalyzer> analyzer = make_analyzer(options, source, rungs.size(), span.first, frames,
+                                                           encoders.processes.get(), static_cast<int>(pool.size()),
+                                                           progress);
     std::vector<FrameChannel*> channels;
     for (auto& r : rungs) channels.push_back(r.frames.get());
     if (analyzer) {

@@ -260,10 +260,13 @@ TEST(Faults, ACrashIsReportedOnTheTerminalEvenWhileStderrIsCaptured) {
     // the process; the crash report must reach the real stderr anyway, and
     // the process must still die of the signal (exit status, core dumps).
     // The encoder crashes in ladder's own process (--isolation none) on
-    // every rung's first frame (tests/fakes/crashing_encoder.cpp).
+    // every rung's first frame (tests/fakes/crashing_encoder.cpp); even
+    // shares keep the complexity analysis's encoder, also in ladder's
+    // process with --isolation none, from meeting the crash first.
     const fs::path src = make_clip("faults", {160, 120, "25", 3.0, true, ""});
     const fs::path out = fresh_dir("faults-crash");
-    ProcessResult r = run_ladder(fault_args(src, out, {"--progress", "json", "--isolation", "none"}),
+    ProcessResult r = run_ladder(
+        fault_args(src, out, {"--progress", "json", "--isolation", "none", "--bit-allocation", "even"}),
                                  {std::string("LD_PRELOAD=") + LADDER_TEST_CRASH_LIB, "LADDER_TEST_CRASH_ACTION=segv",
                                   "LADDER_TEST_CRASH_FRAME=0"});
     EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;

@@ -105,7 +105,7 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     source.display_height = 96;
     source.frame_rate = AVRational{25, 1};
     NullProgressSink progress;
-    ChunkAnalyzer analyzer(source, 10, 3, 7, progress);
+    ChunkAnalyzer analyzer(source, 10, 3, 7, make_encoder_backend, 0, progress);
     {
         StageThreads stages{std::stop_token{}};
         analyzer.start(stages);
@@ -133,7 +133,7 @@ TEST(ChunkAnalyzerReach, RungsUpToThreeTimesTheAnalysisSizeTakeItsShares) {
     source.display_height = 1080;
     source.frame_rate = AVRational{25, 1};
     NullProgressSink progress;
-    const ChunkAnalyzer analyzer(source, 50, 12, 4, progress);  // a 320x180 copy
+    const ChunkAnalyzer analyzer(source, 50, 12, 4, make_encoder_backend, 0, progress);  // a 320x180 copy
     EXPECT_TRUE(analyzer.covers(Rung{"360p", 640, 360, 600, 0, 0}));
     EXPECT_TRUE(analyzer.covers(Rung{"540p", 960, 540, 1200, 0, 0}));
     EXPECT_FALSE(analyzer.covers(Rung{"720p", 1280, 720, 2500, 0, 0}));

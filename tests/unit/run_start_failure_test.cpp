@@ -69,8 +69,9 @@ TEST(RunStartFailure, EachStageThatCannotStartFailsTheRunCleanly) {
         EXPECT_TRUE(fs::exists(o.outdir / "master.m3u8"));
         break;
     }
-    // pump, the rung's scaler and writer, the audio rendition, two workers
-    EXPECT_EQ(runs_failed, 6);
+    // pump, the complexity analysis's scaler and encoder, the rung's scaler
+    // and writer, the audio rendition, two workers
+    EXPECT_EQ(runs_failed, 8);
     fs::remove_all(root);
 }
 
