@@ -5,7 +5,6 @@ extern "C" {
 }
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 

@@ -10,8 +10,9 @@
 // 30.08 dB with even shares, 565 kb/s and 32.15 dB with shares from this
 // measure (docs/benchmarks.md). The measure is the bits per frame of a
 // fast constant-quality encode of a small copy of each chunk (ChunkAnalyzer);
-// its per-chunk bits follow those of the rungs' own constant-quality
-// encodes (correlation 0.97-1.00 on the clips whose chunks differ).
+// its per-chunk bits follow those of a 360p rung's own constant-quality
+// encodes (correlation 0.97-1.00 on the clips whose chunks differ), less
+// so those of larger rungs (0.75 at 720p on scene-cuts: ChunkAnalyzer::covers).
 #include <map>
 #include <mutex>
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/chunk_complexity.hpp"
+
 namespace ladder::engine {
 
 namespace {
@@ -17,9 +19,6 @@ constexpr double kMaxResponse = 2.0;
 // (docs/benchmarks.md).
 constexpr double kMinMakeUp = 1.0;
 constexpr double kMaxMakeUp = 1.5;
-// The lightest share a second left may be taken to have (ChunkComplexity's
-// smallest weight).
-constexpr double kMinShare = 0.25;
 
 double clamped(double response) { return std::clamp(response, kMinResponse, kMaxResponse); }
 }  // namespace
@@ -73,7 +72,7 @@ double RungRateFeedback::make_up_locked() const {
     // The shares of the rung's seconds add up to its length (the weights
     // average 1 over the source); what is left of that is the unstarted
     // seconds' share, never taken as less than their lightest weight.
-    const double left_shares = std::max(total_seconds_ - started_shares, kMinShare * left_seconds);
+    const double left_shares = std::max(total_seconds_ - started_shares, ChunkComplexity::kMinWeight * left_seconds);
     const double target_bits = target_kbps_ * 1000.0 * total_seconds_;
     const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_shares);
     return std::clamp(want, kMinMakeUp, kMaxMakeUp);

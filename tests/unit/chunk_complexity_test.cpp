@@ -2,10 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "engine/chunk_analyzer.hpp"
 #include "engine/chunk_complexity.hpp"
-#include "av/av_error.hpp"
+#include "yuv420p_frames.hpp"
 
 namespace ladder::engine {
 namespace {
@@ -69,31 +70,13 @@ TEST(ChunkAnalyzerSize, About180LinesOnTheShortSideEvenNeverLarger) {
     EXPECT_EQ(ChunkAnalyzer::analysis_size(177, 99), std::make_pair(176, 98));
 }
 
-}  // namespace
-}  // namespace ladder::engine
 
-namespace ladder::engine {
-namespace {
-
+// seed 0: flat grey; else fresh noise in every frame.
 av::FramePtr analysis_test_frame(int w, int h, int pts, unsigned seed) {
-    av::FramePtr f = av::make_frame();
-    f->width = w;
-    f->height = h;
-    f->format = AV_PIX_FMT_YUV420P;
-    av::check(av_frame_get_buffer(f.get(), 0), "alloc");
-    for (int p = 0; p < 3; ++p) {
-        const int rows = p == 0 ? h : h / 2;
-        const int cols = p == 0 ? w : w / 2;
-        for (int y = 0; y < rows; ++y)
-            for (int x = 0; x < cols; ++x) {
-                // seed 0: flat grey; else new noise in every frame.
-                seed = seed ? seed * 1103515245u + 12345u : 0;
-                f->data[p][y * f->linesize[p] + x] = static_cast<std::uint8_t>(seed ? (seed >> 16) & 0xff : 128);
-            }
-    }
-    f->pts = pts;
-    f->sample_aspect_ratio = AVRational{1, 1};
-    return f;
+    return test::yuv420p_frame(w, h, pts, [&seed](int) {
+        seed = seed ? seed * 1103515245u + 12345u : 0;
+        return static_cast<std::uint8_t>(seed ? (seed >> 16) & 0xff : 128);
+    });
 }
 
 // The analysis encodes every chunk it is fed, as the pump feeds a rung:
@@ -121,11 +104,6 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     EXPECT_GT(c.weight(1, 1), 2 * c.weight(2, 1));
 }
 
-}  // namespace
-}  // namespace ladder::engine
-
-namespace ladder::engine {
-namespace {
 
 TEST(ChunkAnalyzerReach, RungsUpToThreeTimesTheAnalysisSizeTakeItsShares) {
     SourceInfo source;

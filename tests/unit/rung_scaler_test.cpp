@@ -7,23 +7,13 @@
 
 #include "av/av_error.hpp"
 #include "engine/rung_scaler.hpp"
+#include "yuv420p_frames.hpp"
 
 namespace ladder::engine {
 namespace {
 
 av::FramePtr gray_frame(int w, int h, int pts) {
-    av::FramePtr f = av::make_frame();
-    f->width = w;
-    f->height = h;
-    f->format = AV_PIX_FMT_YUV420P;
-    av::check(av_frame_get_buffer(f.get(), 0), "alloc");
-    for (int p = 0; p < 3; ++p) {
-        const int rows = p == 0 ? h : h / 2;
-        for (int y = 0; y < rows; ++y) std::fill_n(f->data[p] + y * f->linesize[p], p == 0 ? w : w / 2, 128);
-    }
-    f->pts = pts;
-    f->sample_aspect_ratio = AVRational{1, 1};
-    return f;
+    return test::yuv420p_frame(w, h, pts, [](int) { return std::uint8_t{128}; });
 }
 
 struct ScaledRun {
