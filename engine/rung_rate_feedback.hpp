@@ -13,11 +13,11 @@
 // planned length).
 //
 // Sessions over harder chunks get a larger share of the rate (their weight,
-// from ChunkComplexity). What the rung's finished sessions made under their
-// share is spread over the shares no session has started yet (up to 1.5x):
-// the rung's average, not each session, is what the ladder promises. An
-// overshoot is not made up: asking later sessions for less starved them and
-// cost more picture than the rate was worth. The sessions that start
+// from ChunkComplexity). What the rung's finished sessions made off their
+// share is spread over the shares no session has started yet: a shortfall
+// up to 1.5x, an overshoot down to 0.85x (asking later sessions for much
+// less starved them and cost more picture than the rate was worth): the
+// rung's average, not each session, is what the ladder promises. The sessions that start
 // together at the beginning of a run cannot be corrected this way; the
 // longer the source is compared with the number of slots, the less they
 // weigh.
