@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ladder::engine {
 
@@ -27,9 +28,18 @@ int ChunkComplexity::measured() const {
 
 double ChunkComplexity::weight(int first, int count) const {
     std::lock_guard lock(mu_);
+    return weight_locked(first, static_cast<long long>(first) + count);
+}
+
+double ChunkComplexity::weight_from(int first) const {
+    std::lock_guard lock(mu_);
+    return weight_locked(first, std::numeric_limits<long long>::max());
+}
+
+double ChunkComplexity::weight_locked(int first, long long end) const {
     double range_sum = 0;
     int range_n = 0;
-    for (auto it = bits_per_frame_.lower_bound(first); it != bits_per_frame_.end() && it->first < first + count; ++it) {
+    for (auto it = bits_per_frame_.lower_bound(first); it != bits_per_frame_.end() && it->first < end; ++it) {
         range_sum += effort(it->second);
         ++range_n;
     }

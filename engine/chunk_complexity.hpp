@@ -35,6 +35,9 @@ public:
     // drawn towards 1 by the part not measured yet: with 4 of 12 chunks
     // measured, a share of 1.36 is taken as 1.12.
     double weight(int first, int count) const;
+    // The same for every chunk from `first` on: the mean share of what is
+    // left of the source when a session starts at `first`.
+    double weight_from(int first) const;
     int measured() const;
 
     // Bits grow with complexity at a constant quality; a fixed rate spreads
@@ -48,6 +51,9 @@ public:
     static constexpr double kMinWeight = 0.25;
 
 private:
+    // weight() of the measured chunks in [first, end).
+    double weight_locked(int first, long long end) const;
+
     int expected_chunks_;
     mutable std::mutex mu_;
     std::map<int, double> bits_per_frame_;

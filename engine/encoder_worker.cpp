@@ -47,7 +47,7 @@ gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const
 }
 
 RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
-                                                    double seconds, double weight) const {
+                                                    double seconds, double weight, double left_weight) const {
     // Until this rung has measured a part of the response, the encoder's
     // mean (geometric) on the other rungs is a better guess, and before any
     // rung has, what the encoder is known to do.
@@ -62,7 +62,7 @@ RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::E
     }
     if (firsts) prior.first = std::exp(log_first / firsts);
     if (rests) prior.rest = std::exp(log_rest / rests);
-    return r.rate->begin(slot.encoder, chunks, seconds, prior, weight);
+    return r.rate->begin(slot.encoder, chunks, seconds, prior, weight, left_weight);
 }
 
 // The session's chunks as they come back, in order; false once the rung's
@@ -155,10 +155,11 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         if (r.complexity) {
             session.record.measured_chunks = r.complexity->measured();
             session.record.weight = r.complexity->weight(first.index, chunks);
+            session.record.left_weight = r.complexity->weight_from(first.index);
         }
         rate = begin_rate(r, slot, chunks,
                           chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings.frame_rate),
-                          session.record.weight);
+                          session.record.weight, session.record.left_weight);
         settings.bitrate_kbps = rate.kbps;
     }
     session.record.requested_kbps = settings.bitrate_kbps;

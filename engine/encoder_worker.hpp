@@ -87,7 +87,7 @@ private:
     // The slot as this session runs it (more threads at the tail).
     gpu::EncoderSlot session_slot(const gpu::EncoderSlot& slot) const;
     RungRateFeedback::Request begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
-                                         double seconds, double weight) const;
+                                         double seconds, double weight, double left_weight) const;
     void run_helpers(std::stop_token stop);
     void run_fixed(std::stop_token stop);
     void quarantine(const gpu::EncoderSlot& slot);

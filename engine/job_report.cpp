@@ -120,6 +120,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                             {"threads", s.threads},
                             {"requested_kbps", s.requested_kbps},
                             {"weight", s.weight},
+                            {"left_weight", s.left_weight},
                             {"measured_chunks", s.measured_chunks},
                             {"chunks", s.chunks},
                             {"bytes", s.bytes},

@@ -31,7 +31,8 @@ struct SessionRecord {
     std::string encoder;
     int threads = 0;
     int requested_kbps = 0;
-    double weight = 1.0;      // its share of the rung's rate by complexity (ChunkComplexity)
+    double weight = 1.0;       // how hard its chunks are (ChunkComplexity)
+    double left_weight = 1.0;  // the same for every chunk from its first on; its share is weight / left_weight
     int measured_chunks = -1;  // chunks the complexity analysis had measured when it started (-1: even shares)
     std::vector<int> chunks;  // accepted, in order
     std::size_t bytes = 0;

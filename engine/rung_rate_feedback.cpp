@@ -57,11 +57,9 @@ RungRateFeedback::Measured RungRateFeedback::measured(const std::string& encoder
 double RungRateFeedback::make_up_locked() const {
     if (total_seconds_ <= 0) return 1.0;
     double started_seconds = done_seconds_;
-    double started_shares = done_shares_;
     double expected_bits = made_bits_;
     for (const auto& [id, p] : pending_) {
         started_seconds += p.seconds;
-        started_shares += p.share;
         expected_bits += p.expected_bits;
     }
     const double left_seconds = total_seconds_ - started_seconds;
@@ -69,28 +67,25 @@ double RungRateFeedback::make_up_locked() const {
     // Near the end a few seconds would have to fix the whole rung; the
     // clamp below bounds how far they are pushed.
     if (left_seconds <= 0 || done_seconds_ <= 0) return 1.0;
-    // The shares of the rung's seconds add up to its length (the weights
-    // average 1 over the source); what is left of that is the unstarted
-    // seconds' share, never taken as less than their lightest weight.
-    const double left_shares = std::max(total_seconds_ - started_shares, ChunkComplexity::kMinWeight * left_seconds);
     const double target_bits = target_kbps_ * 1000.0 * total_seconds_;
-    const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_shares);
+    const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_seconds);
     return std::clamp(want, kMinMakeUp, kMaxMakeUp);
 }
 
 RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, int chunks, double seconds,
-                                                 const Response& prior, double weight) {
+                                                 const Response& prior, double weight, double left_weight) {
     std::lock_guard lock(mu_);
-    // A session asks for its share of the target / its expected response,
-    // times what the seconds left must make up for the sessions before.
+    // A session asks for its share of what the seconds left must make /
+    // its expected response.
     const double r = clamped(response_locked(encoder, prior).of_session(chunks));
     const double make_up = make_up_locked();
-    const double share = std::max(weight, 0.0);
+    const double share = left_weight > 0 ? std::clamp(weight / left_weight, ChunkComplexity::kMinWeight,
+                                                      ChunkComplexity::kMaxWeight)
+                                         : 1.0;
     Request req;
     req.kbps = std::max(1, static_cast<int>(std::lround(target_kbps_ * make_up * share / r)));
     req.id = next_id_++;
-    pending_[req.id] =
-        Pending{encoder, req.kbps, seconds, seconds * share, target_kbps_ * make_up * share * 1000.0 * seconds};
+    pending_[req.id] = Pending{encoder, req.kbps, seconds, target_kbps_ * make_up * share * 1000.0 * seconds};
     return req;
 }
 
@@ -110,10 +105,7 @@ void RungRateFeedback::finish(const Request& request, const Made& first, const M
     add(parts.first, first);
     add(parts.rest, rest);
     made_bits_ += first.bits + rest.bits;
-    const double seconds = first.seconds + rest.seconds;
-    done_seconds_ += seconds;
-    // The share of what it did make (a session may end before its plan).
-    if (p.seconds > 0) done_shares_ += p.share * seconds / p.seconds;
+    done_seconds_ += first.seconds + rest.seconds;
 }
 
 RungRateFeedback::Response typical_response(const std::string& encoder) {

@@ -12,15 +12,22 @@
 // and the next session asks for target / (its expected response at its
 // planned length).
 //
-// Sessions over harder chunks get a larger share of the rate (their weight,
-// from ChunkComplexity). What the rung's finished sessions made off their
-// share is spread over the shares no session has started yet: a shortfall
-// up to 1.5x, an overshoot down to 0.85x (asking later sessions for much
-// less starved them and cost more picture than the rate was worth): the
-// rung's average, not each session, is what the ladder promises. The sessions that start
-// together at the beginning of a run cannot be corrected this way; the
-// longer the source is compared with the number of slots, the less they
-// weigh.
+// Sessions over harder chunks get a larger share of the rate. The bits the
+// rung has left (its target over its length, less what finished sessions
+// made and what those under way were asked for) are spread over the seconds
+// nobody started yet, by complexity: a session gets its weight over the mean
+// weight of everything from its first chunk on (both from ChunkComplexity).
+// Weights are relative to the chunks measured so far, and the first sessions
+// start before most are, so only this ratio, taken when each session starts,
+// keeps the shares adding up to the rung (a first wave taken at 1, then easy
+// chunks at 0.6 of the source's mean, left animation's 360p 10% under).
+// What the finished sessions made off the target is made up by the seconds
+// left: a shortfall up to 1.5x, an overshoot down to 0.85x (asking later
+// sessions for much less starved them and cost more picture than the rate
+// was worth): the rung's average, not each session, is what the ladder
+// promises. The sessions that start together at the beginning of a run
+// cannot be corrected this way; the longer the source is compared with the
+// number of slots, the less they weigh.
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -56,10 +63,12 @@ public:
     // prior: the response to assume for each part this rung has not
     // measured for the encoder yet (while a whole rung's first sessions
     // start before any of them ends).
-    // weight: the session's share of the rung's average rate by the
-    // complexity of its chunks (ChunkComplexity; 1: an even share).
+    // weight: how hard the session's chunks are (ChunkComplexity; 1: an
+    // even share); left_weight: the same for everything from its first
+    // chunk on. The session asks for weight / left_weight of the rate the
+    // seconds left must make.
     Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior,
-                  double weight = 1.0);
+                  double weight = 1.0, double left_weight = 1.0);
     // The session ended: what its first chunk and the chunks after it made.
     void finish(const Request& request, const Made& first, const Made& rest);
     // The attempt failed: it makes nothing.
@@ -86,8 +95,8 @@ private:
         Sums rest;
     };
     Response response_locked(const std::string& encoder, const Response& prior) const;
-    // The share of the target the seconds nobody started yet must make for
-    // the rung to land on it (1: on track).
+    // What the seconds nobody started yet must make, as a share of the
+    // target, for the rung to land on it (1: on track).
     double make_up_locked() const;
 
     int target_kbps_;
@@ -95,13 +104,11 @@ private:
     mutable std::mutex mu_;
     double made_bits_ = 0;     // by finished sessions
     double done_seconds_ = 0;  // of video, of finished sessions
-    double done_shares_ = 0;   // their seconds times their weights
     std::map<std::string, Parts> parts_;
     struct Pending {
         std::string encoder;
         int kbps = 0;
         double seconds = 0;        // planned
-        double share = 0;          // planned seconds times the session's weight
         double expected_bits = 0;  // what it should make, as asked
     };
     std::map<std::uint64_t, Pending> pending_;

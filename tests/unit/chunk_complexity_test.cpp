@@ -29,6 +29,9 @@ TEST(ChunkComplexity, HarderChunksGetMoreNotAllTheyWouldTake) {
     EXPECT_NEAR(c.weight(4, 4), std::pow(4.0, 0.6) * easy, 0.01);
     EXPECT_NEAR(c.weight(2, 4), (1 + std::pow(4.0, 0.6)) / 2 * easy, 0.01) << "a session across both halves";
     EXPECT_NEAR(c.weight(0, 8), 1.0, 1e-9);
+    EXPECT_NEAR(c.weight_from(0), 1.0, 1e-9);
+    EXPECT_NEAR(c.weight_from(4), c.weight(4, 4), 1e-9) << "what is left from chunk 4 on: the hard half";
+    EXPECT_NEAR(c.weight_from(2), c.weight(2, 6), 1e-9);
 }
 
 TEST(ChunkComplexity, SharesStayWithinBounds) {

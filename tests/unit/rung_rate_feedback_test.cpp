@@ -176,12 +176,13 @@ TEST(RungRateFeedback, ASessionAsksForItsShareOfTheTarget) {
 
 TEST(RungRateFeedback, AnEasySessionMakingItsShareIsNotMadeUp) {
     RungRateFeedback f(1000, 20.0);
-    // A still stretch with a small share makes exactly that share: the
-    // rest of the rung, harder, is asked for its own share only.
+    // A still stretch (0.25 of the source's mean) makes exactly its share.
+    // What is left has a mean of (20 - 1) / 16 = 1.1875 and 19 Mbit to
+    // make: a session at 1.2 asks for 1000 x 1.1875 x 1.2 / 1.1875.
     const auto still = f.begin("libsvtav1", 2, 4.0, kNeutral, 0.25);
     f.finish(still, Made{250 * 1000.0 * 2.0, 2.0}, Made{250 * 1000.0 * 2.0, 2.0});
-    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral, 1.2).kbps, 1200);
-    // Even shares: the same 1 Mbit from 4 s would be a shortfall, made up.
+    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral, 1.2, 1.1875).kbps, 1200);
+    // Even shares: the same 1 Mbit from 4 s is a shortfall, made up.
     RungRateFeedback g(1000, 20.0);
     const auto even = g.begin("libsvtav1", 2, 4.0, kNeutral);
     g.finish(even, Made{250 * 1000.0 * 2.0, 2.0}, Made{250 * 1000.0 * 2.0, 2.0});
@@ -189,14 +190,33 @@ TEST(RungRateFeedback, AnEasySessionMakingItsShareIsNotMadeUp) {
                                                                     "held at 0.5";
 }
 
-TEST(RungRateFeedback, AShortfallIsMadeUpOverTheSharesLeft) {
+TEST(RungRateFeedback, ASessionsShareIsOfWhatIsLeft) {
+    // The first sessions started at 1 (nothing measured); the rest turns out
+    // easy, 0.6 of the source's mean. Taken at its word, 0.6 would leave the
+    // rung 40% under on the seconds left; against what is left, an easy
+    // session among easy ones asks for the rate they must make.
     RungRateFeedback f(1000, 20.0);
-    // Asked for 2x over 4 s (8 Mbit), it made 6: 2 Mbit short. Shares
-    // started: 8 of 20; the 12 left make up 2 Mbit over 12 Mbit: 1.17x.
-    const auto hard = f.begin("libsvtav1", 2, 4.0, kNeutral, 2.0);
-    f.finish(hard, Made{1500 * 1000.0 * 2.0, 2.0}, Made{1500 * 1000.0 * 2.0, 2.0});
-    // The response was 0.75: 1000 x 1.17 / 0.75.
-    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral).kbps, 1556);
+    const auto a = f.begin("libsvtav1", 2, 4.0, kNeutral);
+    f.finish(a, Made{1000 * 1000.0 * 2.0, 2.0}, Made{1000 * 1000.0 * 2.0, 2.0});
+    // (Each request is abandoned, so that the next sees the same rung.)
+    const auto ask = [&f](double weight, double left_weight) {
+        const auto req = f.begin("libsvtav1", 2, 4.0, kNeutral, weight, left_weight);
+        f.abandon(req);
+        return req.kbps;
+    };
+    EXPECT_EQ(ask(0.6, 0.6), 1000);
+    EXPECT_EQ(ask(0.9, 0.6), 1500) << "harder than what is left";
+    EXPECT_EQ(ask(0.1, 0.6), 250) << "held at the lightest share";
+}
+
+TEST(RungRateFeedback, AShortfallIsMadeUpOverTheSecondsLeft) {
+    RungRateFeedback f(1000, 20.0);
+    // Asked for 1.5x over 4 s (6 Mbit), it made 4.5: 15.5 Mbit for the 16 s
+    // left, 0.969 of the target; a session as hard as what is left asks for
+    // that / the response of 0.75.
+    const auto hard = f.begin("libsvtav1", 2, 4.0, kNeutral, 1.5);
+    f.finish(hard, Made{1125 * 1000.0 * 2.0, 2.0}, Made{1125 * 1000.0 * 2.0, 2.0});
+    EXPECT_EQ(f.begin("libsvtav1", 2, 4.0, kNeutral, 0.8, 0.8).kbps, 1292);
 }
 
 TEST(RungRateFeedback, WithoutTheRungsLengthNothingIsMadeUp) {
