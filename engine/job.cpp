@@ -466,7 +466,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (analyzer) {
         channels.push_back(&analyzer->frames());
         for (auto& r : rungs)
-            if (analyzer->covers(r.rung)) r.complexity = &analyzer->complexity();
+            if (analyzer->covers(r.rung)) {
+                r.complexity = &analyzer->complexity();
+                r.rate->make_up_overshoots();
+            }
     }
     DecodePump pump(*source.input, src, channels, audio.get(), progress, std::move(encoders.devices.decode_device));
     if (options.shard) pump.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});

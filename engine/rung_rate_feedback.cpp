@@ -12,12 +12,15 @@ namespace {
 constexpr double kMinResponse = 0.5;
 constexpr double kMaxResponse = 2.0;
 // How far the sessions left may be pushed to make up for the ones before.
-// Down only a little: asking the seconds left for much less to win back an
-// overshoot starved them (scene-cuts: a 360p session asked for 0.6 of the
-// target cost 1.5 dB at the same rate, docs/benchmarks.md), but with no
-// make-up at all a first session that made 9-18% over (animation, dips at
-// 1080p on 2 cores) left the whole rung 6-8% over.
-constexpr double kMinMakeUp = 0.85;
+// Down only a little, and only where sessions get complexity shares: asking
+// the seconds left for less starves their hard chunks unless their shares
+// protect them. Without shares, scene-cuts 1080p on 2 cores lost 0.7 dB at
+// the same rate (a first session over a hard cut made 27% over, and the one
+// over the next hard cut was asked for 0.9x); a 360p session asked for 0.6x
+// of the target once cost 1.5 dB (docs/benchmarks.md). With no make-up
+// down at all, a first session that made 9-18% over left a whole rung 6-8%
+// over.
+constexpr double kMinMakeUpWithShares = 0.85;
 constexpr double kMaxMakeUp = 1.5;
 
 double clamped(double response) { return std::clamp(response, kMinResponse, kMaxResponse); }
@@ -69,7 +72,12 @@ double RungRateFeedback::make_up_locked() const {
     if (left_seconds <= 0 || done_seconds_ <= 0) return 1.0;
     const double target_bits = target_kbps_ * 1000.0 * total_seconds_;
     const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_seconds);
-    return std::clamp(want, kMinMakeUp, kMaxMakeUp);
+    return std::clamp(want, overshoots_made_up_ ? kMinMakeUpWithShares : 1.0, kMaxMakeUp);
+}
+
+void RungRateFeedback::make_up_overshoots() {
+    std::lock_guard lock(mu_);
+    overshoots_made_up_ = true;
 }
 
 RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, int chunks, double seconds,

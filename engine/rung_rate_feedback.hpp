@@ -22,10 +22,10 @@
 // keeps the shares adding up to the rung (a first wave taken at 1, then easy
 // chunks at 0.6 of the source's mean, left animation's 360p 10% under).
 // What the finished sessions made off the target is made up by the seconds
-// left: a shortfall up to 1.5x, an overshoot down to 0.85x (asking later
-// sessions for much less starved them and cost more picture than the rate
-// was worth): the rung's average, not each session, is what the ladder
-// promises. The sessions that start together at the beginning of a run
+// left: a shortfall up to 1.5x; an overshoot down to 0.85x, and only where
+// the sessions get complexity shares (asking later sessions for less starved
+// their hard chunks and cost more picture than the rate was worth): the
+// rung's average, not each session, is what the ladder promises. The sessions that start together at the beginning of a run
 // cannot be corrected this way; the longer the source is compared with the
 // number of slots, the less they weigh.
 #include <cstdint>
@@ -69,6 +69,9 @@ public:
     // seconds left must make.
     Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior,
                   double weight = 1.0, double left_weight = 1.0);
+    // Sessions get complexity shares, which keep their hard chunks fed when
+    // the seconds left are asked for less: an overshoot is made up too.
+    void make_up_overshoots();
     // The session ended: what its first chunk and the chunks after it made.
     void finish(const Request& request, const Made& first, const Made& rest);
     // The attempt failed: it makes nothing.
@@ -104,6 +107,7 @@ private:
     mutable std::mutex mu_;
     double made_bits_ = 0;     // by finished sessions
     double done_seconds_ = 0;  // of video, of finished sessions
+    bool overshoots_made_up_ = false;
     std::map<std::string, Parts> parts_;
     struct Pending {
         std::string encoder;

@@ -138,8 +138,17 @@ TEST(RungRateFeedback, TheSecondsLeftMakeUpForASessionThatMadeTooLittle) {
     EXPECT_NEAR(encode_rung(h, 4, 3, Response{0.6, 0.85}), 2500, 25);
 }
 
-TEST(RungRateFeedback, AnOvershootIsMadeUpALittle) {
+TEST(RungRateFeedback, WithoutSharesAnOvershootIsNotMadeUp) {
     RungRateFeedback f(1000, 20.0);
+    EXPECT_NEAR(encode_session(f, "libsvtav1", 2, Response{1.3, 1.3}), 1300, 1);
+    // Asked for target / 1.3, not less: with even shares, asking the seconds
+    // left for less starves their hard chunks.
+    EXPECT_EQ(f.begin("libsvtav1", 3, 6.0, kNeutral).kbps, 769);
+}
+
+TEST(RungRateFeedback, WithSharesAnOvershootIsMadeUpALittle) {
+    RungRateFeedback f(1000, 20.0);
+    f.make_up_overshoots();
     EXPECT_NEAR(encode_session(f, "libsvtav1", 2, Response{1.3, 1.3}), 1300, 1);
     // 5.2 Mbit in 4 s: the 16 s left make 14.8 (0.925 of the target), asked
     // for through the response of 1.3.
@@ -147,9 +156,11 @@ TEST(RungRateFeedback, AnOvershootIsMadeUpALittle) {
     // 8 Mbit in 4 s would leave 0.75 of the target: held at 0.85, since
     // starving the seconds left costs more picture than the rate is worth.
     RungRateFeedback g(1000, 20.0);
+    g.make_up_overshoots();
     encode_session(g, "libsvtav1", 2, Response{2.0, 2.0});
     EXPECT_EQ(g.begin("libsvtav1", 3, 6.0, kNeutral).kbps, 425);
     RungRateFeedback h(4500, 24.0);
+    h.make_up_overshoots();
     EXPECT_NEAR(encode_rung(h, 4, 3, Response{1.2, 1.1}), 4500, 45) << "a hot first session is won back";
 }
 
@@ -209,8 +220,9 @@ TEST(RungRateFeedback, ASessionsShareIsOfWhatIsLeft) {
     EXPECT_EQ(ask(0.1, 0.6), 250) << "held at the lightest share";
 }
 
-TEST(RungRateFeedback, AShortfallIsMadeUpOverTheSecondsLeft) {
+TEST(RungRateFeedback, WhatIsLeftIsSpreadOverTheSecondsLeft) {
     RungRateFeedback f(1000, 20.0);
+    f.make_up_overshoots();
     // Asked for 1.5x over 4 s (6 Mbit), it made 4.5: 15.5 Mbit for the 16 s
     // left, 0.969 of the target; a session as hard as what is left asks for
     // that / the response of 0.75.
