@@ -57,7 +57,7 @@ RungRateFeedback::Measured RungRateFeedback::measured(const std::string& encoder
     return {it->second.first.response(), it->second.rest.response()};
 }
 
-double RungRateFeedback::make_up_locked() const {
+double RungRateFeedback::make_up_locked(double left_weight) const {
     if (total_seconds_ <= 0) return 1.0;
     double started_seconds = done_seconds_;
     double expected_bits = made_bits_;
@@ -70,8 +70,12 @@ double RungRateFeedback::make_up_locked() const {
     // Near the end a few seconds would have to fix the whole rung; the
     // clamp below bounds how far they are pushed.
     if (left_seconds <= 0 || done_seconds_ <= 0) return 1.0;
+    // The seconds left, each at its weight, share what is left of the
+    // rung's bits; this is how far that puts them from their weight's share
+    // of the target.
+    const double left_shares = left_seconds * std::clamp(left_weight, ChunkComplexity::kMinWeight, ChunkComplexity::kMaxWeight);
     const double target_bits = target_kbps_ * 1000.0 * total_seconds_;
-    const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_seconds);
+    const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_shares);
     return std::clamp(want, overshoots_made_up_ ? kMinMakeUpWithShares : 1.0, kMaxMakeUp);
 }
 
@@ -83,13 +87,11 @@ void RungRateFeedback::make_up_overshoots() {
 RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, int chunks, double seconds,
                                                  const Response& prior, double weight, double left_weight) {
     std::lock_guard lock(mu_);
-    // A session asks for its share of what the seconds left must make /
-    // its expected response.
+    // A session asks for its weight's share of what the seconds left must
+    // make / its expected response.
     const double r = clamped(response_locked(encoder, prior).of_session(chunks));
-    const double make_up = make_up_locked();
-    const double share = left_weight > 0 ? std::clamp(weight / left_weight, ChunkComplexity::kMinWeight,
-                                                      ChunkComplexity::kMaxWeight)
-                                         : 1.0;
+    const double make_up = make_up_locked(left_weight);
+    const double share = std::clamp(weight, ChunkComplexity::kMinWeight, ChunkComplexity::kMaxWeight);
     Request req;
     req.kbps = std::max(1, static_cast<int>(std::lround(target_kbps_ * make_up * share / r)));
     req.id = next_id_++;

@@ -15,17 +15,19 @@
 // Sessions over harder chunks get a larger share of the rate. The bits the
 // rung has left (its target over its length, less what finished sessions
 // made and what those under way were asked for) are spread over the seconds
-// nobody started yet, by complexity: a session gets its weight over the mean
-// weight of everything from its first chunk on (both from ChunkComplexity).
-// Weights are relative to the chunks measured so far, and the first sessions
-// start before most are, so only this ratio, taken when each session starts,
-// keeps the shares adding up to the rung (a first wave taken at 1, then easy
-// chunks at 0.6 of the source's mean, left animation's 360p 10% under).
-// What the finished sessions made off the target is made up by the seconds
-// left: a shortfall up to 1.5x; an overshoot down to 0.85x, and only where
-// the sessions get complexity shares (asking later sessions for less starved
-// their hard chunks and cost more picture than the rate was worth): the
-// rung's average, not each session, is what the ladder promises. The sessions that start together at the beginning of a run
+// nobody started yet by complexity: a session asks for its weight times
+// what is left over the seconds left, each at its weight (the mean weight
+// of everything from the session's first chunk on; both from
+// ChunkComplexity). Weights are relative to the chunks measured so far, and
+// the first sessions start before most are, so only weights taken when each
+// session starts keep the shares adding up to the rung (a first wave taken
+// at 1, then easy chunks at 0.6 of the source's mean, left animation's 360p
+// 10% under). How far that may move a session from its weight's share of
+// the target: up to 1.5x for a shortfall; down to 0.85x for an overshoot,
+// and only where the sessions get complexity shares (asking later sessions
+// for less starved their hard chunks and cost more picture than the rate
+// was worth). The rung's average, not each session, is what the ladder
+// promises. The sessions that start together at the beginning of a run
 // cannot be corrected this way; the longer the source is compared with the
 // number of slots, the less they weigh.
 #include <cstdint>
@@ -66,7 +68,7 @@ public:
     // weight: how hard the session's chunks are (ChunkComplexity; 1: an
     // even share); left_weight: the same for everything from its first
     // chunk on. The session asks for weight / left_weight of the rate the
-    // seconds left must make.
+    // seconds left must make, within the make-up's bounds.
     Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior,
                   double weight = 1.0, double left_weight = 1.0);
     // Sessions get complexity shares, which keep their hard chunks fed when
@@ -98,9 +100,9 @@ private:
         Sums rest;
     };
     Response response_locked(const std::string& encoder, const Response& prior) const;
-    // What the seconds nobody started yet must make, as a share of the
-    // target, for the rung to land on it (1: on track).
-    double make_up_locked() const;
+    // What the seconds nobody started yet (of this mean weight) must make,
+    // over their weight's share of the target, for the rung to land on it.
+    double make_up_locked(double left_weight) const;
 
     int target_kbps_;
     double total_seconds_;

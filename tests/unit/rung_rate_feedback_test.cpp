@@ -202,11 +202,12 @@ TEST(RungRateFeedback, AnEasySessionMakingItsShareIsNotMadeUp) {
 }
 
 TEST(RungRateFeedback, ASessionsShareIsOfWhatIsLeft) {
-    // The first sessions started at 1 (nothing measured); the rest turns out
-    // easy, 0.6 of the source's mean. Taken at its word, 0.6 would leave the
-    // rung 40% under on the seconds left; against what is left, an easy
-    // session among easy ones asks for the rate they must make.
+    // The first session started at 1 (nothing measured); the rest turns out
+    // easier, 0.8 of the source's mean. Taken at its word, 0.8 would leave
+    // the rung 20% under on the seconds left; against what is left, a
+    // session as easy as the rest asks for the rate they must make.
     RungRateFeedback f(1000, 20.0);
+    f.make_up_overshoots();
     const auto a = f.begin("libsvtav1", 2, 4.0, kNeutral);
     f.finish(a, Made{1000 * 1000.0 * 2.0, 2.0}, Made{1000 * 1000.0 * 2.0, 2.0});
     // (Each request is abandoned, so that the next sees the same rung.)
@@ -215,9 +216,29 @@ TEST(RungRateFeedback, ASessionsShareIsOfWhatIsLeft) {
         f.abandon(req);
         return req.kbps;
     };
-    EXPECT_EQ(ask(0.6, 0.6), 1000);
-    EXPECT_EQ(ask(0.9, 0.6), 1500) << "harder than what is left";
-    EXPECT_EQ(ask(0.1, 0.6), 250) << "held at the lightest share";
+    EXPECT_EQ(ask(0.8, 0.8), 1000);
+    EXPECT_EQ(ask(1.2, 0.8), 1500) << "harder than what is left";
+    EXPECT_EQ(ask(0.1, 0.8), 313) << "held at the lightest share";
+    EXPECT_EQ(ask(0.5, 0.5), 750) << "2x its weight's share wanted, 1.5x at most";
+}
+
+TEST(RungRateFeedback, AnOvershootOverHardChunksLeavesTheEasyOnesTheirShare) {
+    // The hard first half (1.5) made 20% over the target; the easy half
+    // left (0.5) must make 8 Mbit: (20 - 12) / (10 x 0.5) = 1.6x its
+    // weight's share wanted, 1.5x at most, / the response of 0.8.
+    RungRateFeedback f(1000, 20.0);
+    f.make_up_overshoots();
+    const auto hard = f.begin("libsvtav1", 5, 10.0, kNeutral, 1.5, 1.0);
+    f.finish(hard, Made{1200 * 1000.0 * 2.0, 2.0}, Made{1200 * 1000.0 * 8.0, 8.0});
+    EXPECT_EQ(f.begin("libsvtav1", 5, 10.0, kNeutral, 0.5, 0.5).kbps, 938);
+    RungRateFeedback g(1000, 20.0);
+    g.make_up_overshoots();
+    const auto over = g.begin("libsvtav1", 5, 10.0, kNeutral, 1.5, 1.0);
+    g.finish(over, Made{1800 * 1000.0 * 2.0, 2.0}, Made{1800 * 1000.0 * 8.0, 8.0});
+    // (20 - 18) / (10 x 0.5) = 0.4x wanted: held at 0.85x, / the response
+    // of 1.2. Held at 0.85 of the target over the seconds alone, the easy
+    // half would have been asked for 1.7x its share.
+    EXPECT_EQ(g.begin("libsvtav1", 5, 10.0, kNeutral, 0.5, 0.5).kbps, 354);
 }
 
 TEST(RungRateFeedback, WhatIsLeftIsSpreadOverTheSecondsLeft) {
