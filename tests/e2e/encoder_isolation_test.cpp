@@ -114,6 +114,29 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CrashOnce,
                                            std::pair<std::string, std::string>{"exit", "exited with status 3"}),
                          [](const auto& info) { return info.param.first; });
 
+// The complexity analysis encodes a 180-line copy (240x180 here) in an
+// encoder process of its own. When that process crashes, the run goes on
+// with even shares for what it did not measure: no rung's chunk is retried,
+// and the outputs are complete.
+TEST(Isolation, ACrashOfTheComplexityAnalysisLeavesEvenSharesAndTheRunFinishes) {
+    const fs::path out = fresh_dir("isolation-analysis-crash");
+    const ProcessResult r =
+        run_ladder(run_args(clip(), out),
+                   {std::string("LD_PRELOAD=") + LADDER_TEST_CRASH_LIB, "LADDER_TEST_CRASH_ACTION=segv",
+                    "LADDER_TEST_CRASH_FRAME=25", "LADDER_TEST_CRASH_SIZE=240x180"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("complexity analysis stopped at chunk 1"), std::string::npos) << r.err;
+    expect_complete(out);
+    const auto report = report_of(out);
+    EXPECT_TRUE(report["retries"].empty()) << report["retries"].dump();
+    ASSERT_FALSE(report["sessions"].empty());
+    for (const auto& s : report["sessions"]) {
+        // Only chunk 0 can have been measured before the crash.
+        EXPECT_LE(s["measured_chunks"].get<int>(), 1) << s.dump();
+        EXPECT_GE(s["measured_chunks"].get<int>(), 0) << "the rungs are within the analysis's reach: " << s.dump();
+    }
+}
+
 TEST(Isolation, AHungEncoderIsKilledAndItsChunkRetried) {
     const fs::path out = fresh_dir("isolation-hang");
     const fs::path marker = fresh_dir("isolation-marker-hang") / "hung";
