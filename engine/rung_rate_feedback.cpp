@@ -66,14 +66,16 @@ double RungRateFeedback::make_up_locked(double left_weight) const {
         expected_bits += p.expected_bits;
     }
     const double left_seconds = total_seconds_ - started_seconds;
-    // Nothing measured yet, or nothing left to start: nothing to make up.
-    // Near the end a few seconds would have to fix the whole rung; the
+    // Until a session has finished (the first wave), or with nothing left
+    // to start, a session asks for its weight's share of the target as it
+    // is. Near the end a few seconds would have to fix the whole rung; the
     // clamp below bounds how far they are pushed.
     if (left_seconds <= 0 || done_seconds_ <= 0) return 1.0;
     // The seconds left, each at its weight, share what is left of the
     // rung's bits; this is how far that puts them from their weight's share
     // of the target.
-    const double left_shares = left_seconds * std::clamp(left_weight, ChunkComplexity::kMinWeight, ChunkComplexity::kMaxWeight);
+    const double left_shares =
+        left_seconds * std::clamp(left_weight, ChunkComplexity::kMinWeight, ChunkComplexity::kMaxWeight);
     const double target_bits = target_kbps_ * 1000.0 * total_seconds_;
     const double want = (target_bits - expected_bits) / (target_kbps_ * 1000.0 * left_shares);
     return std::clamp(want, overshoots_made_up_ ? kMinMakeUpWithShares : 1.0, kMaxMakeUp);

@@ -67,8 +67,9 @@ public:
     // start before any of them ends).
     // weight: how hard the session's chunks are (ChunkComplexity; 1: an
     // even share); left_weight: the same for everything from its first
-    // chunk on. The session asks for weight / left_weight of the rate the
-    // seconds left must make, within the make-up's bounds.
+    // chunk on. Once a session of the rung has finished, a session asks
+    // for weight / left_weight of the rate the seconds left must make,
+    // within the make-up's bounds; before that, for weight x the target.
     Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior,
                   double weight = 1.0, double left_weight = 1.0);
     // Sessions get complexity shares, which keep their hard chunks fed when

@@ -120,10 +120,10 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CrashOnce,
 // and the outputs are complete.
 TEST(Isolation, ACrashOfTheComplexityAnalysisLeavesEvenSharesAndTheRunFinishes) {
     const fs::path out = fresh_dir("isolation-analysis-crash");
-    const ProcessResult r =
-        run_ladder(run_args(clip(), out),
-                   {std::string("LD_PRELOAD=") + LADDER_TEST_CRASH_LIB, "LADDER_TEST_CRASH_ACTION=segv",
-                    "LADDER_TEST_CRASH_FRAME=25", "LADDER_TEST_CRASH_SIZE=240x180"});
+    const std::vector<std::string> analysis_crash{std::string("LD_PRELOAD=") + LADDER_TEST_CRASH_LIB,
+                                                  "LADDER_TEST_CRASH_ACTION=segv", "LADDER_TEST_CRASH_FRAME=25",
+                                                  "LADDER_TEST_CRASH_SIZE=240x180"};
+    const ProcessResult r = run_ladder(run_args(clip(), out), analysis_crash);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("complexity analysis stopped at chunk 1"), std::string::npos) << r.err;
     expect_complete(out);
