@@ -113,6 +113,13 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         });
 }
 
+// `--policy gpu:I,J` opens nothing on the other GPUs, not even to ask what
+// they can do (NVIDIA indices are the first ones, in NVML order).
+gpu::NvencProbeScope nvenc_probe_scope(const gpu::EncodePolicy& policy) {
+    if (policy.kind != gpu::PolicyKind::gpu_list) return {};
+    return [gpus = policy.gpus](int index) { return std::find(gpus.begin(), gpus.end(), index) != gpus.end(); };
+}
+
 }  // namespace
 
 DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const EncoderSettings& probe_settings) {
@@ -124,7 +131,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
         plan.decode_label = "cpu";
         return plan;
     }
-    const gpu::DeviceInventory inv = req.inventory ? req.inventory() : gpu::probe_devices();
+    const gpu::DeviceInventory inv = req.inventory ? req.inventory() : gpu::probe_devices({}, nvenc_probe_scope(req.policy));
     gpu::PolicySelection selection;
     if (req.policy.wants_gpus()) {
         try {

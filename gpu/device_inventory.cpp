@@ -11,7 +11,7 @@ namespace ladder::gpu {
 
 DeviceInventory probe_devices() { return probe_devices(ProbeLibraries{}); }
 
-DeviceInventory probe_devices(const ProbeLibraries& libraries) {
+DeviceInventory probe_devices(const ProbeLibraries& libraries, const NvencProbeScope& scope) {
     DeviceInventory inv;
 
     const CpuInfo cpu = read_cpu_info();
@@ -24,7 +24,7 @@ DeviceInventory probe_devices(const ProbeLibraries& libraries) {
     inv.nvidia_status = std::move(nvml.status);
     inv.nvidia_driver_version = std::move(nvml.driver_version);
     inv.nvidia = std::move(nvml.gpus);
-    probe_nvidia_codecs(inv.nvidia, libraries);
+    probe_nvidia_codecs(inv.nvidia, libraries, scope);
 
     IntelInventory intel = probe_intel(libraries.vpl);
     inv.intel_status = std::move(intel.status);

@@ -5,6 +5,7 @@
 // at run time). Missing libraries or drivers are reported as a status line,
 // never as an error: a machine without GPUs is a normal machine.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,7 +97,13 @@ struct ProbeLibraries {
     std::string cuvid = "libnvcuvid.so.1";
     std::string vpl = "libvpl.so.2";
 };
-DeviceInventory probe_devices(const ProbeLibraries& libraries);
+// Which NVIDIA GPUs (by ladder index: their position in NVML order) the
+// probe opens a CUDA context and an NVENC session on to ask what they can
+// do; the others are listed with a reason saying they were not asked. Empty:
+// every GPU. An encode with `--policy gpu:I` never touches the GPUs it
+// excluded, not even to ask.
+using NvencProbeScope = std::function<bool(int index)>;
+DeviceInventory probe_devices(const ProbeLibraries& libraries, const NvencProbeScope& scope = {});
 
 nlohmann::json to_json(const DeviceInventory& inventory);
 

@@ -267,7 +267,7 @@ void fail_all(std::vector<NvidiaGpu>& gpus, const std::string& why) {
 
 }  // namespace
 
-void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& libs) {
+void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& libs, const NvencProbeScope& scope) {
     if (gpus.empty()) return;  // nothing to ask CUDA about: do not load it
     // A fact about the card, known whatever the driver answers below.
     for (auto& gpu : gpus) gpu.nvenc.session_limit = nvenc_session_limit(gpu.name);
@@ -284,7 +284,8 @@ void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& lib
     auto* by_bus_id = reinterpret_cast<DeviceGetByPciBusIdFn*>(dlsym(cu->lib, "cuDeviceGetByPCIBusId"));
     const Nvenc nvenc = load_nvenc();
     const Cuvid cuvid = load_cuvid();
-    for (auto& gpu : gpus) {
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+        NvidiaGpu& gpu = gpus[i];
         CUdevice device = 0;
         std::string why;
         if (!by_bus_id) {
@@ -299,6 +300,10 @@ void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& lib
             continue;
         }
         gpu.cuda_ordinal = ordinal_of(*cu, device);
+        if (scope && !scope(static_cast<int>(i))) {
+            fail(gpu, "not asked: the encode policy excludes this GPU");
+            continue;
+        }
         const CudaContext ctx(*cu, device);
         if (ctx.result() != CUDA_SUCCESS) {
             fail(gpu, "cuCtxCreate failed: " + cuda_error(*cu, ctx.result()));

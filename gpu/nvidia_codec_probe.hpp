@@ -13,6 +13,7 @@ namespace ladder::gpu {
 
 // Fills cuda_ordinal, nvenc, nvdec and nvdec_status of GPUs that NVML listed
 // (pci_bus_id and name must be set).
-void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& libraries = {});
+void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& libraries = {},
+                         const NvencProbeScope& scope = {});
 
 }  // namespace ladder::gpu

@@ -1,0 +1,197 @@
+// ladder's NVENC path end to end on the stand-in NVIDIA driver
+// (tests/standin/README.md): FFmpeg's own av1_nvenc, ladder's device probe
+// and scheduler run unmodified against libcuda.so.1, libnvidia-encode.so.1
+// and libnvidia-ml.so.1 stand-ins put on LD_LIBRARY_PATH for the ladder
+// process only. The bitstream is libaom's, not NVENC's: these tests prove
+// the plumbing, not NVENC's quality or speed.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "hls_tools.hpp"
+#include "media_tools.hpp"
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+#ifdef LADDER_STANDIN_DRIVER_DIR
+constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
+#else
+constexpr const char* kDriverDir = nullptr;
+#endif
+
+// Skips (with why) where the stand-in was not built or FFmpeg has no
+// av1_nvenc; the caller returns when it skipped.
+bool skip_without_standin() {
+    if (!kDriverDir) {
+        std::printf("[ skipped  ] the stand-in NVIDIA driver needs nv-codec-headers 12.1+ and libaom's headers "
+                    "(Debian 13); this build has neither\n");
+        return true;
+    }
+    const ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-encoders"});
+    if (r.out.find("av1_nvenc") == std::string::npos) {
+        std::printf("[ skipped  ] this FFmpeg has no av1_nvenc (FFmpeg 6.0+ built with nv-codec-headers 12)\n");
+        return true;
+    }
+    return false;
+}
+
+// The stand-in's environment for one test: its own state folder (session
+// counts, lost GPUs) and event log.
+struct Driver {
+    fs::path dir;
+    std::vector<std::string> env;
+
+    Driver(const std::string& name, int gpus, std::vector<std::string> extra = {}) : dir(fresh_dir(name + "-driver")) {
+        env = {fmt::format("LD_LIBRARY_PATH={}", kDriverDir),
+               fmt::format("LADDER_STANDIN_GPUS={}", gpus),
+               fmt::format("LADDER_STANDIN_STATE_DIR={}", (dir / "state").string()),
+               fmt::format("LADDER_STANDIN_LOG={}", (dir / "events.log").string()),
+               "LADDER_STANDIN_OPEN_MS=50"};
+        env.insert(env.end(), extra.begin(), extra.end());
+    }
+
+    // Events of one kind ("open", "close", "refused", "lost") per GPU.
+    std::map<int, int> events(const std::string& kind) const {
+        std::map<int, int> per_gpu;
+        std::istringstream in(read_text(dir / "events.log"));
+        const std::regex line("^" + kind + " gpu=([0-9]+) .*");
+        std::smatch m;
+        for (std::string l; std::getline(in, l);)
+            if (std::regex_match(l, m, line)) ++per_gpu[std::stoi(m[1])];
+        return per_gpu;
+    }
+    std::string log() const { return fs::exists(dir / "events.log") ? read_text(dir / "events.log") : ""; }
+};
+
+json report_of(const fs::path& out) { return json::parse(read_text(out / "report.json")); }
+
+// Chunks encoded per GPU slot device, from report.json's sessions.
+std::map<std::string, int> chunks_per_slot(const json& report) {
+    std::map<std::string, int> per_slot;
+    for (const json& s : report.at("sessions")) per_slot[s.at("slot").get<std::string>()] += static_cast<int>(s.at("chunks").size());
+    return per_slot;
+}
+
+void expect_valid(const fs::path& out) {
+    const ProcessResult v = run_ladder({"validate", out.string()});
+    EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+}
+
+TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const Driver driver("standin-devices", 4);
+    const ProcessResult r = run_ladder({"devices", "--json"}, driver.env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    const json& gpus = j.at("nvidia").at("gpus");
+    ASSERT_EQ(gpus.size(), 4u) << r.out;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+        EXPECT_EQ(gpus[i].at("cuda_ordinal"), static_cast<int>(i)) << gpus[i].dump();
+        EXPECT_EQ(gpus[i].at("pci_bus_id"), fmt::format("00000000:{:02X}:00.0", 0x17 + 0x10 * i)) << gpus[i].dump();
+        EXPECT_EQ(gpus[i].at("nvenc").at("can_encode_av1"), true) << gpus[i].dump();
+    }
+}
+
+// A 720p source: the default ladder gives it three rungs (720p, 540p, 360p).
+fs::path source_720p() { return make_clip("standin-720p", {1280, 720, "25", 8.0, false, ""}); }
+
+struct Encoded {
+    fs::path out;
+    ProcessResult result;
+    json report;
+};
+
+Encoded encode(const Driver& driver, const std::string& name, const std::vector<std::string>& options) {
+    Encoded e;
+    e.out = fresh_dir(name);
+    std::vector<std::string> args = {"encode", source_720p().string(), "-o", e.out.string(), "--progress", "none"};
+    args.insert(args.end(), options.begin(), options.end());
+    e.result = run_ladder(args, driver.env, 240);
+    if (e.result.exit_code == 0) e.report = report_of(e.out);
+    return e;
+}
+
+class StandInGpus : public ::testing::TestWithParam<int> {};
+
+TEST_P(StandInGpus, AllGpusEncodesOnEveryGpuWithFfmpegsAv1Nvenc) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const int gpus = GetParam();
+    const Driver driver(fmt::format("standin-all-{}", gpus), gpus);
+    const Encoded e = encode(driver, fmt::format("standin-all-{}", gpus), {"--policy", "all-gpus"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    for (const json& s : e.report.at("sessions")) EXPECT_EQ(s.at("encoder"), "av1_nvenc") << s.dump();
+    const auto chunks = chunks_per_slot(e.report);
+    const auto opened = driver.events("open");
+    const auto closed = driver.events("close");
+    for (int g = 0; g < gpus; ++g) {
+        const std::string slot = fmt::format("gpu{}:nvenc", g);
+        EXPECT_GT(chunks.count(slot) ? chunks.at(slot) : 0, 0) << slot << " encoded nothing: " << e.report.dump();
+        EXPECT_GT(opened.count(g) ? opened.at(g) : 0, 0) << "no session on GPU " << g << "\n" << driver.log();
+        EXPECT_EQ(opened.count(g) ? opened.at(g) : 0, closed.count(g) ? closed.at(g) : 0)
+            << "every session the run opened on GPU " << g << " was closed\n" << driver.log();
+    }
+    for (const char* rung : {"720p", "540p", "360p"}) {
+        EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
+        EXPECT_EQ(decode_errors(e.out / rung / "index.m3u8"), "") << rung;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(TwoAndFour, StandInGpus, ::testing::Values(2, 4));
+
+TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const Driver driver("standin-gpu1", 2);
+    const Encoded e = encode(driver, "standin-gpu1", {"--policy", "gpu:1"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    EXPECT_EQ(driver.events("open").count(0), 0u) << driver.log();
+    EXPECT_GT(driver.events("open").count(1), 0u) << driver.log();
+    for (const auto& [slot, chunks] : chunks_per_slot(e.report)) EXPECT_EQ(slot, "gpu1:nvenc");
+}
+
+TEST(StandInNvenc, ASessionLimitRefusalIsRetriedElsewhereAndTheOutputValidates) {
+    if (skip_without_standin()) GTEST_SKIP();
+    // One session for the whole system, as on an old GeForce driver: the
+    // second GPU's sessions are refused with NV_ENC_ERR_OUT_OF_MEMORY.
+    const Driver driver("standin-limit", 2, {"LADDER_STANDIN_SESSIONS_PER_SYSTEM=1"});
+    const Encoded e = encode(driver, "standin-limit", {"--policy", "all-gpus"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    EXPECT_FALSE(driver.events("refused").empty()) << "the limit was never reached: the test proves nothing\n"
+                                                    << driver.log();
+    EXPECT_FALSE(e.report.at("retries").empty()) << e.report.dump();
+    for (const char* rung : {"720p", "540p", "360p"})
+        EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
+}
+
+TEST(StandInNvenc, AGpuLostMidRunIsQuarantinedAndItsChunksFinishElsewhere) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const Driver driver("standin-lost", 2, {"LADDER_STANDIN_LOSE_GPU=1@20"});
+    const Encoded e = encode(driver, "standin-lost", {"--policy", "all-gpus"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    EXPECT_FALSE(driver.events("lost").empty()) << driver.log();
+    bool quarantined = false;
+    for (const json& slot : e.report.at("slots"))
+        if (slot.at("label") == "gpu1:nvenc") quarantined = slot.at("quarantined").get<bool>();
+    EXPECT_TRUE(quarantined) << e.report.at("slots").dump();
+    for (const char* rung : {"720p", "540p", "360p"}) {
+        EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
+        EXPECT_EQ(decode_errors(e.out / rung / "index.m3u8"), "") << rung;
+    }
+}
+
+}  // namespace
+}  // namespace ladder::test
