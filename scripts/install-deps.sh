@@ -85,6 +85,9 @@ TEST_PACKAGES=(
   gdb
   # real-player check (tests/player/play.mjs drives /usr/bin/chromium)
   chromium
+  # libaom's encoder headers: the stand-in NVENC driver (tests/standin) encodes
+  # with libaom; it is built where nv-codec-headers are 12.1+ (Debian 13)
+  libaom-dev
 )
 
 # Added for the libFuzzer targets (scripts/fuzz.sh, tests/fuzz): clang and
