@@ -322,4 +322,12 @@ bool moov_before_mdat(const fs::path& file) {
     return moov != order.end() && mdat != order.end() && moov < mdat;
 }
 
+nlohmann::json player_result(const std::string& output) {
+    const std::string marker = "PLAYER-RESULT ";
+    const auto pos = output.rfind(marker);
+    if (pos == std::string::npos) return nullptr;
+    const auto end = output.find('\n', pos);
+    return nlohmann::json::parse(output.substr(pos + marker.size(), end - pos - marker.size()));
+}
+
 }  // namespace ladder::test

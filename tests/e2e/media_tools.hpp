@@ -102,6 +102,10 @@ std::vector<double> psnr_per_frame(const std::filesystem::path& file, const std:
 // missing.
 std::vector<std::string> av1c_vs_inband_differences(const std::filesystem::path& file);
 
+// The result line tests/player/play.mjs prints ("PLAYER-RESULT {json}"), or
+// null when there is none.
+nlohmann::json player_result(const std::string& output);
+
 // Whether the MP4's moov box comes before its mdat (faststart).
 bool moov_before_mdat(const std::filesystem::path& file);
 

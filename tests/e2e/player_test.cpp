@@ -12,14 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json player_result(const std::string& output) {
-    const std::string marker = "PLAYER-RESULT ";
-    const auto pos = output.rfind(marker);
-    if (pos == std::string::npos) return nullptr;
-    const auto end = output.find('\n', pos);
-    return nlohmann::json::parse(output.substr(pos + marker.size(), end - pos - marker.size()));
-}
-
 TEST(Player, HlsJsPlaysTheLadderToTheEndAndSwitchesLevels) {
     const fs::path src = make_clip("player", {320, 240, "25", 10.0, true, ""});
     const fs::path out = fresh_dir("player-ladder");

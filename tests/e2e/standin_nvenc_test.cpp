@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
@@ -71,6 +72,21 @@ struct Driver {
             if (std::regex_match(l, m, line)) ++per_gpu[std::stoi(m[1])];
         return per_gpu;
     }
+    // The most sessions open at once on each GPU, from the open and close
+    // events in the order they happened.
+    std::map<int, int> most_open_at_once() const {
+        std::map<int, int> open, most;
+        std::istringstream in(log());
+        const std::regex line("^(open|close) gpu=([0-9]+) .*");
+        std::smatch m;
+        for (std::string l; std::getline(in, l);) {
+            if (!std::regex_match(l, m, line)) continue;
+            const int gpu = std::stoi(m[2]);
+            open[gpu] += m[1] == "open" ? 1 : -1;
+            most[gpu] = std::max(most[gpu], open[gpu]);
+        }
+        return most;
+    }
     std::string log() const { return fs::exists(dir / "events.log") ? read_text(dir / "events.log") : ""; }
 };
 
@@ -100,7 +116,21 @@ TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
         EXPECT_EQ(gpus[i].at("cuda_ordinal"), static_cast<int>(i)) << gpus[i].dump();
         EXPECT_EQ(gpus[i].at("pci_bus_id"), fmt::format("00000000:{:02X}:00.0", 0x17 + 0x10 * i)) << gpus[i].dump();
         EXPECT_EQ(gpus[i].at("nvenc").at("can_encode_av1"), true) << gpus[i].dump();
+        EXPECT_TRUE(gpus[i].at("nvenc").at("session_limit").is_null()) << "a data-center card has no session cap";
     }
+}
+
+TEST(StandInNvenc, DevicesGivesAGeForceItsSessionLimit) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const Driver driver("standin-geforce", 1, {"LADDER_STANDIN_GPU_NAME=NVIDIA GeForce RTX 4090"});
+    const ProcessResult r = run_ladder({"devices"}, driver.env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const ProcessResult j = run_ladder({"devices", "--json"}, driver.env);
+    const json gpu = json::parse(j.out).at("nvidia").at("gpus").at(0);
+    EXPECT_EQ(gpu.at("name"), "NVIDIA GeForce RTX 4090");
+    EXPECT_EQ(gpu.at("nvenc").at("can_encode_av1"), true) << gpu.dump();
+    EXPECT_EQ(gpu.at("nvenc").at("session_limit"), 8) << gpu.dump();
+    EXPECT_NE(r.out.find("GeForce RTX 4090"), std::string::npos) << r.out;
 }
 
 // A 720p source: the default ladder gives it three rungs (720p, 540p, 360p).
@@ -142,13 +172,54 @@ TEST_P(StandInGpus, AllGpusEncodesOnEveryGpuWithFfmpegsAv1Nvenc) {
         EXPECT_EQ(opened.count(g) ? opened.at(g) : 0, closed.count(g) ? closed.at(g) : 0)
             << "every session the run opened on GPU " << g << " was closed\n" << driver.log();
     }
+    for (const auto& [gpu, most] : driver.most_open_at_once())
+        EXPECT_LE(most, 1) << "GPU " << gpu << " had more sessions at once than --sessions-per-gpu 1\n" << driver.log();
     for (const char* rung : {"720p", "540p", "360p"}) {
         EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
         EXPECT_EQ(decode_errors(e.out / rung / "index.m3u8"), "") << rung;
     }
 }
 
+TEST(StandInNvenc, TwoSessionsPerGpuRunAtOnceAndNeverMore) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const Driver driver("standin-two-per-gpu", 2);
+    const Encoded e = encode(driver, "standin-two-per-gpu", {"--policy", "all-gpus", "--sessions-per-gpu", "2"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    const auto most = driver.most_open_at_once();
+    ASSERT_EQ(most.size(), 2u) << driver.log();
+    for (const auto& [gpu, n] : most) EXPECT_LE(n, 2) << "GPU " << gpu << "\n" << driver.log();
+    EXPECT_TRUE(std::any_of(most.begin(), most.end(), [](const auto& g) { return g.second == 2; }))
+        << "no GPU ever had two sessions open: the slots did not run at once\n" << driver.log();
+}
+
 INSTANTIATE_TEST_SUITE_P(TwoAndFour, StandInGpus, ::testing::Values(2, 4));
+
+TEST(StandInNvenc, HlsJsPlaysWhatTwoGpusEncodedAndSwitchesLevels) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const Driver driver("standin-player", 2);
+    const fs::path src = make_clip("standin-player", {320, 240, "25", 10.0, true, ""});
+    const fs::path out = fresh_dir("standin-player");
+    const ProcessResult enc =
+        run_ladder({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--rung", "240p=320x240@500",
+                    "--rung", "180p=240x180@300", "--rung", "120p=160x120@150", "--segment-seconds", "1", "-q"},
+                   driver.env, 240);
+    ASSERT_EQ(enc.exit_code, 0) << enc.err;
+    const auto slots = chunks_per_slot(report_of(out));
+    EXPECT_EQ(slots.size(), 2u) << "both GPUs encoded";
+    // Chromium gets no stand-in driver: only ladder's process has it.
+    const ProcessResult r = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play.mjs",
+                                         out.string(), "--switch", "--timeout-ms", "90000"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const json result = player_result(r.out);
+    ASSERT_TRUE(result.is_object()) << r.out;
+    EXPECT_TRUE(result["ended"].get<bool>()) << "played to the end";
+    for (const auto& e : result["errors"]) EXPECT_TRUE(e["tolerated"].get<bool>()) << e.dump();
+    EXPECT_NEAR(result["duration"].get<double>(), 10.0, 0.1);
+    ASSERT_EQ(result["levels"].size(), 3u);
+    ASSERT_GE(result["switches"].size(), 2u);
+    for (const auto& s : result["switches"]) EXPECT_TRUE(s["confirmed"].get<bool>()) << s.dump();
+}
 
 TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
     if (skip_without_standin()) GTEST_SKIP();
@@ -174,6 +245,34 @@ TEST(StandInNvenc, ASessionLimitRefusalIsRetriedElsewhereAndTheOutputValidates) 
     EXPECT_FALSE(e.report.at("retries").empty()) << e.report.dump();
     for (const char* rung : {"720p", "540p", "360p"})
         EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
+}
+
+TEST(StandInNvenc, MixedNvencAndCpuSlotsFollowTheSpliceCheck) {
+    if (skip_without_standin()) GTEST_SKIP();
+    const Driver driver("standin-mixed", 2);
+    // strict: a rung joins chunks of one encoder kind only (the stand-in's
+    // libaom and SVT-AV1 write different sequence headers).
+    const Encoded strict = encode(driver, "standin-mixed-strict", {"--policy", "all-gpus", "--cpu-slots", "1"});
+    ASSERT_EQ(strict.result.exit_code, 0) << strict.result.err;
+    expect_valid(strict.out);
+    std::map<std::string, std::set<std::string>> encoders;
+    for (const json& s : strict.report.at("sessions"))
+        encoders[s.at("rung").get<std::string>()].insert(s.at("encoder").get<std::string>());
+    std::set<std::string> kinds;
+    for (const auto& [rung, used] : encoders) {
+        EXPECT_EQ(used.size(), 1u) << rung << " joined chunks of several encoders under strict: " << strict.report.dump();
+        kinds.insert(used.begin(), used.end());
+    }
+    EXPECT_EQ(kinds, (std::set<std::string>{"av1_nvenc", "libsvtav1"})) << "both kinds of slot encoded";
+    // config: only av1C must agree, and it does (the stand-in writes the
+    // colour description FFmpeg asks NVENC for), so nothing is refused.
+    const Encoded config = encode(driver, "standin-mixed-config",
+                                  {"--policy", "all-gpus", "--cpu-slots", "1", "--splice-check", "config"});
+    ASSERT_EQ(config.result.exit_code, 0) << config.result.err;
+    expect_valid(config.out);
+    EXPECT_TRUE(config.report.at("mismatches").empty()) << config.report.at("mismatches").dump();
+    for (const char* rung : {"720p", "540p", "360p"})
+        EXPECT_EQ(decode_errors(config.out / rung / "index.m3u8"), "") << rung;
 }
 
 TEST(StandInNvenc, AGpuLostMidRunIsQuarantinedAndItsChunksFinishElsewhere) {

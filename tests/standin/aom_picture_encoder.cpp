@@ -47,6 +47,11 @@ AomPictureEncoder::AomPictureEncoder(const AomSettings& s) {
     check(codec_, aom_codec_enc_init(&codec_, iface, &cfg, flags), "opening the encoder");
     open_ = true;
     check(codec_, aom_codec_control(&codec_, AOME_SET_CPUUSED, 10), "cpu-used");
+    check(codec_, aom_codec_control(&codec_, AV1E_SET_COLOR_PRIMARIES, s.color_primaries), "colour primaries");
+    check(codec_, aom_codec_control(&codec_, AV1E_SET_TRANSFER_CHARACTERISTICS, s.transfer_characteristics),
+          "transfer characteristics");
+    check(codec_, aom_codec_control(&codec_, AV1E_SET_MATRIX_COEFFICIENTS, s.matrix_coefficients), "matrix coefficients");
+    check(codec_, aom_codec_control(&codec_, AV1E_SET_COLOR_RANGE, s.full_range ? 1 : 0), "colour range");
     if (s.rate == AomSettings::Rate::constant_quality)
         check(codec_, aom_codec_control(&codec_, AOME_SET_CQ_LEVEL, static_cast<int>(s.quality)), "cq-level");
 }

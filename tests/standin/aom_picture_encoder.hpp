@@ -21,6 +21,12 @@ struct AomSettings {
     enum class Rate { vbr, cbr, constant_quality } rate = Rate::vbr;
     unsigned kbps = 2000;
     unsigned quality = 32;  // 0-63, for constant_quality
+    // ITU-T H.273 values, as NVENC's VUI fields and libaom both take them;
+    // 2 (unspecified) everywhere writes no colour description.
+    int color_primaries = 2;
+    int transfer_characteristics = 2;
+    int matrix_coefficients = 2;
+    bool full_range = false;
 };
 
 struct EncodedPicture {

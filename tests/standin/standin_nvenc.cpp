@@ -146,6 +146,10 @@ public:
             const NV_ENC_CONFIG_AV1& av1 = c->encodeCodecConfig.av1Config;
             s.ten_bit = av1.pixelBitDepthMinus8 == 2 || av1.inputPixelBitDepthMinus8 == 2;
             gop_ = av1.idrPeriod ? av1.idrPeriod : c->gopLength;
+            s.color_primaries = av1.colorPrimaries;
+            s.transfer_characteristics = av1.transferCharacteristics;
+            s.matrix_coefficients = av1.matrixCoefficients;
+            s.full_range = av1.colorRange != 0;
             const NV_ENC_RC_PARAMS& rc = c->rcParams;
             if (rc.rateControlMode == NV_ENC_PARAMS_RC_CONSTQP) {
                 s.rate = standin::AomSettings::Rate::constant_quality;
