@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -31,21 +32,19 @@ constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
 constexpr const char* kDriverDir = nullptr;
 #endif
 
-// Skips (with why) where the stand-in was not built or FFmpeg has no
-// av1_nvenc; the caller returns when it skipped.
-bool skip_without_standin() {
-    if (!kDriverDir) {
-        std::printf("[ skipped  ] the stand-in NVIDIA driver needs nv-codec-headers 12.1+ and libaom's headers "
-                    "(Debian 13); this build has neither\n");
-        return true;
-    }
+// Why the stand-in cannot run here (the tests skip and say so), or nothing.
+std::optional<std::string> why_no_standin() {
+    if (!kDriverDir)
+        return "the stand-in NVIDIA driver needs nv-codec-headers 12.1+ and libaom's headers (Debian 13); this "
+               "build has neither";
     const ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-encoders"});
-    if (r.out.find("av1_nvenc") == std::string::npos) {
-        std::printf("[ skipped  ] this FFmpeg has no av1_nvenc (FFmpeg 6.0+ built with nv-codec-headers 12)\n");
-        return true;
-    }
-    return false;
+    if (r.out.find("av1_nvenc") == std::string::npos)
+        return "this FFmpeg has no av1_nvenc (FFmpeg 6.0+ built with nv-codec-headers 12)";
+    return std::nullopt;
 }
+
+#define SKIP_WITHOUT_STANDIN()                                  \
+    if (const auto why = why_no_standin()) GTEST_SKIP() << *why
 
 // The stand-in's environment for one test: its own state folder (session
 // counts, lost GPUs) and event log.
@@ -105,7 +104,7 @@ void expect_valid(const fs::path& out) {
 }
 
 TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-devices", 4);
     const ProcessResult r = run_ladder({"devices", "--json"}, driver.env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -121,7 +120,7 @@ TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
 }
 
 TEST(StandInNvenc, DevicesGivesAGeForceItsSessionLimit) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-geforce", 1, {"LADDER_STANDIN_GPU_NAME=NVIDIA GeForce RTX 4090"});
     const ProcessResult r = run_ladder({"devices"}, driver.env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -155,7 +154,7 @@ Encoded encode(const Driver& driver, const std::string& name, const std::vector<
 class StandInGpus : public ::testing::TestWithParam<int> {};
 
 TEST_P(StandInGpus, AllGpusEncodesOnEveryGpuWithFfmpegsAv1Nvenc) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const int gpus = GetParam();
     const Driver driver(fmt::format("standin-all-{}", gpus), gpus);
     const Encoded e = encode(driver, fmt::format("standin-all-{}", gpus), {"--policy", "all-gpus"});
@@ -181,7 +180,7 @@ TEST_P(StandInGpus, AllGpusEncodesOnEveryGpuWithFfmpegsAv1Nvenc) {
 }
 
 TEST(StandInNvenc, TwoSessionsPerGpuRunAtOnceAndNeverMore) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-two-per-gpu", 2);
     const Encoded e = encode(driver, "standin-two-per-gpu", {"--policy", "all-gpus", "--sessions-per-gpu", "2"});
     ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
@@ -196,7 +195,7 @@ TEST(StandInNvenc, TwoSessionsPerGpuRunAtOnceAndNeverMore) {
 INSTANTIATE_TEST_SUITE_P(TwoAndFour, StandInGpus, ::testing::Values(2, 4));
 
 TEST(StandInNvenc, HlsJsPlaysWhatTwoGpusEncodedAndSwitchesLevels) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-player", 2);
     const fs::path src = make_clip("standin-player", {320, 240, "25", 10.0, true, ""});
     const fs::path out = fresh_dir("standin-player");
@@ -222,7 +221,7 @@ TEST(StandInNvenc, HlsJsPlaysWhatTwoGpusEncodedAndSwitchesLevels) {
 }
 
 TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-gpu1", 2);
     const Encoded e = encode(driver, "standin-gpu1", {"--policy", "gpu:1"});
     ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
@@ -233,7 +232,7 @@ TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
 }
 
 TEST(StandInNvenc, ASessionLimitRefusalIsRetriedElsewhereAndTheOutputValidates) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     // One session for the whole system, as on an old GeForce driver: the
     // second GPU's sessions are refused with NV_ENC_ERR_OUT_OF_MEMORY.
     const Driver driver("standin-limit", 2, {"LADDER_STANDIN_SESSIONS_PER_SYSTEM=1"});
@@ -248,7 +247,7 @@ TEST(StandInNvenc, ASessionLimitRefusalIsRetriedElsewhereAndTheOutputValidates) 
 }
 
 TEST(StandInNvenc, MixedNvencAndCpuSlotsFollowTheSpliceCheck) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-mixed", 2);
     // strict: a rung joins chunks of one encoder kind only (the stand-in's
     // libaom and SVT-AV1 write different sequence headers).
@@ -276,7 +275,7 @@ TEST(StandInNvenc, MixedNvencAndCpuSlotsFollowTheSpliceCheck) {
 }
 
 TEST(StandInNvenc, AGpuLostMidRunIsQuarantinedAndItsChunksFinishElsewhere) {
-    if (skip_without_standin()) GTEST_SKIP();
+    SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-lost", 2, {"LADDER_STANDIN_LOSE_GPU=1@20"});
     const Encoded e = encode(driver, "standin-lost", {"--policy", "all-gpus"});
     ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
