@@ -127,6 +127,9 @@ public:
 
     int gpu() const { return gpu_; }
     std::int64_t frames() const { return frames_; }
+    // Frames that came as CUDA device memory (registered and mapped), not
+    // through input buffers in host memory.
+    std::int64_t device_frames() const { return device_frames_; }
     const std::string& last_error() const { return last_error_; }
 
     NVENCSTATUS fail(NVENCSTATUS status, std::string why) {
@@ -258,6 +261,7 @@ public:
             surface = it->second->surface;
             if (NVENCSTATUS st = download(*surface, copied); st != NV_ENC_SUCCESS) return st;
             base = copied.data();
+            ++device_frames_;
         } else {
             return fail(NV_ENC_ERR_INVALID_PARAM, "unknown input buffer");
         }
@@ -313,6 +317,7 @@ private:
     std::uint32_t gop_ = 0;
     std::uint32_t since_key_ = 0;
     std::int64_t frames_ = 0;
+    std::int64_t device_frames_ = 0;
     std::string last_error_;
     std::map<void*, std::unique_ptr<Surface>> inputs_;
     std::map<void*, std::unique_ptr<Surface>> resources_;
@@ -611,7 +616,8 @@ NVENCSTATUS NVENCAPI reconfigure(void* enc, NV_ENC_RECONFIGURE_PARAMS*) {
 NVENCSTATUS NVENCAPI destroy_encoder(void* enc) {
     std::unique_ptr<Session> s = Sessions::get().take(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
-    standin::log_event(fmt::format("close gpu={} pid={} frames={}", s->gpu(), getpid(), s->frames()));
+    standin::log_event(
+        fmt::format("close gpu={} pid={} frames={} device_frames={}", s->gpu(), getpid(), s->frames(), s->device_frames()));
     return NV_ENC_SUCCESS;
 }
 const char* NVENCAPI last_error(void* enc) {
