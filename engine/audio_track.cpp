@@ -39,7 +39,7 @@ AudioTrack::AudioTrack(const AVStream* source, std::int64_t video_start)
 
     const int sample_rate = aac_sample_rate(decoder_->sample_rate);
     // Stereo at most for now: the AAC rendition every player can decode.
-    AVChannelLayout out_layout;
+    AVChannelLayout out_layout{};
     av_channel_layout_default(&out_layout, std::min(2, decoder_->ch_layout.nb_channels));
 
     const AVCodec* aac = avcodec_find_encoder_by_name("aac");
@@ -61,7 +61,7 @@ AudioTrack::AudioTrack(const AVStream* source, std::int64_t video_start)
 void AudioTrack::make_filter(const AVFrame* first) {
     // Built from the first decoded frame: some decoders only know their
     // sample format and layout once they have decoded something.
-    AVChannelLayout in_layout;
+    AVChannelLayout in_layout{};  // zeroed: av_channel_layout_copy frees what a custom layout points to
     if (first->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC)
         av_channel_layout_default(&in_layout, first->ch_layout.nb_channels);
     else
