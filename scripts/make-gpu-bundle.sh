@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build gpu-bundle/: ladder, ffmpeg and ffprobe with a trimmed FFmpeg 5.1 and
+# Build gpu-bundle/: ladder, ffmpeg and ffprobe with a trimmed FFmpeg 7.1 and
 # every shared library they need beyond a base Linux system, to carry to a
 # machine that has no FFmpeg and no package registry (the lent NVIDIA GPU
 # machine: Ubuntu 24.04, driver libraries under /usr/local/nvidia). See
@@ -11,14 +11,18 @@
 #                     did not change
 #   --no-check        skip the self-check at the end
 # Environment:
-#   JOBS              parallel build jobs (default 2: the build machine is shared)
+#   JOBS                    parallel build jobs (default 2: the build machine is shared)
+#   LADDER_DEBIAN_MIRROR    Debian mirror (default: http://deb.debian.org/debian)
+#   LADDER_DEBIAN_SECURITY  security mirror (default: http://deb.debian.org/debian-security)
 #
 # Must run on Debian 12 (bookworm): the bundle has to run on glibc 2.39
-# (Ubuntu 24.04), so it is built against glibc 2.36, and the FFmpeg source
-# comes from Debian 12's source archive (5.1.x, the version ladder is tested
-# with). Everything it writes is ignored by git:
-#   build/ffmpeg-src/         private apt config, downloaded source package,
-#                             unpacked source tree (reused when present)
+# (Ubuntu 24.04), so it is built against glibc 2.36 with Debian 12's
+# libraries; the FFmpeg source (7.1.x, with av1_nvenc) and nv-codec-headers
+# (12.1.x) come from Debian 13's source archive, as in the Docker image.
+# The stand-in NVENC (tests/standin, test equipment) goes in
+# gpu-bundle/standin-nvenc/, apart. Everything it writes is ignored by git:
+#   build/ffmpeg-src/         private apt config, downloaded source packages,
+#                             unpacked source trees (reused when present)
 #   build/ffmpeg-trim/build   FFmpeg build tree; build/ffmpeg-trim/prefix its
 #                             install prefix (reused while the configure line
 #                             is unchanged)
@@ -39,7 +43,7 @@ for arg in "$@"; do
     --skip-deps) SKIP_DEPS=1 ;;
     --rebuild-ffmpeg) REBUILD_FFMPEG=1 ;;
     --no-check) CHECK=0 ;;
-    -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "make-gpu-bundle.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -62,7 +66,7 @@ T_START=$SECONDS
 os_id="$(. /etc/os-release 2>/dev/null && echo "${ID:-}")"
 os_codename="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
 if [[ "$os_id" != debian || "$os_codename" != bookworm ]]; then
-  die "run this on Debian 12 (bookworm), not '$os_id $os_codename': the bundle must be built against glibc 2.36 to run on Ubuntu 24.04, and the FFmpeg 5.1 source comes from Debian 12's archive"
+  die "run this on Debian 12 (bookworm), not '$os_id $os_codename': the bundle must be built against glibc 2.36 to run on Ubuntu 24.04, and its libraries come from Debian 12'"
 fi
 
 SUDO=()
@@ -95,40 +99,26 @@ if [[ $SKIP_DEPS -eq 0 ]]; then
 fi
 
 # --------------------------------------------------------------------------
-# 1. FFmpeg 5.1 source from Debian's source archive (cached)
+# 1. FFmpeg 7.1 and nv-codec-headers 12.1 from Debian 13's source archive
+#    (cached): FFmpeg 7.1 with headers 12.1 has av1_nvenc, 5.1 has not
 # --------------------------------------------------------------------------
-find_src() { [[ -d "$SRC_CACHE" ]] || return 0; find "$SRC_CACHE" -maxdepth 1 -type d -name 'ffmpeg-5.1.*' | sort -V | tail -n 1; }
-FF_SRC="$(find_src)"
-if [[ -n "$FF_SRC" && -x "$FF_SRC/configure" ]]; then
-  log "reusing the FFmpeg source in ${FF_SRC#"$ROOT"/}"
+MIRROR="${LADDER_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+SECURITY="${LADDER_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}"
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+find_src() { [[ -d "$SRC_CACHE" ]] || return 0; find "$SRC_CACHE" -maxdepth 1 -type d -name "$1" | sort -V | tail -n 1; }
+FF_SRC="$(find_src 'ffmpeg-7.1.*')"
+NVH_SRC="$(find_src 'nv-codec-headers-12.1.*')"
+if [[ -n "$FF_SRC" && -x "$FF_SRC/configure" && -n "$NVH_SRC" && -f "$NVH_SRC/Makefile" ]]; then
+  log "reusing the sources in ${FF_SRC#"$ROOT"/} and ${NVH_SRC#"$ROOT"/}"
 else
   APT_DIR="$SRC_CACHE/apt"
   DL_DIR="$SRC_CACHE/download"
-  rm -rf "$APT_DIR"
+  rm -rf "$APT_DIR" "$DL_DIR"
   mkdir -p "$APT_DIR/sources.list.d" "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$DL_DIR"
-  # deb-src entries that copy the machine's own Debian entries (same URI,
-  # suites and keys), in a private apt configuration: the system's apt setup
-  # is not touched.
-  : > "$APT_DIR/sources.list"
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -f "$f" ]] || continue
-    # one-line format: "deb [options] URI SUITE COMPONENTS..."
-    awk '$1 == "deb" && /debian/ { $1 = "deb-src"; print }' "$f" >> "$APT_DIR/sources.list"
-  done
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [[ -f "$f" ]] || continue
-    # deb822 format: copy each enabled "Types: deb" stanza whose URIs name a
-    # Debian archive, as "Types: deb-src"
-    awk 'BEGIN { RS = ""; ORS = "\n\n" }
-         /(^|\n)Types:[^\n]*deb/ && /(^|\n)URIs:[^\n]*debian/ && !/(^|\n)Enabled:[ \t]*no/ {
-           sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, ""); print }' \
-      "$f" > "$APT_DIR/sources.list.d/$(basename "$f")"
-  done
-  if ! grep -qs -e '^deb-src' -e '^Types: deb-src' "$APT_DIR/sources.list" "$APT_DIR"/sources.list.d/*.sources; then
-    log "no Debian entry found in /etc/apt; using deb.debian.org"
-    printf 'deb-src http://deb.debian.org/debian %s main\ndeb-src http://deb.debian.org/debian-security %s-security main\n' \
-      "$os_codename" "$os_codename" > "$APT_DIR/sources.list"
-  fi
+  # A private apt configuration with Debian 13's deb-src entries (Debian 12's
+  # archive keyring has trixie's keys): the system's apt setup is not touched.
+  printf 'deb-src [signed-by=%s] %s trixie main\ndeb-src [signed-by=%s] %s trixie-security main\n' \
+    "$KEYRING" "$MIRROR" "$KEYRING" "$SECURITY" > "$APT_DIR/sources.list"
   APT_OPTS=(
     -o "Dir::Etc::SourceList=$APT_DIR/sources.list"
     -o "Dir::Etc::SourceParts=$APT_DIR/sources.list.d"
@@ -136,23 +126,60 @@ else
     -o "Dir::Cache=$APT_DIR/cache"
     -o "APT::Sandbox::User=$(id -un)"
   )
-  log "fetching the ffmpeg source package index (private apt config in ${APT_DIR#"$ROOT"/})"
+  log "fetching Debian 13's source package index (private apt config in ${APT_DIR#"$ROOT"/})"
   apt-get "${APT_OPTS[@]}" -q update
-  (cd "$DL_DIR" && rm -f ffmpeg_* && apt-get "${APT_OPTS[@]}" -q source --download-only ffmpeg)
-  DSC="$(find "$DL_DIR" -maxdepth 1 -name 'ffmpeg_*.dsc' | sort -V | tail -n 1)"
-  [[ -n "$DSC" ]] || die "apt-get source gave no ffmpeg .dsc"
-  DEB_VERSION="$(sed -n 's/^Version: //p' "$DSC")"
-  UPSTREAM="${DEB_VERSION#*:}"; UPSTREAM="${UPSTREAM%%-*}"
-  [[ "$UPSTREAM" == 5.1.* ]] || die "Debian's ffmpeg source is $DEB_VERSION, expected 5.1.x"
+  (cd "$DL_DIR" && apt-get "${APT_OPTS[@]}" -q source --download-only ffmpeg)
+  # Headers only, and Debian changes nothing in them: the upstream tarball,
+  # checked against the signed .dsc, is enough (some mirrors lack the
+  # .debian.tar.xz, so apt-get's own exit code is not)
+  (cd "$DL_DIR" && apt-get "${APT_OPTS[@]}" -q source --download-only nv-codec-headers) || true
   # apt checked the files against the signed index; dpkg-source unpacks the
   # orig tarball and applies Debian's patches
-  rm -rf "$SRC_CACHE/ffmpeg-$UPSTREAM" "$SRC_CACHE/tmp"
-  dpkg-source --no-check -x "$DSC" "$SRC_CACHE/tmp" >/dev/null
-  mv "$SRC_CACHE/tmp" "$SRC_CACHE/ffmpeg-$UPSTREAM"
-  echo "$DEB_VERSION" > "$SRC_CACHE/ffmpeg-$UPSTREAM/.debian-version"
-  FF_SRC="$SRC_CACHE/ffmpeg-$UPSTREAM"
-  log "unpacked FFmpeg $DEB_VERSION into ${FF_SRC#"$ROOT"/}"
+  unpack() {  # unpack PACKAGE EXPECTED_UPSTREAM_GLOB: prints the source folder
+    local dsc version upstream
+    dsc="$(find "$DL_DIR" -maxdepth 1 -name "$1_*.dsc" | sort -V | tail -n 1)"
+    [[ -n "$dsc" ]] || die "apt-get source gave no $1 .dsc"
+    version="$(sed -n 's/^Version: //p' "$dsc")"
+    upstream="${version#*:}"; upstream="${upstream%-*}"
+    # shellcheck disable=SC2053
+    [[ "$upstream" == $2 ]] || die "Debian 13's $1 source is $version, expected $2"
+    rm -rf "$SRC_CACHE/$1-$upstream" "$SRC_CACHE/tmp"
+    dpkg-source --no-check -x "$dsc" "$SRC_CACHE/tmp" >/dev/null
+    mv "$SRC_CACHE/tmp" "$SRC_CACHE/$1-$upstream"
+    echo "$version" > "$SRC_CACHE/$1-$upstream/.debian-version"
+    echo "$SRC_CACHE/$1-$upstream"
+  }
+  unpack_orig() {  # unpack_orig PACKAGE EXPECTED_UPSTREAM_GLOB: prints the source folder
+    local dsc version upstream orig sum
+    dsc="$(find "$DL_DIR" -maxdepth 1 -name "$1_*.dsc" | sort -V | tail -n 1)"
+    [[ -n "$dsc" ]] || die "apt-get source gave no $1 .dsc"
+    version="$(sed -n 's/^Version: //p' "$dsc")"
+    upstream="${version#*:}"; upstream="${upstream%-*}"
+    # shellcheck disable=SC2053
+    [[ "$upstream" == $2 ]] || die "Debian 13's $1 source is $version, expected $2"
+    orig="$DL_DIR/$1_$upstream.orig.tar.xz"
+    [[ -f "$orig" ]] || die "no $orig"
+    sum="$(awk '/^Checksums-Sha256:/ { on = 1; next } on && /^ / { print } on && !/^ / { on = 0 }' "$dsc" |
+           awk -v f="$(basename "$orig")" '$3 == f { print $1 }')"
+    [[ -n "$sum" && "$(sha256sum "$orig" | cut -d' ' -f1)" == "$sum" ]] || die "$orig does not match its .dsc"
+    rm -rf "$SRC_CACHE/$1-$upstream" "$SRC_CACHE/tmp"
+    mkdir -p "$SRC_CACHE/tmp"
+    tar -xJf "$orig" -C "$SRC_CACHE/tmp" --strip-components=1
+    mv "$SRC_CACHE/tmp" "$SRC_CACHE/$1-$upstream"
+    echo "$upstream (upstream tarball of Debian 13's $version)" > "$SRC_CACHE/$1-$upstream/.debian-version"
+    echo "$SRC_CACHE/$1-$upstream"
+  }
+  FF_SRC="$(unpack ffmpeg '7.1.*')"
+  NVH_SRC="$(unpack_orig nv-codec-headers '12.1.*')"
+  log "unpacked FFmpeg $(cat "$FF_SRC/.debian-version") and nv-codec-headers $(cat "$NVH_SRC/.debian-version")"
 fi
+# The headers FFmpeg and ladder build against (headers and a .pc file only;
+# the driver libraries are loaded at run time)
+NVH_PREFIX="$FF_DIR/nv-codec-headers"
+rm -rf "$NVH_PREFIX"
+make -C "$NVH_SRC" PREFIX="$NVH_PREFIX" install >/dev/null
+export PKG_CONFIG_PATH="$NVH_PREFIX/lib/pkgconfig"
+[[ "$(pkg-config --modversion ffnvcodec)" == 12.1.* ]] || die "ffnvcodec from $NVH_PREFIX is not 12.1"
 
 # --------------------------------------------------------------------------
 # 2. Trimmed shared FFmpeg (reused while the configure line is unchanged)
@@ -169,7 +196,8 @@ DECODERS=(
 )
 ENCODERS=(
   libsvtav1 libaom_av1 aac rawvideo wrapped_avframe pcm_s16le
-  # NVENC (not on H100/H200, which have no NVENC engine; small, kept for Ada and later)
+  # NVENC (not on H100/H200, which have no NVENC engine: there the stand-in
+  # driver's NVENC runs it, see standin-nvenc/ below)
   av1_nvenc hevc_nvenc h264_nvenc
 )
 HWACCELS=(h264_nvdec hevc_nvdec av1_nvdec vp9_nvdec)
@@ -227,7 +255,8 @@ if [[ $REBUILD_FFMPEG -eq 0 && -f "$STAMP" && "$(cat "$STAMP")" == "$CONF_LINE" 
 else
   log "building the trimmed FFmpeg (make -j$JOBS)"
   echo "$CONF_LINE"
-  rm -rf "$FF_BUILD" "$FF_PREFIX" "$STAMP"
+  # ladder's CMake cache holds the old FFmpeg's and headers' pkg-config results
+  rm -rf "$FF_BUILD" "$FF_PREFIX" "$STAMP" "$LADDER_BUILD"
   mkdir -p "$FF_BUILD"
   t0=$SECONDS
   (cd "$FF_BUILD" && "${FF_CONFIGURE[@]}" > configure.out) || { tail -n 30 "$FF_BUILD/ffbuild/config.log" >&2; die "FFmpeg configure failed"; }
@@ -237,7 +266,7 @@ else
               CONFIG_LIBSVTAV1_ENCODER CONFIG_LIBAOM_AV1_ENCODER CONFIG_LIBDAV1D_DECODER CONFIG_AAC_ENCODER \
               CONFIG_EXTRACT_EXTRADATA_BSF CONFIG_MP4_MUXER CONFIG_MOV_DEMUXER CONFIG_LAVFI_INDEV \
               CONFIG_FPS_FILTER CONFIG_FORMAT_FILTER CONFIG_ARESAMPLE_FILTER CONFIG_AFORMAT_FILTER \
-              CONFIG_ZLIB HAVE_PTHREADS HAVE_X86ASM; do
+              CONFIG_ZLIB HAVE_PTHREADS HAVE_X86ASM CONFIG_AV1_NVENC_ENCODER; do
     grep -qh "^#define $want 1" "$FF_BUILD/config.h" "$FF_BUILD/config_components.h" || die "FFmpeg configure did not enable $want (see $FF_BUILD/ffbuild/config.log)"
   done
   make -C "$FF_BUILD" -j"$JOBS" >"$FF_BUILD/make.out" 2>&1 || { tail -n 40 "$FF_BUILD/make.out" >&2; die "FFmpeg build failed (log: $FF_BUILD/make.out)"; }
@@ -249,7 +278,7 @@ fi
 # --------------------------------------------------------------------------
 # 3. ladder against the trimmed FFmpeg
 # --------------------------------------------------------------------------
-export PKG_CONFIG_PATH="$FF_PREFIX/lib/pkgconfig"
+export PKG_CONFIG_PATH="$FF_PREFIX/lib/pkgconfig:$NVH_PREFIX/lib/pkgconfig"
 for m in libavformat libavcodec libavfilter libswscale libswresample libavutil; do
   [[ "$(pkg-config --variable=prefix "$m")" == "$FF_PREFIX" ]] || die "pkg-config finds $m outside $FF_PREFIX"
 done
@@ -257,10 +286,14 @@ cmake_args=(
   -S "$ROOT" -B "$LADDER_BUILD"
   -DCMAKE_BUILD_TYPE=RelWithDebInfo
   -DLADDER_BUILD_TESTS=OFF
-  # the binary is used from gpu-bundle/bin: libraries in ../lib, DT_RPATH
+  # the stand-in NVENC (test equipment) goes in standin-nvenc/, apart
+  -DLADDER_BUILD_STANDIN=ON
+  # the binary is used from gpu-bundle/bin, the stand-in from
+  # gpu-bundle/standin-nvenc: libraries in ../lib, DT_RPATH
   -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON
   '-DCMAKE_INSTALL_RPATH=$ORIGIN/../lib'
   -DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags
+  -DCMAKE_SHARED_LINKER_FLAGS=-Wl,--disable-new-dtags
 )
 if [[ ! -f "$LADDER_BUILD/CMakeCache.txt" ]]; then cmake_args+=(-G Ninja); fi
 log "building ladder in ${LADDER_BUILD#"$ROOT"/}"
@@ -293,9 +326,15 @@ soname() { objdump -p "$1" | awk '$1 == "SONAME" { print $2 }'; }
 log "assembling ${BUNDLE#"$ROOT"/}"
 STAGE="$ROOT/gpu-bundle.tmp"
 rm -rf "$STAGE"
-mkdir -p "$STAGE/bin" "$STAGE/lib"
+mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/standin-nvenc"
 MANIFEST_LIBS=()
 install -m 755 "$LADDER_BUILD/ladder" "$STAGE/bin/ladder"
+# Test equipment, in a folder of its own that nothing puts on a library path
+# unless asked (docs/gpu-verification.md): the real driver's CUDA and NVML
+# stay in use, only NVENC is the stand-in's.
+STANDIN_BUILD="$LADDER_BUILD/tests/standin-driver"
+[[ -f "$STANDIN_BUILD/libnvidia-encode.so.1" ]] || die "the stand-in NVENC was not built (needs libaom-dev and nv-codec-headers 12.1)"
+install -m 644 "$STANDIN_BUILD/libnvidia-encode.so.1" "$STAGE/standin-nvenc/libnvidia-encode.so.1"
 install -m 755 "$FF_PREFIX/bin/ffmpeg" "$STAGE/bin/ffmpeg"
 install -m 755 "$FF_PREFIX/bin/ffprobe" "$STAGE/bin/ffprobe"
 for f in "$FF_PREFIX"/lib/lib*.so.*; do
@@ -307,7 +346,7 @@ done
 # the rest of the closure, until nothing new appears
 while :; do
   added=0
-  for f in "$STAGE"/bin/* "$STAGE"/lib/*; do
+  for f in "$STAGE"/bin/* "$STAGE"/lib/* "$STAGE"/standin-nvenc/*; do
     while read -r name arrow path _; do
       [[ "$arrow" == "=>" ]] || continue
       is_base "$name" && continue
@@ -324,7 +363,7 @@ while :; do
   done
   [[ $added -eq 0 ]] && break
 done
-strip --strip-unneeded "$STAGE"/bin/* "$STAGE"/lib/*
+strip --strip-unneeded "$STAGE"/bin/* "$STAGE"/lib/* "$STAGE"/standin-nvenc/*
 
 cat > "$STAGE/env.sh" <<'EOF'
 # Source this file: . gpu-bundle/env.sh
@@ -340,7 +379,7 @@ EOF
 {
   echo "gpu-bundle built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME")"
   echo "ladder commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
-  echo "FFmpeg: $(cat "$FF_SRC/.debian-version" 2>/dev/null || basename "$FF_SRC") (Debian source), configured with:"
+  echo "FFmpeg: $(cat "$FF_SRC/.debian-version" 2>/dev/null || basename "$FF_SRC") (Debian 13 source), nv-codec-headers $(cat "$NVH_SRC/.debian-version" 2>/dev/null || basename "$NVH_SRC"), configured with:"
   echo "  $CONF_LINE"
   echo
   echo "lib/:"
@@ -348,6 +387,8 @@ EOF
   echo
   echo "expected from the system (not bundled): ${BASE_LIBS[*]}"
   echo "loaded at run time from the NVIDIA driver: libcuda.so.1 libnvcuvid.so.1 libnvidia-encode.so.1 libnvidia-ml.so.1"
+  echo "standin-nvenc/libnvidia-encode.so.1: the stand-in NVENC (test equipment, tests/standin/README.md), used only"
+  echo "  where LD_LIBRARY_PATH names standin-nvenc/ before the driver's folder"
 } > "$STAGE/MANIFEST.txt"
 
 rm -rf "$BUNDLE"
@@ -363,7 +404,7 @@ log "bundle size: $bytes bytes ($(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", 
 echo
 log "ldd closure of bin/* and lib/* (no LD_LIBRARY_PATH; resolved path, then who needs it):"
 declare -A dep_path dep_users
-for f in "$BUNDLE"/bin/* "$BUNDLE"/lib/*; do
+for f in "$BUNDLE"/bin/* "$BUNDLE"/lib/* "$BUNDLE"/standin-nvenc/*; do
   while read -r name arrow path _; do
     [[ "$arrow" == "=>" ]] || continue
     [[ "$path" == not ]] && die "${f#"$BUNDLE"/} needs $name, which is not found"

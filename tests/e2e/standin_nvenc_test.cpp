@@ -220,6 +220,44 @@ TEST(StandInNvenc, HlsJsPlaysWhatTwoGpusEncodedAndSwitchesLevels) {
     for (const auto& s : result["switches"]) EXPECT_TRUE(s["confirmed"].get<bool>()) << s.dump();
 }
 
+struct ClosedSession {
+    double frames = 0, busy_ms = 0, frame_us = 0, pixels = 0;
+};
+
+std::vector<ClosedSession> closed_sessions(const Driver& driver) {
+    std::vector<ClosedSession> out;
+    std::istringstream in(driver.log());
+    const std::regex close("^close gpu=[0-9]+ pid=[0-9]+ frames=([0-9]+) device_frames=[0-9]+ busy_ms=([0-9]+) "
+                           "frame_us=([0-9]+) size=([0-9]+)x([0-9]+)$");
+    std::smatch m;
+    for (std::string l; std::getline(in, l);)
+        if (std::regex_match(l, m, close) && std::stol(m[1]) > 0)
+            out.push_back({std::stod(m[1]), std::stod(m[2]), std::stod(m[3]), std::stod(m[4]) * std::stod(m[5])});
+    return out;
+}
+
+TEST(StandInNvenc, EachFrameHoldsAnEngineForItsModelledTime) {
+    SKIP_WITHOUT_STANDIN();
+    // ladder asks av1_nvenc for preset p5 (its default for NVENC), VBR,
+    // high-quality tuning: NVIDIA publishes 440 fps per engine at 1080p
+    // (tests/standin/README.md), scaled by each rung's pixels.
+    const Driver published("standin-pace", 1);
+    ASSERT_EQ(encode(published, "standin-pace", {"--policy", "all-gpus"}).result.exit_code, 0);
+    const auto sessions = closed_sessions(published);
+    ASSERT_GE(sessions.size(), 12u) << published.log();
+    for (const auto& c : sessions)
+        EXPECT_NEAR(c.frame_us, c.pixels / (1920.0 * 1080.0) / 440.0 * 1e6, 1.0) << published.log();
+    // At 5 fps per engine the model is slower than libaom on this host, so
+    // the time a session held the engine shows the pace was kept.
+    const Driver slow("standin-pace-slow", 1, {"LADDER_STANDIN_PACE=5"});
+    ASSERT_EQ(encode(slow, "standin-pace-slow", {"--policy", "all-gpus", "--rung", "180p=320x180@300"}).result.exit_code,
+              0);
+    for (const auto& c : closed_sessions(slow)) {
+        EXPECT_NEAR(c.frame_us, c.pixels / (1920.0 * 1080.0) / 5.0 * 1e6, 1.0);
+        EXPECT_GE(c.busy_ms + 1, c.frames * c.frame_us / 1000.0) << slow.log();
+    }
+}
+
 TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-gpu1", 2);

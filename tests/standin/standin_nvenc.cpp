@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -26,6 +27,7 @@
 
 #include "tests/standin/aom_picture_encoder.hpp"
 #include "tests/standin/cuda_calls.hpp"
+#include "tests/standin/nvenc_pace.hpp"
 #include "tests/standin/session_registry.hpp"
 #include "tests/standin/standin_settings.hpp"
 
@@ -121,15 +123,32 @@ void fill_image(const std::uint8_t* base, const Surface& s, std::uint32_t width,
     }
 }
 
+int preset_number(const GUID& preset) {
+    const GUID presets[] = {NV_ENC_PRESET_P1_GUID, NV_ENC_PRESET_P2_GUID, NV_ENC_PRESET_P3_GUID, NV_ENC_PRESET_P4_GUID,
+                            NV_ENC_PRESET_P5_GUID, NV_ENC_PRESET_P6_GUID, NV_ENC_PRESET_P7_GUID};
+    for (int i = 0; i < 7; ++i)
+        if (same(preset, presets[i])) return i + 1;
+    return 4;  // FFmpeg's default
+}
+bool low_latency(NV_ENC_TUNING_INFO t) {
+    return t == NV_ENC_TUNING_INFO_LOW_LATENCY || t == NV_ENC_TUNING_INFO_ULTRA_LOW_LATENCY;
+}
+
 class Session {
 public:
     Session(int gpu, standin::SessionClaim claim) : gpu_(gpu), claim_(std::move(claim)) {}
 
     int gpu() const { return gpu_; }
+    std::uint32_t width() const { return width_; }
+    std::uint32_t height() const { return height_; }
     std::int64_t frames() const { return frames_; }
     // Frames that came as CUDA device memory (registered and mapped), not
     // through input buffers in host memory.
     std::int64_t device_frames() const { return device_frames_; }
+    // Seconds this session held an NVENC engine (0 without a pace).
+    double busy_seconds() const { return pace_ ? pace_->busy_seconds() : 0.0; }
+    // How long one frame holds an engine (0 without a pace).
+    double frame_seconds() const { return pace_ ? pace_->per_frame().count() : 0.0; }
     const std::string& last_error() const { return last_error_; }
 
     NVENCSTATUS fail(NVENCSTATUS status, std::string why) {
@@ -174,6 +193,12 @@ public:
         } catch (const std::exception& e) {
             return fail(NV_ENC_ERR_INVALID_PARAM, e.what());
         }
+        const double fps = standin::settings().pace_fps_1080p < 0
+                               ? standin::published_av1_fps_1080p(preset_number(p.presetGUID), low_latency(p.tuningInfo))
+                               : standin::settings().pace_fps_1080p;
+        if (fps > 0)
+            pace_ = std::make_unique<standin::EnginePace>(gpu_, standin::settings().engines,
+                                                          standin::frame_time(fps, s.width, s.height));
         // What opening a real session costs (tests/standin/README.md).
         std::this_thread::sleep_for(std::chrono::milliseconds(standin::settings().open_ms));
         return NV_ENC_SUCCESS;
@@ -273,7 +298,8 @@ public:
                          (gop_ != 0 && gop_ != NVENC_INFINITE_GOPLENGTH && since_key_ >= gop_);
         const bool intra = p.encodePicFlags & NV_ENC_PIC_FLAG_FORCEINTRA;
         try {
-            standin::EncodedPicture pic = encoder_->encode(*img, frames_, idr || intra);
+            const auto encode_now = [&] { return encoder_->encode(*img, frames_, idr || intra); };
+            standin::EncodedPicture pic = pace_ ? pace_->frame(encode_now) : encode_now();
             out->bytes = std::move(pic.bytes);
             out->qp = static_cast<std::uint32_t>(pic.qp);
             out->type = pic.key ? (idr ? NV_ENC_PIC_TYPE_IDR : NV_ENC_PIC_TYPE_I) : NV_ENC_PIC_TYPE_P;
@@ -311,6 +337,7 @@ private:
     int gpu_;
     standin::SessionClaim claim_;
     std::unique_ptr<standin::AomPictureEncoder> encoder_;
+    std::unique_ptr<standin::EnginePace> pace_;
     std::uint32_t width_ = 0;
     std::uint32_t height_ = 0;
     bool ten_bit_ = false;
@@ -447,7 +474,7 @@ int capability(NV_ENC_CAPS cap) {
         case NV_ENC_CAPS_SUPPORT_10BIT_ENCODE: return 1;
         case NV_ENC_CAPS_SUPPORTED_RATECONTROL_MODES: return NV_ENC_PARAMS_RC_VBR | NV_ENC_PARAMS_RC_CBR;
         case NV_ENC_CAPS_NUM_MAX_BFRAMES: return 0;
-        case NV_ENC_CAPS_NUM_ENCODER_ENGINES: return 1;
+        case NV_ENC_CAPS_NUM_ENCODER_ENGINES: return standin::settings().engines;
         default: return 0;  // no B-frames, lookahead, 4:4:4, lossless, AQ or intra refresh
     }
 }
@@ -617,7 +644,9 @@ NVENCSTATUS NVENCAPI destroy_encoder(void* enc) {
     std::unique_ptr<Session> s = Sessions::get().take(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
     standin::log_event(
-        fmt::format("close gpu={} pid={} frames={} device_frames={}", s->gpu(), getpid(), s->frames(), s->device_frames()));
+        fmt::format("close gpu={} pid={} frames={} device_frames={} busy_ms={} frame_us={} size={}x{}", s->gpu(),
+                    getpid(), s->frames(), s->device_frames(), std::lround(s->busy_seconds() * 1000),
+                    std::lround(s->frame_seconds() * 1e6), s->width(), s->height()));
     return NV_ENC_SUCCESS;
 }
 const char* NVENCAPI last_error(void* enc) {

@@ -64,6 +64,15 @@ Settings read() {
     read_int("LADDER_STANDIN_SESSIONS_PER_GPU", s.sessions_per_gpu, 0);
     read_int("LADDER_STANDIN_SESSIONS_PER_SYSTEM", s.sessions_per_system, 0);
     read_int("LADDER_STANDIN_OPEN_MS", s.open_ms, 0);
+    read_int("LADDER_STANDIN_ENGINES", s.engines, 1);
+    if (const char* v = env("LADDER_STANDIN_PACE")) {
+        char* end = nullptr;
+        const double fps = std::strtod(v, &end);
+        if (std::string(v) == "off") s.pace_fps_1080p = 0;
+        else if (std::string(v) == "published") s.pace_fps_1080p = -1;
+        else if (!*end && fps > 0) s.pace_fps_1080p = fps;
+        else std::fprintf(stderr, "stand-in driver: LADDER_STANDIN_PACE=%s is not published, off or a frame rate\n", v);
+    }
     const char* state = env("LADDER_STANDIN_STATE_DIR");
     s.state_dir = state ? state : fmt::format("/tmp/ladder-standin-{}", getuid());
     if (const char* v = env("LADDER_STANDIN_LOG")) s.log_file = v;

@@ -21,6 +21,10 @@ struct Settings {
     int sessions_per_gpu = 0;                   // LADDER_STANDIN_SESSIONS_PER_GPU; 0 = no limit
     int sessions_per_system = 0;                // LADDER_STANDIN_SESSIONS_PER_SYSTEM; 0 = no limit
     int open_ms = 200;                          // LADDER_STANDIN_OPEN_MS
+    int engines = 2;                            // LADDER_STANDIN_ENGINES: NVENC engines per GPU
+    // LADDER_STANDIN_PACE: "published" (-1: NVIDIA's AV1 figures by preset),
+    // "off" (0), or frames per second of one engine at 1080p.
+    double pace_fps_1080p = -1;
     std::string state_dir;                      // LADDER_STANDIN_STATE_DIR
     std::string log_file;                       // LADDER_STANDIN_LOG; empty = none
     GpuLoss loss;                               // LADDER_STANDIN_LOSE_GPU=ORDINAL@FRAMES
