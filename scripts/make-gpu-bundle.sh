@@ -459,17 +459,30 @@ export LD_LIBRARY_PATH="$B/lib:/usr/local/nvidia/lib64:/usr/local/nvidia/lib"
 "$B/bin/ladder" encode "$D/sample.mp4" -o "$D/out" --rung 360p=640x360@600 --overwrite --preset 12 --progress plain \
   > "$D/encode.txt" 2>&1; echo $? > "$D/encode.rc"
 "$B/bin/ladder" validate "$D/out" > "$D/validate.txt" 2>&1; echo $? > "$D/validate.rc"
+# av1_nvenc and ladder's NVENC path against the stand-in driver (two GPUs):
+# the bundle's NVENC stand-in, the build's CUDA and NVML stand-ins
+SD="$3"
+export LADDER_STANDIN_GPUS=2 LADDER_STANDIN_STATE_DIR="$D/standin-state" LADDER_STANDIN_LOG="$D/standin.log"
+LD_LIBRARY_PATH="$B/standin-nvenc:$SD:$B/lib" "$B/bin/ffmpeg" -hide_banner -loglevel error \
+  -f lavfi -i testsrc2=size=320x240:rate=25:duration=1 -c:v av1_nvenc -b:v 300k -y "$D/nvenc.mp4" \
+  > "$D/nvenc.txt" 2>&1; echo $? > "$D/nvenc.rc"
+"$B/bin/ffprobe" -hide_banner -v error -count_frames -show_entries stream=codec_name,nb_read_frames -of csv=p=0 \
+  "$D/nvenc.mp4" >> "$D/nvenc.txt" 2>&1
+LD_LIBRARY_PATH="$B/standin-nvenc:$SD:$B/lib" "$B/bin/ladder" encode "$D/sample.mp4" -o "$D/out-nvenc" \
+  --policy all-gpus --rung 360p=640x360@600 --progress none > "$D/encode-nvenc.txt" 2>&1; echo $? > "$D/encode-nvenc.rc"
+"$B/bin/ladder" validate "$D/out-nvenc" >> "$D/encode-nvenc.txt" 2>&1 || echo 1 > "$D/encode-nvenc.rc"
+grep -c '^open' "$D/standin.log" >> "$D/encode-nvenc.txt" 2>&1
 /lib64/ld-linux-x86-64.so.2 --list "$B/bin/ladder" > "$D/ladder-ldd.txt" 2>&1
 printf '%s\n' /usr/lib/x86_64-linux-gnu/* > "$D/visible-libs.txt"
 EOF
 if unshare --mount --propagation private true 2>/dev/null; then
   log "self-check in a mount namespace whose /usr/lib/x86_64-linux-gnu holds only: ${BASE_LIBS[*]}"
   unshare --mount --propagation private bash -c \
-    'mount --bind "$1" /usr/lib/x86_64-linux-gnu && source "$2" "$3" "$4"' \
-    _ "$MINI" "$CHECK_DIR/checks.sh" "$BUNDLE" "$CHECK_DIR"
+    'mount --bind "$1" /usr/lib/x86_64-linux-gnu && source "$2" "$3" "$4" "$5"' \
+    _ "$MINI" "$CHECK_DIR/checks.sh" "$BUNDLE" "$CHECK_DIR" "$LADDER_BUILD/tests/standin-driver"
 else
   log "self-check with the system libraries visible (unshare is not allowed here); the ldd check above is what shows the bundle is self-contained"
-  bash "$CHECK_DIR/checks.sh" "$BUNDLE" "$CHECK_DIR"
+  bash "$CHECK_DIR/checks.sh" "$BUNDLE" "$CHECK_DIR" "$LADDER_BUILD/tests/standin-driver"
 fi
 fail=0
 show() {  # show NAME TITLE [grep pattern]: print the output and judge it
@@ -488,6 +501,9 @@ show lavfi "ffmpeg -f lavfi testsrc2+sine -> libaom-av1 + aac"
 show ffprobe "ffprobe of that file" '.'
 show encode "ladder encode samples/sample.mp4 --rung 360p=640x360@600 --preset 12"
 show validate "ladder validate"
+show nvenc "ffmpeg -f lavfi testsrc2 -> av1_nvenc on the stand-in driver" 'av1,25'
+show encode-nvenc "ladder encode --policy all-gpus on two stand-in GPUs, validate" '0 problems'
+grep -q 'encoder sessions\|gpu0:nvenc\|av1_nvenc' "$CHECK_DIR/out-nvenc/report.json" || { echo "    MISSING: av1_nvenc sessions in report.json"; fail=1; }
 echo "--- /usr/lib/x86_64-linux-gnu inside the check environment: $(wc -l < "$CHECK_DIR/visible-libs.txt") entries"
 echo "--- ldd of bin/ladder inside the check environment"
 cat "$CHECK_DIR/ladder-ldd.txt"
