@@ -192,20 +192,19 @@ TEST(StandInNvenc, TwoSessionsPerGpuRunAtOnceAndNeverMore) {
         << "no GPU ever had two sessions open: the slots did not run at once\n" << driver.log();
 }
 
-INSTANTIATE_TEST_SUITE_P(TwoAndFour, StandInGpus, ::testing::Values(2, 4));
-
-TEST(StandInNvenc, HlsJsPlaysWhatTwoGpusEncodedAndSwitchesLevels) {
+TEST_P(StandInGpus, HlsJsPlaysWhatTheGpusEncodedAndSwitchesLevels) {
     SKIP_WITHOUT_STANDIN();
-    const Driver driver("standin-player", 2);
+    const int gpus = GetParam();
+    const Driver driver(fmt::format("standin-player-{}", gpus), gpus);
     const fs::path src = make_clip("standin-player", {320, 240, "25", 10.0, true, ""});
-    const fs::path out = fresh_dir("standin-player");
+    const fs::path out = fresh_dir(fmt::format("standin-player-{}", gpus));
     const ProcessResult enc =
         run_ladder({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--rung", "240p=320x240@500",
                     "--rung", "180p=240x180@300", "--rung", "120p=160x120@150", "--segment-seconds", "1", "-q"},
                    driver.env, 240);
     ASSERT_EQ(enc.exit_code, 0) << enc.err;
     const auto slots = chunks_per_slot(report_of(out));
-    EXPECT_EQ(slots.size(), 2u) << "both GPUs encoded";
+    EXPECT_EQ(slots.size(), static_cast<std::size_t>(gpus)) << "every GPU encoded";
     // Chromium gets no stand-in driver: only ladder's process has it.
     const ProcessResult r = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play.mjs",
                                          out.string(), "--switch", "--timeout-ms", "90000"});
@@ -328,6 +327,8 @@ TEST(StandInNvenc, AGpuLostMidRunIsQuarantinedAndItsChunksFinishElsewhere) {
         EXPECT_EQ(decode_errors(e.out / rung / "index.m3u8"), "") << rung;
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(TwoAndFour, StandInGpus, ::testing::Values(2, 4));
 
 }  // namespace
 }  // namespace ladder::test
