@@ -32,19 +32,21 @@ constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
 constexpr const char* kDriverDir = nullptr;
 #endif
 
-// Why the stand-in cannot run here (the tests skip and say so), or nothing.
-std::optional<std::string> why_no_standin() {
-    if (!kDriverDir)
-        return "the stand-in NVIDIA driver needs nv-codec-headers 12.1+ and libaom's headers (Debian 13); this "
-               "build has neither";
+// Why FFmpeg's av1_nvenc cannot run here (the tests skip and say so), or
+// nothing.
+std::optional<std::string> why_no_av1_nvenc() {
     const ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-encoders"});
     if (r.out.find("av1_nvenc") == std::string::npos)
-        return "this FFmpeg has no av1_nvenc (FFmpeg 6.0+ built with nv-codec-headers 12)";
+        return "this FFmpeg has no av1_nvenc (FFmpeg 6.0+ built with nv-codec-headers 12; Debian 12 has 5.1)";
     return std::nullopt;
 }
 
-#define SKIP_WITHOUT_STANDIN()                                  \
-    if (const auto why = why_no_standin()) GTEST_SKIP() << *why
+// Where FFmpeg has av1_nvenc the stand-in must have been built: a build
+// that quietly left it out fails here instead of skipping.
+#define SKIP_WITHOUT_STANDIN()                                                                             \
+    if (const auto why = why_no_av1_nvenc()) GTEST_SKIP() << *why;                                         \
+    ASSERT_NE(kDriverDir, nullptr) << "FFmpeg has av1_nvenc but the stand-in NVIDIA driver was not built " \
+                                      "(tests/standin needs nv-codec-headers 12.1+ and libaom-dev)"
 
 // The stand-in's environment for one test: its own state folder (session
 // counts, lost GPUs) and event log.
