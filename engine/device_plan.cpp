@@ -65,7 +65,7 @@ std::string nvdec_problem(const gpu::NvidiaGpu& g, const gpu::DeviceInventory& i
 }
 
 std::string describe(const gpu::NvidiaGpu& g) {
-    return gpu::GpuCandidate{g.index, gpu::DeviceKind::nvidia, g.name, "", "", ""}.describe();
+    return gpu::GpuCandidate{g.index, gpu::DeviceKind::nvidia, g.name, "", "", "", {}}.describe();
 }
 
 void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, const gpu::PolicySelection& selection,
@@ -113,6 +113,13 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         });
 }
 
+int capped_limit(const std::vector<gpu::GpuCandidate>& usable) {
+    int cap = 0;
+    for (const auto& c : usable)
+        if (c.shared_session_limit) cap = cap == 0 ? *c.shared_session_limit : std::min(cap, *c.shared_session_limit);
+    return cap;
+}
+
 // `--policy gpu:I,J` opens nothing on the other GPUs, not even to ask what
 // they can do (NVIDIA indices are the first ones, in NVML order).
 gpu::NvencProbeScope nvenc_probe_scope(const gpu::EncodePolicy& policy) {
@@ -157,6 +164,12 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
                                      "--policy auto or --policy cpu to encode on the CPU",
                                      req.policy.text, gpu::describe_unusable(selection)));
     plan.slots = gpu::make_gpu_slots(usable, req.sessions_per_gpu, 0);
+    if (const std::size_t wanted = usable.size() * static_cast<std::size_t>(std::max(1, req.sessions_per_gpu));
+        plan.slots.size() < wanted)
+        plan.notes.emplace_back(NoteLevel::info,
+                                fmt::format("{} GPU encoder sessions, not {}: the NVIDIA driver caps GeForce cards at {} "
+                                            "NVENC sessions open at once, counted over all of them",
+                                            plan.slots.size(), wanted, capped_limit(usable)));
     if (usable.empty() || req.cpu_requested) {
         auto cpu_slots = gpu::make_cpu_slots(req.cpu_mix, cpu);
         for (auto& s : cpu_slots) {

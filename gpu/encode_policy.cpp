@@ -52,12 +52,17 @@ std::string intel_problem(const IntelGpu& g, const DeviceInventory& inv) {
 }
 
 GpuCandidate candidate(const NvidiaGpu& g, const DeviceInventory& inv) {
-    return GpuCandidate{g.index, DeviceKind::nvidia, g.name, "av1_nvenc",
-                        g.cuda_ordinal >= 0 ? std::to_string(g.cuda_ordinal) : "", nvidia_problem(g, inv)};
+    return GpuCandidate{g.index,
+                        DeviceKind::nvidia,
+                        g.name,
+                        "av1_nvenc",
+                        g.cuda_ordinal >= 0 ? std::to_string(g.cuda_ordinal) : "",
+                        nvidia_problem(g, inv),
+                        g.nvenc.session_limit};
 }
 
 GpuCandidate candidate(const IntelGpu& g, const DeviceInventory& inv) {
-    return GpuCandidate{g.index, DeviceKind::intel, g.name, "av1_qsv", g.render_node, intel_problem(g, inv)};
+    return GpuCandidate{g.index, DeviceKind::intel, g.name, "av1_qsv", g.render_node, intel_problem(g, inv), {}};
 }
 
 std::string absent_line(const char* family, const std::string& status) {
@@ -122,10 +127,30 @@ PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& i
     return sel;
 }
 
+std::vector<int> sessions_per_candidate(const std::vector<GpuCandidate>& usable, int sessions_per_gpu) {
+    const int wanted = std::max(1, sessions_per_gpu);
+    std::vector<int> sessions(usable.size(), wanted);
+    std::vector<std::size_t> capped;
+    int cap = 0;
+    for (std::size_t i = 0; i < usable.size(); ++i) {
+        if (!usable[i].shared_session_limit) continue;
+        cap = capped.empty() ? *usable[i].shared_session_limit : std::min(cap, *usable[i].shared_session_limit);
+        capped.push_back(i);
+    }
+    if (capped.empty() || static_cast<int>(capped.size()) * wanted <= cap) return sessions;
+    // The GPUs under the cap take its sessions in turn, so they share it
+    // evenly; one left with none gets no slot.
+    for (std::size_t i : capped) sessions[i] = 0;
+    for (int s = 0; s < cap; ++s) ++sessions[capped[static_cast<std::size_t>(s) % capped.size()]];
+    return sessions;
+}
+
 std::vector<EncoderSlot> make_gpu_slots(const std::vector<GpuCandidate>& usable, int sessions_per_gpu, int first_id) {
     std::vector<EncoderSlot> slots;
-    for (const auto& c : usable) {
-        for (int s = 0; s < std::max(1, sessions_per_gpu); ++s) {
+    const std::vector<int> sessions = sessions_per_candidate(usable, sessions_per_gpu);
+    for (std::size_t i = 0; i < usable.size(); ++i) {
+        const GpuCandidate& c = usable[i];
+        for (int s = 0; s < sessions[i]; ++s) {
             EncoderSlot slot;
             slot.id = first_id + static_cast<int>(slots.size());
             slot.kind = c.kind;

@@ -3,6 +3,7 @@
 // encode AV1 according to the inventory. The engine's pre-flight then opens a
 // real encoder on each selected device; nothing here touches a device the
 // policy excluded.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct GpuCandidate {
     std::string encoder;  // av1_nvenc or av1_qsv
     std::string device;   // CUDA ordinal or DRM render node, for the hw device context
     std::string problem;
+    // The driver's cap on NVENC sessions open at once, shared by every GPU
+    // that has one (GeForce cards: per system); none for data-center cards.
+    std::optional<int> shared_session_limit;
 
     std::string describe() const;  // "GPU 0 NVIDIA H100 80GB HBM3"
 };
@@ -50,7 +54,12 @@ struct PolicySelection {
 // Throws std::invalid_argument when gpu:I names an index the machine lacks.
 PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& inventory);
 
-// Encoder sessions for the usable candidates: sessions_per_gpu slots each,
+// How many sessions each usable candidate gets: sessions_per_gpu, except
+// that GPUs under a shared session cap (GeForce) never have more open at
+// once, all of them together, than the cap; they share it evenly.
+std::vector<int> sessions_per_candidate(const std::vector<GpuCandidate>& usable, int sessions_per_gpu);
+
+// Encoder sessions for the usable candidates (sessions_per_candidate each),
 // labelled "gpu0:nvenc", "gpu0:nvenc.2". Slot ids start at first_id.
 std::vector<EncoderSlot> make_gpu_slots(const std::vector<GpuCandidate>& usable, int sessions_per_gpu, int first_id);
 

@@ -285,6 +285,24 @@ TEST(StandInNvenc, ASessionLimitRefusalIsRetriedElsewhereAndTheOutputValidates) 
         EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
 }
 
+TEST(StandInNvenc, GeForceSlotsStayUnderTheDriversSessionCapCountingTheProbes) {
+    SKIP_WITHOUT_STANDIN();
+    // Two GeForce cards and a driver that refuses a ninth session on the
+    // system: 6 sessions per GPU asked, 8 slots made, nothing refused (the
+    // pre-flight's sessions are closed before encoding starts).
+    const Driver driver("standin-geforce-cap", 2,
+                        {"LADDER_STANDIN_GPU_NAME=NVIDIA GeForce RTX 4090", "LADDER_STANDIN_SESSIONS_PER_SYSTEM=8"});
+    const Encoded e = encode(driver, "standin-geforce-cap", {"--policy", "all-gpus", "--sessions-per-gpu", "6"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    EXPECT_EQ(e.report.at("slots").size(), 8u) << e.report.at("slots").dump();
+    EXPECT_TRUE(driver.events("refused").empty()) << driver.log();
+    EXPECT_TRUE(e.report.at("retries").empty()) << e.report.at("retries").dump();
+    int most = 0;
+    for (const auto& [gpu, n] : driver.most_open_at_once()) most += n;
+    EXPECT_LE(most, 8) << driver.log();
+}
+
 TEST(StandInNvenc, MixedNvencAndCpuSlotsFollowTheSpliceCheck) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-mixed", 2);

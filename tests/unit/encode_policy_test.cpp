@@ -143,5 +143,27 @@ TEST(EncodePolicy, SlotsPerGpuSessionWithLabelsAndDevices) {
     EXPECT_EQ(slots[3].device, "/dev/dri/renderD129");
 }
 
+GpuCandidate nvenc(int index, std::optional<int> shared_limit) {
+    return GpuCandidate{index, DeviceKind::nvidia, "GPU", "av1_nvenc", std::to_string(index), "", shared_limit};
+}
+
+TEST(EncodePolicy, GeForceCardsShareTheirSessionCapEvenly) {
+    // Two GeForce cards under the driver's cap of 8, asked for 6 each: 8 in
+    // all, 4 each; a data-center card next to them keeps its 6.
+    const std::vector<GpuCandidate> usable{nvenc(0, 8), nvenc(1, 8), nvenc(2, std::nullopt)};
+    EXPECT_EQ(sessions_per_candidate(usable, 6), (std::vector<int>{4, 4, 6}));
+    const auto slots = make_gpu_slots(usable, 6, 0);
+    ASSERT_EQ(slots.size(), 14u);
+    EXPECT_EQ(slots[3].label, "gpu0:nvenc.4");
+    EXPECT_EQ(slots[4].label, "gpu1:nvenc");
+    // 9 asked of 8: taken in turn.
+    EXPECT_EQ(sessions_per_candidate({nvenc(0, 8), nvenc(1, 8), nvenc(2, 8)}, 3), (std::vector<int>{3, 3, 2}));
+}
+
+TEST(EncodePolicy, UnderTheCapEveryGpuGetsWhatWasAsked) {
+    EXPECT_EQ(sessions_per_candidate({nvenc(0, 8), nvenc(1, 8)}, 4), (std::vector<int>{4, 4}));
+    EXPECT_EQ(sessions_per_candidate({nvenc(0, std::nullopt)}, 16), (std::vector<int>{16}));
+}
+
 }  // namespace
 }  // namespace ladder::gpu
