@@ -259,6 +259,23 @@ TEST(StandInNvenc, EachFrameHoldsAnEngineForItsModelledTime) {
     }
 }
 
+TEST(StandInNvenc, ThroughputModeStreamsValidateAndDecode) {
+    SKIP_WITHOUT_STANDIN();
+    // Key frames from libaom, every other frame shows the last key frame
+    // again: a stream that costs the host nothing, so the pace sets the speed.
+    const Driver driver("standin-throughput", 2, {"LADDER_STANDIN_THROUGHPUT=1"});
+    const Encoded e = encode(driver, "standin-throughput", {"--policy", "all-gpus"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    for (const char* rung : {"720p", "540p", "360p"}) {
+        EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
+        EXPECT_EQ(decode_errors(e.out / rung / "index.m3u8"), "") << rung;
+    }
+    for (const json& r : e.report.at("rungs"))
+        EXPECT_LT(r.at("average_kbps").get<double>(), 0.5 * r.at("bitrate_kbps").get<double>())
+            << "only 4 key frames in 200 carry pictures: " << r.dump();
+}
+
 TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-gpu1", 2);

@@ -276,36 +276,33 @@ public:
             standin::log_event(fmt::format("lost gpu={} pid={} frames={}", gpu_, getpid(), frames_));
             return fail(NV_ENC_ERR_DEVICE_NOT_EXIST, "the stand-in lost this GPU (LADDER_STANDIN_LOSE_GPU)");
         }
-        std::vector<std::uint8_t> copied;
-        const std::uint8_t* base = nullptr;
         const Surface* surface = nullptr;
+        bool on_device = false;
         if (Surface* s = input(p.inputBuffer)) {
             surface = s;
-            base = s->host.data();
         } else if (auto it = mappings_.find(p.inputBuffer); it != mappings_.end()) {
             surface = it->second->surface;
-            if (NVENCSTATUS st = download(*surface, copied); st != NV_ENC_SUCCESS) return st;
-            base = copied.data();
-            ++device_frames_;
+            on_device = true;
         } else {
             return fail(NV_ENC_ERR_INVALID_PARAM, "unknown input buffer");
         }
         if (!supported(surface->format)) return fail(NV_ENC_ERR_UNSUPPORTED_PARAM, "buffer format");
-        const Image img(aom_img_alloc(nullptr, ten_bit_ ? AOM_IMG_FMT_I42016 : AOM_IMG_FMT_I420, width_, height_, 32));
-        if (!img) return fail(NV_ENC_ERR_OUT_OF_MEMORY, "picture");
-        fill_image(base, *surface, std::min(width_, surface->width), std::min(height_, surface->height), *img);
+        if (on_device) ++device_frames_;
         const bool idr = frames_ == 0 || (p.encodePicFlags & NV_ENC_PIC_FLAG_FORCEIDR) ||
                          (gop_ != 0 && gop_ != NVENC_INFINITE_GOPLENGTH && since_key_ >= gop_);
         const bool intra = p.encodePicFlags & NV_ENC_PIC_FLAG_FORCEINTRA;
-        try {
-            const auto encode_now = [&] { return encoder_->encode(*img, frames_, idr || intra); };
-            standin::EncodedPicture pic = pace_ ? pace_->frame(encode_now) : encode_now();
-            out->bytes = std::move(pic.bytes);
-            out->qp = static_cast<std::uint32_t>(pic.qp);
-            out->type = pic.key ? (idr ? NV_ENC_PIC_TYPE_IDR : NV_ENC_PIC_TYPE_I) : NV_ENC_PIC_TYPE_P;
-        } catch (const std::exception& e) {
-            return fail(NV_ENC_ERR_GENERIC, e.what());
-        }
+        standin::EncodedPicture pic;
+        const auto encode_now = [&] {
+            if (standin::settings().throughput && !idr && !intra) {
+                pic = repeated_key_frame();
+                return NV_ENC_SUCCESS;
+            }
+            return encode_pixels(*surface, on_device, idr || intra, pic);
+        };
+        if (const NVENCSTATUS st = pace_ ? pace_->frame(encode_now) : encode_now(); st != NV_ENC_SUCCESS) return st;
+        out->bytes = std::move(pic.bytes);
+        out->qp = static_cast<std::uint32_t>(pic.qp);
+        out->type = pic.key ? (idr ? NV_ENC_PIC_TYPE_IDR : NV_ENC_PIC_TYPE_I) : NV_ENC_PIC_TYPE_P;
         out->pts = p.inputTimeStamp;
         out->duration = p.inputDuration;  // FFmpeg keys its own bookkeeping on the echo
         out->frame_idx = p.frameIdx;
@@ -315,6 +312,35 @@ public:
     }
 
 private:
+    NVENCSTATUS encode_pixels(const Surface& surface, bool on_device, bool key, standin::EncodedPicture& pic) {
+        std::vector<std::uint8_t> copied;
+        const std::uint8_t* base = surface.host.data();
+        if (on_device) {
+            if (NVENCSTATUS st = download(surface, copied); st != NV_ENC_SUCCESS) return st;
+            base = copied.data();
+        }
+        const Image img(aom_img_alloc(nullptr, ten_bit_ ? AOM_IMG_FMT_I42016 : AOM_IMG_FMT_I420, width_, height_, 32));
+        if (!img) return fail(NV_ENC_ERR_OUT_OF_MEMORY, "picture");
+        fill_image(base, surface, std::min(width_, surface.width), std::min(height_, surface.height), *img);
+        try {
+            pic = encoder_->encode(*img, frames_, key);
+        } catch (const std::exception& e) {
+            return fail(NV_ENC_ERR_GENERIC, e.what());
+        }
+        return NV_ENC_SUCCESS;
+    }
+
+    // Throughput mode: a temporal unit that shows the last key frame again
+    // (a temporal delimiter, then a frame header with show_existing_frame =
+    // 1 and frame_to_show_map_idx = 0, which a key frame always refreshes):
+    // valid AV1 that costs nothing to make, so the pace sets the speed.
+    static standin::EncodedPicture repeated_key_frame() {
+        standin::EncodedPicture pic;
+        pic.bytes = {0x12, 0x00,         // OBU_TEMPORAL_DELIMITER, size 0
+                     0x1A, 0x01, 0x88};  // OBU_FRAME_HEADER, size 1: 1 (show existing) 000 (slot 0), trailing bits
+        return pic;
+    }
+
     // A CUDA frame comes to host memory in one copy: its planes are
     // contiguous, as FFmpeg's CUDA frame pool and NVDEC lay them out.
     NVENCSTATUS download(const Surface& s, std::vector<std::uint8_t>& host) {

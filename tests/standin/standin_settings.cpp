@@ -76,6 +76,7 @@ Settings read() {
     const char* state = env("LADDER_STANDIN_STATE_DIR");
     s.state_dir = state ? state : fmt::format("/tmp/ladder-standin-{}", getuid());
     if (const char* v = env("LADDER_STANDIN_LOG")) s.log_file = v;
+    if (const char* v = env("LADDER_STANDIN_THROUGHPUT")) s.throughput = std::string(v) == "1";
     s.loss = read_loss();
     return s;
 }

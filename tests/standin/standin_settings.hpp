@@ -25,6 +25,9 @@ struct Settings {
     // LADDER_STANDIN_PACE: "published" (-1: NVIDIA's AV1 figures by preset),
     // "off" (0), or frames per second of one engine at 1080p.
     double pace_fps_1080p = -1;
+    // LADDER_STANDIN_THROUGHPUT=1: only key frames are encoded (libaom);
+    // every other frame shows the last key frame again.
+    bool throughput = false;
     std::string state_dir;                      // LADDER_STANDIN_STATE_DIR
     std::string log_file;                       // LADDER_STANDIN_LOG; empty = none
     GpuLoss loss;                               // LADDER_STANDIN_LOSE_GPU=ORDINAL@FRAMES
