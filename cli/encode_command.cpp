@@ -113,8 +113,10 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
     cmd->add_option("--session-chunks", a.session_chunks,
                     "The most consecutive chunks of a rung one encoder session encodes (a key frame with a sequence "
                     "header at every chunk start); fewer as the run nears its end, so it does not end on one long "
-                    "session. 1 = a fresh encoder per chunk")
+                    "session. 1 = a fresh encoder per chunk. GPU encoders' sessions may take up to 120 unless this "
+                    "is given")
         ->check(CLI::Range(1, 1000))
+        ->each([&a](const std::string&) { a.session_chunks_given = true; })
         ->capture_default_str();
     cmd->add_option("--bit-allocation", a.bit_allocation,
                     "How a rung's rate is shared among its encoder sessions: complexity = by how hard their chunks "
@@ -195,6 +197,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
     o.max_tries = a.max_tries;
     o.session_chunks = a.session_chunks;
+    if (a.session_chunks_given) o.hw_session_chunks = a.session_chunks;
     o.bit_allocation = a.bit_allocation == "even" ? engine::BitAllocation::even : engine::BitAllocation::complexity;
     o.isolation = a.isolation == "none" ? engine::EncoderIsolation::in_process : engine::EncoderIsolation::process;
     o.encoder_stall_timeout =

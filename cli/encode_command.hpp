@@ -22,6 +22,7 @@ struct EncodeArgs {
     std::string cpu_encoders;
     int max_tries = 3;
     int session_chunks = 15;
+    bool session_chunks_given = false;  // then it caps hardware encoders' sessions too
     std::string bit_allocation = "complexity";
     std::string isolation = "process";  // process, none
     double encoder_timeout = 120;       // seconds without progress before an encoder process is killed

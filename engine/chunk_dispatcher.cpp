@@ -15,13 +15,14 @@ namespace ladder::engine {
 
 ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode,
                                  int max_tries, int expected_workers, int max_session_chunks,
-                                 int min_sessions_per_rung)
+                                 int min_sessions_per_rung, int max_hw_session_chunks)
     : rungs_(std::move(rungs)),
       mode_(mode),
       max_tries_(std::max(1, max_tries)),
       expected_workers_(static_cast<std::size_t>(std::max(1, expected_workers))),
       max_session_chunks_(std::max(1, max_session_chunks)),
       min_sessions_per_rung_(std::max(1, min_sessions_per_rung)),
+      max_hw_session_chunks_(max_hw_session_chunks > 0 ? max_hw_session_chunks : std::max(1, max_session_chunks)),
       clock_([] {
           return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
       }) {
@@ -74,7 +75,7 @@ std::int64_t ChunkDispatcher::reserved_frames(std::size_t rung) const {
 
 // A session as long as this worker's fair share of everything left, so
 // that no session outlasts what the others have to do.
-int ChunkDispatcher::session_length(std::size_t rung, std::int64_t first_frames) const {
+int ChunkDispatcher::session_length(const Worker& w, std::size_t rung, std::int64_t first_frames) const {
     if (max_session_chunks_ <= 1) return 1;
     // What is left counts the session's first chunk, just taken.
     double left = static_cast<double>(first_frames) * static_cast<double>(rungs_[rung].pixels);
@@ -88,12 +89,17 @@ int ChunkDispatcher::session_length(std::size_t rung, std::int64_t first_frames)
     const double share = left / std::max(1, active);
     const double chunk = static_cast<double>(rungs_[rung].pixels) * rungs_[rung].chunk_frames;
     const double chunks = std::ceil(share / std::max(chunk, 1.0));
-    return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(session_cap(rung))));
+    return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(session_cap(w, rung))));
 }
 
-int ChunkDispatcher::session_cap(std::size_t rung) const {
+namespace {
+bool hardware_encoder(const std::string& encoder) { return encoder == "av1_nvenc" || encoder == "av1_qsv"; }
+}  // namespace
+
+int ChunkDispatcher::session_cap(const Worker& w, std::size_t rung) const {
     const RungPlan& plan = rungs_[rung];
     const std::int64_t chunks = (plan.expected_frames + plan.chunk_frames - 1) / std::max(plan.chunk_frames, 1);
+    if (hardware_encoder(w.encoder)) return static_cast<int>(std::clamp<std::int64_t>(chunks, 1, max_hw_session_chunks_));
     const auto per_session = static_cast<int>((chunks + min_sessions_per_rung_ - 1) / min_sessions_per_rung_);
     return std::clamp(per_session, 1, max_session_chunks_);
 }
@@ -262,7 +268,7 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
             // up its tries next to the chunk that crashes the encoder.
             const bool failed_before = failed_on_.count({rung, index}) != 0;
             w.session_end =
-                index + (failed_before ? 1 : session_length(r, static_cast<std::int64_t>(chunk->frames.size())));
+                index + (failed_before ? 1 : session_length(w, r, static_cast<std::int64_t>(chunk->frames.size())));
             return chunk;
         }
     }

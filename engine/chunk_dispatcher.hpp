@@ -70,8 +70,15 @@ class ChunkDispatcher {
 public:
     // expected_workers: how many workers will register; no rung is declared
     // orphaned before they all have.
+    // Hardware encoders (av1_nvenc, av1_qsv) keep their own rate control
+    // over a session and give each chunk's packets back as it is encoded
+    // (no lag), so their sessions are not cut for the rung's rate feedback
+    // (min_sessions_per_rung) and may be up to max_hw_session_chunks long
+    // (0: max_session_chunks): fewer session starts under FFmpeg's global
+    // codec-open lock.
     ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode, int max_tries,
-                    int expected_workers, int max_session_chunks = 1, int min_sessions_per_rung = 1);
+                    int expected_workers, int max_session_chunks = 1, int min_sessions_per_rung = 1,
+                    int max_hw_session_chunks = 0);
 
     // The producer's side of a rung's queue (push, close); chunks leave it
     // only through next() and try_next(), which count them in flight.
@@ -172,8 +179,8 @@ private:
     // the lowest queued one no other session reserved; -1 when none.
     int session_start(int worker, std::size_t rung) const;
     bool reserved_for_other(int worker, std::size_t rung, int index) const;
-    int session_length(std::size_t rung, std::int64_t first_frames) const;
-    int session_cap(std::size_t rung) const;  // longest session on the rung
+    int session_length(const Worker& w, std::size_t rung, std::int64_t first_frames) const;
+    int session_cap(const Worker& w, std::size_t rung) const;  // longest session of this worker on the rung
     std::int64_t reserved_frames(std::size_t rung) const;  // reserved, not handed out
     static void close_session(Worker& w);
     bool would_delay(int worker, std::size_t rung) const;
@@ -187,6 +194,7 @@ private:
     std::size_t expected_workers_;
     int max_session_chunks_;
     int min_sessions_per_rung_;
+    int max_hw_session_chunks_;
 
     mutable std::mutex mu_;
     std::condition_variable_any cv_;

@@ -259,7 +259,8 @@ std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, cons
     auto dispatcher = std::make_unique<ChunkDispatcher>(std::move(plans), queue_capacity, options.dispatch,
                                                         options.max_tries,
                                                         fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size()),
-                                                        options.session_chunks, kMinSessionsPerRung);
+                                                        options.session_chunks, kMinSessionsPerRung,
+                                                        options.hw_session_chunks);
     // With helper dispatch the dispatcher's workers are the pool's slots.
     if (!fixed)
         for (const auto& slot : pool.slots()) dispatcher->add_worker(slot.encoder, -1);

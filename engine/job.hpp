@@ -54,8 +54,11 @@ struct JobOptions {
     int quarantine_after = 3;  // failures in a row before a slot is dropped
     DispatchMode dispatch = DispatchMode::helpers;
     // The most consecutive chunks of a rung one encoder session takes
-    // (engine/chunk_dispatcher.hpp); 1: a fresh encoder per chunk.
+    // (engine/chunk_dispatcher.hpp); 1: a fresh encoder per chunk. Hardware
+    // encoders' sessions may take hw_session_chunks (their rate control runs
+    // over the whole session, so a rung is not cut for rate feedback).
     int session_chunks = 15;
+    int hw_session_chunks = 120;
     BitAllocation bit_allocation = BitAllocation::complexity;
     EncoderFactory encoder_factory;  // empty: the real libavcodec encoders (tests substitute)
     ThreadStarter start_thread;      // empty: std::jthread (tests substitute one that fails)

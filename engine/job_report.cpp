@@ -86,6 +86,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
         slots.push_back({{"label", s.label},
                          {"encoder", s.encoder},
                          {"chunks", s.chunks},
+                         {"sessions", std::count_if(r.sessions.begin(), r.sessions.end(),
+                                                    [&s](const auto& session) { return session.slot == s.label; })},
                          {"busy_seconds", s.busy_seconds},
                          {"busy_share", r.wall_seconds > 0 ? s.busy_seconds / r.wall_seconds : 0.0},
                          {"failures", s.failures},

@@ -276,6 +276,30 @@ TEST(StandInNvenc, ThroughputModeStreamsValidateAndDecode) {
             << "only 4 key frames in 200 carry pictures: " << r.dump();
 }
 
+TEST(StandInNvenc, AGpuSessionTakesManyChunksOfItsRung) {
+    SKIP_WITHOUT_STANDIN();
+    // 40 one-second chunks of one rung on one GPU: a software session takes
+    // at most a quarter of a rung (10 chunks); an NVENC session keeps going.
+    const Driver driver("standin-long-sessions", 1);
+    const fs::path src = make_clip("standin-40s", {320, 180, "25", 40.0, false, ""});
+    const fs::path out = fresh_dir("standin-long-sessions");
+    const ProcessResult r =
+        run_ladder({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--rung", "180p=320x180@300",
+                    "--segment-seconds", "1", "--progress", "none"},
+                   driver.env, 240);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_valid(out);
+    const json report = report_of(out);
+    ASSERT_EQ(report.at("slots").size(), 1u);
+    const json& slot = report.at("slots").at(0);
+    EXPECT_EQ(slot.at("chunks"), 40);
+    EXPECT_LE(slot.at("sessions").get<int>(), 2) << report.at("sessions").dump();
+    EXPECT_EQ(slot.at("sessions").get<int>(), static_cast<int>(report.at("sessions").size()));
+    EXPECT_LE(driver.events("open").at(0), 2 + 2) << "the run's sessions and the two probes\n" << driver.log();
+    EXPECT_EQ(key_frame_indexes(out / "180p" / "index.m3u8").size(), 40u) << "a key frame at every chunk start";
+    EXPECT_EQ(decode_errors(out / "180p" / "index.m3u8"), "");
+}
+
 TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-gpu1", 2);

@@ -95,6 +95,29 @@ TEST(DispatcherSessions, ARungIsCutIntoAtLeastTheSessionsAsked) {
         EXPECT_EQ(run_session(d, w), (std::vector<int>{first, first + 1, first + 2}));
 }
 
+TEST(DispatcherSessions, AHardwareEncoderTakesAWholeRungInOneSession) {
+    // The same rung and limits as above, at least 5 sessions per rung for
+    // the software encoders' rate feedback: NVENC keeps its own rate
+    // control over a session, so one session takes all 12 chunks (up to the
+    // hardware cap), and a software worker on the same rung still gets 3.
+    ChunkDispatcher d({RungPlan{"r0", 100, 12 * kSessionFrames, kSessionFrames}}, 1000, DispatchMode::helpers, 3, 1,
+                      100, 5, 120);
+    queue_chunks(d, 0, 12);
+    d.queue(0).close();
+    const int gpu = d.add_worker("av1_nvenc", -1);
+    EXPECT_EQ(run_session(d, gpu), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+}
+
+TEST(DispatcherSessions, AHardwareSessionStopsAtItsOwnCap) {
+    ChunkDispatcher d({RungPlan{"r0", 100, 12 * kSessionFrames, kSessionFrames}}, 1000, DispatchMode::helpers, 3, 1,
+                      100, 5, 8);
+    queue_chunks(d, 0, 12);
+    d.queue(0).close();
+    const int gpu = d.add_worker("av1_nvenc", -1);
+    EXPECT_EQ(run_session(d, gpu).size(), 8u);
+    EXPECT_EQ(run_session(d, gpu).size(), 4u);
+}
+
 TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
     auto d = one_rung(12, 2, 100);
     queue_chunks(d, 0, 12);
