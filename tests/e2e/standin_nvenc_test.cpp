@@ -121,6 +121,20 @@ TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
     }
 }
 
+TEST(StandInNvenc, NvencServesOnlyTheGpusNamedByOrdinalOrBusId) {
+    SKIP_WITHOUT_STANDIN();
+    for (const std::string& named : {std::string("1"), std::string("00000000:27:00.0"), std::string("0000:27:00.0")}) {
+        const Driver driver("standin-served", 2, {"LADDER_STANDIN_NVENC_GPUS=" + named});
+        const ProcessResult r = run_ladder({"devices", "--json"}, driver.env);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const json gpus = json::parse(r.out).at("nvidia").at("gpus");
+        ASSERT_EQ(gpus.size(), 2u);
+        EXPECT_EQ(gpus[0].at("nvenc").at("can_encode_av1"), false) << named << ": " << gpus[0].dump();
+        EXPECT_EQ(gpus[0].at("nvenc").at("reason"), "no NVENC engine") << "what a GPU without NVENC answers";
+        EXPECT_EQ(gpus[1].at("nvenc").at("can_encode_av1"), true) << named << ": " << gpus[1].dump();
+    }
+}
+
 TEST(StandInNvenc, DevicesGivesAGeForceItsSessionLimit) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-geforce", 1, {"LADDER_STANDIN_GPU_NAME=NVIDIA GeForce RTX 4090"});
