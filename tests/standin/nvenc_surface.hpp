@@ -4,6 +4,7 @@
 #pragma once
 
 #include <aom/aom_image.h>
+#include <ffnvcodec/dynlink_cuda.h>
 #include <ffnvcodec/nvEncodeAPI.h>
 
 #include <cstddef>
