@@ -310,10 +310,11 @@ TEST(StandInNvenc, AGpuSessionTakesManyChunksOfItsRung) {
     ASSERT_EQ(report.at("slots").size(), 1u);
     const json& slot = report.at("slots").at(0);
     EXPECT_EQ(slot.at("chunks"), 40);
-    // Under load the tail may still outrun the decoder and take a few short
-    // sessions; the first one is what a CPU session could never be.
+    // Once the decoder is no further ahead than its queues allow, sessions
+    // end where the decoded chunks end and come out short (26 chunks, then
+    // 1-2 each, in the CI's Debian 13 check); the first one is what a CPU
+    // session could never be.
     EXPECT_GT(report.at("sessions").at(0).at("chunks").size(), 20u) << report.at("sessions").dump();
-    EXPECT_LE(slot.at("sessions").get<int>(), 6) << report.at("sessions").dump();
     EXPECT_EQ(slot.at("sessions").get<int>(), static_cast<int>(report.at("sessions").size()));
     EXPECT_EQ(driver.events("open").at(0), slot.at("sessions").get<int>() + 2)
         << "the run's sessions and the two probes (inventory, pre-flight)\n" << driver.log();
