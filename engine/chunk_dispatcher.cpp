@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/encoder_backend.hpp"
 #include "engine/errors.hpp"
 
 namespace ladder::engine {
@@ -92,14 +93,10 @@ int ChunkDispatcher::session_length(const Worker& w, std::size_t rung, std::int6
     return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(session_cap(w, rung))));
 }
 
-namespace {
-bool hardware_encoder(const std::string& encoder) { return encoder == "av1_nvenc" || encoder == "av1_qsv"; }
-}  // namespace
-
 int ChunkDispatcher::session_cap(const Worker& w, std::size_t rung) const {
     const RungPlan& plan = rungs_[rung];
     const std::int64_t chunks = (plan.expected_frames + plan.chunk_frames - 1) / std::max(plan.chunk_frames, 1);
-    if (hardware_encoder(w.encoder)) return static_cast<int>(std::clamp<std::int64_t>(chunks, 1, max_hw_session_chunks_));
+    if (encoder_controls_session_rate(w.encoder)) return static_cast<int>(std::clamp<std::int64_t>(chunks, 1, max_hw_session_chunks_));
     const auto per_session = static_cast<int>((chunks + min_sessions_per_rung_ - 1) / min_sessions_per_rung_);
     return std::clamp(per_session, 1, max_session_chunks_);
 }

@@ -113,13 +113,6 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         });
 }
 
-int capped_limit(const std::vector<gpu::GpuCandidate>& usable) {
-    int cap = 0;
-    for (const auto& c : usable)
-        if (c.shared_session_limit) cap = cap == 0 ? *c.shared_session_limit : std::min(cap, *c.shared_session_limit);
-    return cap;
-}
-
 // `--policy gpu:I,J` opens nothing on the other GPUs, not even to ask what
 // they can do (NVIDIA indices are the first ones, in NVML order).
 gpu::NvencProbeScope nvenc_probe_scope(const gpu::EncodePolicy& policy) {
@@ -169,7 +162,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
         plan.notes.emplace_back(NoteLevel::info,
                                 fmt::format("{} GPU encoder sessions, not {}: the NVIDIA driver caps GeForce cards at {} "
                                             "NVENC sessions open at once, counted over all of them",
-                                            plan.slots.size(), wanted, capped_limit(usable)));
+                                            plan.slots.size(), wanted, gpu::shared_session_cap(usable).value_or(0)));
     if (usable.empty() || req.cpu_requested) {
         auto cpu_slots = gpu::make_cpu_slots(req.cpu_mix, cpu);
         for (auto& s : cpu_slots) {

@@ -47,4 +47,8 @@ EncodedChunk EncoderBackend::encode_as_session(const RawChunk& chunk, std::stop_
 
 bool encoder_keeps_sessions(const std::string& encoder) { return encoder != "libaom-av1"; }
 
+bool encoder_controls_session_rate(const std::string& encoder) {
+    return encoder == "av1_nvenc" || encoder == "av1_qsv";
+}
+
 }  // namespace ladder::engine

@@ -92,4 +92,9 @@ int default_preset(const std::string& encoder);
 // one rung, so its chunks stopped splicing.
 bool encoder_keeps_sessions(const std::string& encoder);
 
+// Whether the encoder's own rate control runs over a whole session and it
+// hands back each chunk as it is encoded (no lag): the GPU encoders. Their
+// sessions need not be cut for the rung's rate feedback.
+bool encoder_controls_session_rate(const std::string& encoder);
+
 }  // namespace ladder::engine

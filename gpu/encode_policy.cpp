@@ -127,21 +127,25 @@ PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& i
     return sel;
 }
 
+std::optional<int> shared_session_cap(const std::vector<GpuCandidate>& candidates) {
+    std::optional<int> cap;
+    for (const auto& c : candidates)
+        if (c.shared_session_limit) cap = std::min(cap.value_or(*c.shared_session_limit), *c.shared_session_limit);
+    return cap;
+}
+
 std::vector<int> sessions_per_candidate(const std::vector<GpuCandidate>& usable, int sessions_per_gpu) {
     const int wanted = std::max(1, sessions_per_gpu);
     std::vector<int> sessions(usable.size(), wanted);
+    const std::optional<int> cap = shared_session_cap(usable);
     std::vector<std::size_t> capped;
-    int cap = 0;
-    for (std::size_t i = 0; i < usable.size(); ++i) {
-        if (!usable[i].shared_session_limit) continue;
-        cap = capped.empty() ? *usable[i].shared_session_limit : std::min(cap, *usable[i].shared_session_limit);
-        capped.push_back(i);
-    }
-    if (capped.empty() || static_cast<int>(capped.size()) * wanted <= cap) return sessions;
+    for (std::size_t i = 0; i < usable.size(); ++i)
+        if (usable[i].shared_session_limit) capped.push_back(i);
+    if (!cap || static_cast<int>(capped.size()) * wanted <= *cap) return sessions;
     // The GPUs under the cap take its sessions in turn, so they share it
     // evenly; one left with none gets no slot.
     for (std::size_t i : capped) sessions[i] = 0;
-    for (int s = 0; s < cap; ++s) ++sessions[capped[static_cast<std::size_t>(s) % capped.size()]];
+    for (int s = 0; s < *cap; ++s) ++sessions[capped[static_cast<std::size_t>(s) % capped.size()]];
     return sessions;
 }
 

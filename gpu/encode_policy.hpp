@@ -54,6 +54,10 @@ struct PolicySelection {
 // Throws std::invalid_argument when gpu:I names an index the machine lacks.
 PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& inventory);
 
+// The smallest shared session cap among the candidates (GeForce cards), if
+// any has one.
+std::optional<int> shared_session_cap(const std::vector<GpuCandidate>& candidates);
+
 // How many sessions each usable candidate gets: sessions_per_gpu, except
 // that GPUs under a shared session cap (GeForce) never have more open at
 // once, all of them together, than the cap; they share it evenly.
