@@ -421,6 +421,11 @@ bool ChunkDispatcher::all_finished() const {
     return true;
 }
 
+bool ChunkDispatcher::all_handed_out(int rung) const {
+    std::lock_guard lock(mu_);
+    return queues_.at(static_cast<std::size_t>(rung))->drained();
+}
+
 void ChunkDispatcher::done(int worker, const RawChunk& chunk, double seconds) {
     std::lock_guard lock(mu_);
     Worker& w = workers_[static_cast<std::size_t>(worker)];

@@ -115,6 +115,9 @@ public:
     bool wait_for_change(std::uint64_t observed, std::stop_token stop);
     // Every rung is finished.
     bool all_finished() const;
+    // The rung's chunks have all been handed out (its queue is closed and
+    // empty): no new session will start on it unless one fails.
+    bool all_handed_out(int rung) const;
     // Chunks waiting in the queues, not reserved for a session, once every
     // queue is closed (the source is fully decoded, nothing more will
     // arrive); -1 while more may come.

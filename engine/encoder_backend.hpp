@@ -49,7 +49,9 @@ public:
     // by the first send) and returns the chunks of this session that are
     // complete now, in order — usually the ones before it, since encoders
     // hold frames back for look-ahead. The chunk must follow the last one
-    // sent. The caller keeps a chunk's frames until it came back.
+    // sent, except on a GPU encoder whose chunks have all come back: that
+    // one takes any chunk of the rung next (a forced key frame starts it).
+    // The caller keeps a chunk's frames until it came back.
     // Default: each chunk by a fresh encoder (encode()).
     virtual std::vector<EncodedChunk> send(const RawChunk& chunk, std::stop_token stop) {
         std::vector<EncodedChunk> out;

@@ -149,8 +149,22 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     session.record.start_seconds = since_start();
     session.last_done = session.record.start_seconds;
     EncoderSettings settings = r.settings;
+    // A GPU encoder this slot left open on the rung goes on at this chunk,
+    // with the rate it was opened with: its own rate control runs across
+    // its sessions.
+    IdleEncoders* idle = idle_encoders(slot);
+    std::unique_ptr<EncoderBackend> backend;
+    if (idle) {
+        if (auto kept = idle->find(first.rung); kept != idle->end()) {
+            backend = std::move(kept->second.backend);
+            settings.bitrate_kbps = kept->second.kbps;
+            idle->erase(kept);
+            session.record.opened_encoder = false;
+        }
+    }
+    close_idle_encoders(slot, false);  // after taking this rung's: its last chunk may be `first`
     RungRateFeedback::Request rate;
-    if (r.rate) {
+    if (r.rate && !backend) {
         const int chunks = encoder_keeps_sessions(slot.encoder) ? s_.dispatcher->session_chunks(id) : 1;
         if (r.complexity) {
             session.record.measured_chunks = r.complexity->measured();
@@ -164,7 +178,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     }
     session.record.requested_kbps = settings.bitrate_kbps;
     const auto end_rate = [&] {
-        if (!r.rate) return;
+        if (!r.rate || !session.record.opened_encoder) return;
         if (session.first.seconds > 0)
             r.rate->finish(rate, session.first, session.rest);
         else
@@ -172,7 +186,6 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     };
     // Only what the encoder does is an encoder failure; a chunk that cannot
     // be written (a full disk) or a run that failed elsewhere ends the run.
-    std::unique_ptr<EncoderBackend> backend;
     std::vector<EncodedChunk> back;
     std::optional<std::string> failure;
     std::string cause = "error";
@@ -189,7 +202,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
             return false;
         }
     };
-    bool ok = by_encoder([&] { backend = s_.factory(encoder_slot, settings); });
+    bool ok = backend || by_encoder([&] { backend = s_.factory(encoder_slot, settings); });
     std::optional<RawChunk> next = std::move(first);
     while (ok && next) {
         s_.progress->chunk_started(next->rung, r.rung.name, next->index, slot.label);
@@ -206,7 +219,11 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         }
         next = s_.dispatcher->continue_session(id);
     }
-    if (ok && backend) {
+    if (ok && backend && idle && session.pending.empty() && !stop.stop_requested()) {
+        // Every chunk sent came back: the encoder waits, open, for the
+        // slot's next session on the rung.
+        (*idle)[first.rung] = IdleEncoder{std::move(backend), settings.bitrate_kbps};
+    } else if (ok && backend) {
         ok = by_encoder([&] { back = backend->finish(stop); });
         if (ok) accept(session, std::move(back));
     }
@@ -234,6 +251,17 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
 void EncoderWorker::finish_record(Session& session) {
     session.record.end_seconds = since_start();
     if (!session.record.chunks.empty()) sessions_.push_back(std::move(session.record));
+}
+
+IdleEncoders* EncoderWorker::idle_encoders(const gpu::EncoderSlot& slot) const {
+    if (!s_.idle_encoders || slot.session_capped || !encoder_controls_session_rate(slot.encoder)) return nullptr;
+    return &(*s_.idle_encoders)[static_cast<std::size_t>(slot.id)];
+}
+
+void EncoderWorker::close_idle_encoders(const gpu::EncoderSlot& slot, bool everything) {
+    IdleEncoders* idle = idle_encoders(slot);
+    if (!idle) return;
+    std::erase_if(*idle, [&](const auto& kept) { return everything || s_.dispatcher->all_handed_out(kept.first); });
 }
 
 void EncoderWorker::quarantine(const gpu::EncoderSlot& slot) {
@@ -268,6 +296,7 @@ void EncoderWorker::run_helpers(std::stop_token stop) {
             if (raw) {
                 if (!encode_session(slot, id, std::move(*raw), stop)) {
                     quarantine(slot);
+                    close_idle_encoders(slot, true);
                     lease->retire();
                     s_.dispatcher->retire(id);  // throws when that orphans a rung
                     return;
@@ -277,6 +306,7 @@ void EncoderWorker::run_helpers(std::stop_token stop) {
             }
             if (finished) {
                 // Nothing left this slot may ever do: it leaves the pool.
+                close_idle_encoders(slot, true);
                 lease->retire();
                 s_.dispatcher->retire(id);
                 if (s_.dispatcher->all_finished()) s_.no_more_work->request_stop();
@@ -303,6 +333,7 @@ void EncoderWorker::run_fixed(std::stop_token stop) {
             break;
         }
     }
+    close_idle_encoders(slot, true);
     if (stop.stop_requested()) return;
     // Leaving for good: the dispatcher fails the run if that orphans a rung.
     s_.dispatcher->retire(id);

@@ -272,6 +272,7 @@ std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, cons
 struct EncoderWorkers {
     std::vector<SlotReport> slot_reports;
     std::vector<int> failure_runs;
+    std::vector<IdleEncoders> idle_encoders;
     std::atomic<int> chunks_encoding{0};
     std::atomic<int> session_ids{0};
     std::stop_source no_more_work;  // ends lease claims once no slot is needed
@@ -283,6 +284,7 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
                   const gpu::CpuInfo& cpu, std::chrono::steady_clock::time_point started, ProgressSink& progress) {
     w.slot_reports.resize(pool.size());
     w.failure_runs.assign(pool.size(), 0);
+    w.idle_encoders.resize(pool.size());
     WorkerSetup setup;
     setup.pool = &pool;
     setup.dispatcher = &dispatcher;
@@ -294,6 +296,7 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     setup.journal = &journal;
     setup.slot_reports = &w.slot_reports;
     setup.failure_runs = &w.failure_runs;
+    setup.idle_encoders = &w.idle_encoders;
     setup.no_more_work = &w.no_more_work;
     setup.chunks_encoding = &w.chunks_encoding;
     setup.session_ids = &w.session_ids;
@@ -357,6 +360,9 @@ StagesOutcome run_stages(const JobOptions& options, DecodePump& pump, std::vecto
         stages.start(fmt::format("encoder worker {}", i),
                      [w = workers.workers[i].get()](std::stop_token t) { w->run(t); });
     stages.join();
+    // GPU sessions still open for a rung close before the outputs are
+    // finished (a worker stopped in the middle left them).
+    workers.idle_encoders.clear();
     return {stages.stopping(), stages.failure()};
 }
 

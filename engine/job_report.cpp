@@ -88,6 +88,9 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                          {"chunks", s.chunks},
                          {"sessions", std::count_if(r.sessions.begin(), r.sessions.end(),
                                                     [&s](const auto& session) { return session.slot == s.label; })},
+                         {"encoders_opened",
+                          std::count_if(r.sessions.begin(), r.sessions.end(),
+                                        [&s](const auto& session) { return session.slot == s.label && session.opened_encoder; })},
                          {"busy_seconds", s.busy_seconds},
                          {"busy_share", r.wall_seconds > 0 ? s.busy_seconds / r.wall_seconds : 0.0},
                          {"failures", s.failures},
@@ -126,6 +129,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                             {"measured_chunks", s.measured_chunks},
                             {"chunks", s.chunks},
                             {"bytes", s.bytes},
+                            {"opened_encoder", s.opened_encoder},
                             {"start_seconds", s.start_seconds},
                             {"end_seconds", s.end_seconds}});
 }

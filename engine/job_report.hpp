@@ -36,6 +36,9 @@ struct SessionRecord {
     int measured_chunks = -1;  // chunks the complexity analysis had measured when it started (-1: even shares)
     std::vector<int> chunks;  // accepted, in order
     std::size_t bytes = 0;
+    // false: the session went on with a GPU encoder its slot kept open
+    // from an earlier session on the rung, instead of opening one.
+    bool opened_encoder = true;
     double start_seconds = 0;  // since job start
     double end_seconds = 0;
 };

@@ -39,6 +39,14 @@ LibavcodecEncoder::~LibavcodecEncoder() {
 }
 
 namespace {
+// Whether the encoder is told where each chunk starts. The CPU encoders are
+// not: SVT-AV1's closed GOP of one chunk puts a key frame with a sequence
+// header at every chunk start (FFmpeg 6.1+ maps a forced one to an option
+// its VBR mode refuses), and libaom encodes one chunk per session
+// (encoder_keeps_sessions). NVENC and Quick Sync are, on top of their GOP
+// length.
+bool forces_key_frames(const std::string& encoder) { return encoder != "libsvtav1" && encoder != "libaom-av1"; }
+
 ChunkFrames frames_of(const RawChunk& chunk, std::size_t& next) {
     ChunkFrames frames;
     frames.rung = chunk.rung;
@@ -52,6 +60,14 @@ ChunkFrames frames_of(const RawChunk& chunk, std::size_t& next) {
 
 std::vector<EncodedChunk> LibavcodecEncoder::send(const RawChunk& chunk, std::stop_token stop) {
     if (chunk.frames.empty()) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
+    if (ctx_ && chunk.first_frame != next_frame_ && chunks_.empty() && forces_key_frames(slot_.encoder)) {
+        // A GPU session the slot kept open goes on with another chunk of
+        // its rung, anywhere in it: every chunk it was sent came back, and
+        // this one starts with a forced key frame, so nothing of the
+        // stream before it is referenced.
+        chunks_.reset();
+        session_first_frame_ = next_frame_ = chunk.first_frame;
+    }
     chunks_.expect(chunk.rung, chunk.index, chunk.first_frame, static_cast<std::int64_t>(chunk.frames.size()));
     std::size_t next = 0;
     feed(frames_of(chunk, next), [this](av::PacketPtr p) { chunks_.add(std::move(p)); }, stop);
@@ -90,21 +106,12 @@ void LibavcodecEncoder::guarded(int chunk, Step&& step) {
     }
 }
 
-// Whether the encoder is told where each chunk starts. The CPU encoders are
-// not: SVT-AV1's closed GOP of one chunk puts a key frame with a sequence
-// header at every chunk start (FFmpeg 6.1+ maps a forced one to an option
-// its VBR mode refuses), and libaom encodes one chunk per session
-// (encoder_keeps_sessions). NVENC and Quick Sync are, on top of their GOP
-// length.
-static bool forces_key_frames(const std::string& encoder) {
-    return encoder != "libsvtav1" && encoder != "libaom-av1";
-}
-
 void LibavcodecEncoder::send_frame(AVFrame* frame, bool chunk_start) {
     // A fresh encoder starts with a key frame on its own.
-    const bool force = chunk_start && frame->pts != session_first_frame_ && forces_key_frames(slot_.encoder);
+    const bool force = chunk_start && frames_sent_ > 0 && forces_key_frames(slot_.encoder);
     frame->pict_type = force ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
     av::check(avcodec_send_frame(ctx_.get(), frame), "sending a frame");
+    ++frames_sent_;
 }
 
 void LibavcodecEncoder::feed(const ChunkFrames& frames, const PacketSink& sink, std::stop_token stop) {
@@ -124,6 +131,7 @@ void LibavcodecEncoder::feed(const ChunkFrames& frames, const PacketSink& sink, 
                 stream_ = av::make_codec_parameters();
                 av::check(avcodec_parameters_from_context(stream_.get(), ctx_.get()), "reading encoder parameters");
                 session_first_frame_ = next_frame_ = frames.first_frame;
+                frames_sent_ = 0;
             }
             if (stop.stop_requested()) throw Cancelled();
             AVFrame* frame = src.get();
@@ -215,11 +223,18 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
         // The chunk is the GOP; no B-frames keeps decode order = output order.
         av_dict_set(&opts, "bf", "0", 0);
         av_dict_set(&opts, "forced-idr", "1", 0);  // a chunk start is a key frame
+        // Each frame's packet comes out as soon as it is encoded, so a
+        // chunk is complete without an end of stream and the session can
+        // stay open between chunks (EncoderWorker keeps it for the rung).
+        av_dict_set(&opts, "delay", "0", 0);
     } else if (slot_.encoder == "av1_qsv") {
         ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
         av_dict_set_int(&opts, "preset", std::clamp(preset, 1, 7), 0);
         av_dict_set(&opts, "bf", "0", 0);
         av_dict_set(&opts, "forced_idr", "1", 0);  // a chunk start is a key frame
+        // The same for Quick Sync: qsvenc hands a packet back once
+        // async_depth frames are in flight; 1 is each frame's own.
+        av_dict_set(&opts, "async_depth", "1", 0);
     }
     int ret = 0;
     {

@@ -1,7 +1,8 @@
 #pragma once
 // A libavcodec AV1 encoder session: libsvtav1 and libaom-av1 on the CPU,
 // av1_nvenc (NVIDIA) and av1_qsv (Intel) on the slot's GPU. One encoder
-// takes consecutive chunks of a rung; every chunk starts with a key frame
+// takes consecutive chunks of a rung (a GPU encoder with nothing in flight
+// also takes any later or earlier chunk of it); every chunk starts with a key frame
 // carrying a sequence header (a GOP of one chunk, and the key frame forced
 // where the encoder takes that), so it decodes on its own. This is the code
 // that runs inside an encoder process (engine/encoder_process_main.*) for
@@ -71,6 +72,7 @@ private:
     av::CodecParametersPtr stream_;       // its parameters
     std::int64_t session_first_frame_ = 0;
     std::int64_t next_frame_ = 0;         // the frame number the next frame must have
+    std::int64_t frames_sent_ = 0;        // to the open encoder
     bool flushed_ = false;
     SessionChunks chunks_;                // send()/finish(): the session's chunks
 };

@@ -162,6 +162,7 @@ std::vector<EncoderSlot> make_gpu_slots(const std::vector<GpuCandidate>& usable,
             slot.device_index = c.index;
             slot.device = c.device;
             slot.threads = 1;
+            slot.session_capped = c.shared_session_limit.has_value();
             const char* short_name = c.kind == DeviceKind::intel ? "qsv" : "nvenc";
             slot.label = s == 0 ? fmt::format("gpu{}:{}", c.index, short_name)
                                 : fmt::format("gpu{}:{}.{}", c.index, short_name, s + 1);

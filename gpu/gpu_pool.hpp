@@ -25,6 +25,9 @@ struct EncoderSlot {
     // NVENC, the DRM render node for Quick Sync; empty for the CPU.
     std::string device;
     int threads = 1;            // encoder threads for CPU sessions
+    // The GPU's driver caps sessions open at once (GeForce): the slot never
+    // holds more than the one it encodes with.
+    bool session_capped = false;
     std::string label;          // for reports: "cpu0:svt", "gpu1:nvenc"
 };
 

@@ -7,12 +7,15 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 
 #include "av/logging.hpp"
 #include "engine/errors.hpp"
 #include "engine/job.hpp"
+#include "engine/job_report.hpp"
 #include "engine/ladder_validator.hpp"
 #include "media_tools.hpp"
 
@@ -73,6 +76,8 @@ struct StandInGpus {
     std::set<std::string> probed;
     std::set<std::string> refuse_probe;      // slot labels whose pre-flight open fails
     std::string fail_every_encode_on;        // slot label whose chunks all fail
+    // Encoders that encoded a chunk, by slot label and rung height.
+    std::map<std::pair<std::string, int>, int> opened;
     engine::EncoderFactory factory() {
         return [this](const gpu::EncoderSlot& slot, const engine::EncoderSettings& settings)
                    -> std::unique_ptr<engine::EncoderBackend> {
@@ -80,13 +85,19 @@ struct StandInGpus {
             gpu::EncoderSlot cpu = slot;
             cpu.kind = gpu::DeviceKind::cpu;
             cpu.encoder = "libsvtav1";
-            return std::make_unique<Backend>(*this, slot.label, engine::make_encoder_backend(cpu, settings));
+            return std::make_unique<Backend>(*this, slot.label, settings.height,
+                                             engine::make_encoder_backend(cpu, settings));
         };
     }
     struct Backend final : engine::EncoderBackend {
-        Backend(StandInGpus& owner, std::string label, std::unique_ptr<engine::EncoderBackend> real)
-            : owner_(owner), label_(std::move(label)), real_(std::move(real)) {}
+        Backend(StandInGpus& owner, std::string label, int height, std::unique_ptr<engine::EncoderBackend> real)
+            : owner_(owner), label_(std::move(label)), height_(height), real_(std::move(real)) {}
         engine::EncodedChunk encode(const engine::RawChunk& chunk, std::stop_token stop) override {
+            if (!encoded_) {  // a run's encoder, not the pre-flight's probe
+                std::lock_guard lock(owner_.mu);
+                ++owner_.opened[{label_, height_}];
+                encoded_ = true;
+            }
             if (label_ == owner_.fail_every_encode_on)
                 throw engine::RunError(fmt::format("opening av1_nvenc on {}: OpenEncodeSessionEx failed: out of memory "
                                                    "(10): session limit",
@@ -101,6 +112,8 @@ struct StandInGpus {
         }
         StandInGpus& owner_;
         std::string label_;
+        int height_;
+        bool encoded_ = false;
         std::unique_ptr<engine::EncoderBackend> real_;
     };
 };
@@ -212,6 +225,64 @@ TEST(GpuPolicy, ASessionLimitInTheMiddleOfARunGoesThroughTheFaultPath) {
     EXPECT_EQ(r.rungs[0].frames, 75);
     EXPECT_EQ(r.rungs[1].frames, 75);
     EXPECT_TRUE(engine::validate_hls_ladder(o.outdir).problems.empty());
+}
+
+// Sessions of at most 2 chunks, so that each GPU slot comes back to a rung
+// several times; slots kept open per rung or closed at each session's end.
+engine::JobReport short_gpu_sessions(StandInGpus& gpus, const std::string& name,
+                                     std::function<gpu::DeviceInventory()> inventory) {
+    engine::JobOptions o = small_job(name, "nvidia");
+    o.inventory = std::move(inventory);
+    o.segment_seconds = 0.2;  // 15 chunks per rung
+    o.hw_session_chunks = 2;
+    o.encoder_factory = gpus.factory();
+    engine::NullProgressSink sink;
+    const engine::JobReport r = engine::run_job(o, sink);
+    EXPECT_EQ(r.rungs[0].frames, 75);
+    EXPECT_EQ(r.rungs[1].frames, 75);
+    EXPECT_TRUE(engine::validate_hls_ladder(o.outdir).problems.empty());
+    return r;
+}
+
+TEST(GpuPolicy, AGpuSlotKeepsOneEncoderOpenPerRungAcrossItsSessions) {
+    StandInGpus gpus;
+    const engine::JobReport r = short_gpu_sessions(gpus, "gpu-idle-encoders", two_l4);
+    std::map<std::pair<std::string, std::string>, int> sessions;  // (slot, rung)
+    int went_on = 0;
+    for (const auto& s : r.sessions) {
+        ++sessions[{s.slot, s.rung}];
+        went_on += !s.opened_encoder;
+    }
+    int came_back = 0;
+    for (const auto& [key, n] : sessions) came_back += n > 1;
+    ASSERT_GT(came_back, 0) << "no slot had a second session on a rung: the test shows nothing";
+    EXPECT_GT(went_on, 0);
+    for (const auto& [key, n] : gpus.opened)
+        EXPECT_EQ(n, 1) << key.first << " opened " << n << " encoders for the " << key.second << "-line rung";
+    nlohmann::json j;
+    engine::to_json(j, r);
+    for (const auto& slot : j.at("slots")) {
+        int opened = 0;
+        for (const auto& [key, n] : gpus.opened) opened += key.first == slot.at("label").get<std::string>() ? n : 0;
+        EXPECT_EQ(slot.at("encoders_opened").get<int>(), opened) << slot.dump();
+        EXPECT_LE(slot.at("encoders_opened").get<int>(), slot.at("sessions").get<int>()) << slot.dump();
+    }
+}
+
+TEST(GpuPolicy, AGeForceSlotClosesItsEncoderAtEachSessionsEnd) {
+    StandInGpus gpus;
+    const engine::JobReport r = short_gpu_sessions(gpus, "gpu-geforce-sessions", [] {
+        gpu::DeviceInventory inv = two_l4();
+        for (auto& g : inv.nvidia) {
+            g.name = "NVIDIA GeForce RTX 4090";
+            g.nvenc.session_limit = 8;
+        }
+        return inv;
+    });
+    int opened = 0;
+    for (const auto& [key, n] : gpus.opened) opened += n;
+    EXPECT_EQ(opened, static_cast<int>(r.sessions.size())) << "one encoder per session, none kept: the driver's cap";
+    for (const auto& s : r.sessions) EXPECT_TRUE(s.opened_encoder);
 }
 
 TEST(GpuPolicy, DecodeNvdecNeedsAGpuThatCanDecodeTheSource) {
