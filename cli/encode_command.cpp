@@ -140,6 +140,10 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "Bytes of raw frames that may wait for encoding (e.g. 2G, 512M; default: a quarter of the "
                     "available memory, at least two chunks of the largest rung). The decoder waits when it is full; "
                     "below one chunk of the largest rung is an error");
+    cmd->add_option("--gpu-memory-budget", a.gpu_memory_budget,
+                    "The same in GPU memory, for frames that stay on the GPU that decoded them (--decode nvdec "
+                    "feeding NVENC on that GPU; default: a quarter of the GPU's memory, from NVML). Below one chunk "
+                    "of the largest rung or above the GPU's memory is an error");
     auto* segment = cmd->add_option("--segment-seconds", a.segment_seconds,
                                     "Chunk (and segment) length in seconds; every chunk starts with a key frame")
                         ->capture_default_str();
@@ -202,13 +206,16 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.isolation = a.isolation == "none" ? engine::EncoderIsolation::in_process : engine::EncoderIsolation::process;
     o.encoder_stall_timeout =
         std::chrono::milliseconds(static_cast<long long>(std::llround(a.encoder_timeout * 1000.0)));
-    if (!a.memory_budget.empty()) {
+    const auto byte_size = [](const char* option, const std::string& text) -> std::uint64_t {
+        if (text.empty()) return 0;
         try {
-            o.memory_budget = engine::parse_byte_size(a.memory_budget);
+            return engine::parse_byte_size(text);
         } catch (const std::invalid_argument& e) {
-            throw engine::InputError(fmt::format("--memory-budget {}", e.what()));
+            throw engine::InputError(fmt::format("{} {}", option, e.what()));
         }
-    }
+    };
+    o.memory_budget = byte_size("--memory-budget", a.memory_budget);
+    o.gpu_memory_budget = byte_size("--gpu-memory-budget", a.gpu_memory_budget);
     o.segment_seconds = a.segment_seconds;
     o.audio = a.audio == "aac";
     o.overwrite = a.overwrite;

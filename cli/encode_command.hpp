@@ -27,6 +27,7 @@ struct EncodeArgs {
     std::string isolation = "process";  // process, none
     double encoder_timeout = 120;       // seconds without progress before an encoder process is killed
     std::string memory_budget;
+    std::string gpu_memory_budget;
     double segment_seconds = 2.0;
     std::string audio = "aac";
     bool overwrite = false;

@@ -107,6 +107,7 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         return;
     }
     plan.decode_label = describe(*gpu) + " (NVDEC)";
+    plan.decode_gpu_memory = gpu->memory_total_bytes;
     plan.keep_frames_on_gpu =
         !plan.slots.empty() && std::all_of(plan.slots.begin(), plan.slots.end(), [&](const gpu::EncoderSlot& s) {
             return s.kind == gpu::DeviceKind::nvidia && s.device == std::to_string(gpu->cuda_ordinal);

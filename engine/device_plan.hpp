@@ -4,6 +4,7 @@
 // GPU; CPU slots as fallback or on request) and where the source is decoded
 // (CPU, or NVDEC on the policy's first NVIDIA GPU). Everything that can be
 // wrong with the devices fails here, before a thread starts.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -38,6 +39,7 @@ struct DevicePlan {
     av::BufferRefPtr decode_device;  // CUDA device for NVDEC; null: decode on the CPU
     std::string decode_label;        // "cpu" or "GPU 0 NVIDIA H100 80GB HBM3 (NVDEC)"
     bool keep_frames_on_gpu = false; // every slot is NVENC on the decoding GPU
+    std::uint64_t decode_gpu_memory = 0;  // the decoding GPU's memory (NVML); 0: unknown or none
     std::vector<std::string> dropped;  // "GPU 0 NVIDIA H100: no NVENC engine"
     // What the run should say once the whole pre-flight has passed (a usage
     // error found later must stay the only line on stderr).

@@ -22,6 +22,7 @@ extern "C" {
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
+#include "engine/frame_budget.hpp"
 #include "engine/journaled_chunk_route.hpp"
 #include "engine/output_stage.hpp"
 #include "engine/preflight.hpp"
@@ -166,27 +167,6 @@ std::unique_ptr<AudioTrack> open_audio(const JobOptions& options, const CheckedS
                                   input->streams[src.audio_stream]->codecpar->ch_layout.nb_channels));
     }
     return audio;
-}
-
-// Bytes of raw frames the run may hold: --memory-budget, else a quarter of
-// the available memory; at least one chunk of the largest rung.
-std::uint64_t memory_budget_bytes(const JobOptions& options, const CheckedSource& source, const gpu::CpuInfo& cpu) {
-    std::uint64_t largest_chunk = 0;
-    std::string largest_rung;
-    for (const auto& r : source.ladder.rungs) {
-        const auto bytes = static_cast<std::uint64_t>(av_image_get_buffer_size(source.info.pix_fmt, r.width, r.height, 1)) *
-                           static_cast<std::uint64_t>(source.chunk_frames);
-        if (bytes > largest_chunk) {
-            largest_chunk = bytes;
-            largest_rung = r.name;
-        }
-    }
-    if (options.memory_budget == 0) return std::max<std::uint64_t>(cpu.available_memory_bytes / 4, 2 * largest_chunk);
-    if (options.memory_budget < largest_chunk)
-        throw InputError(fmt::format("--memory-budget {} bytes is below one chunk of rung {} ({} frames = {} bytes): "
-                                     "raise it or shorten --segment-seconds",
-                                     options.memory_budget, largest_rung, source.chunk_frames, largest_chunk));
-    return options.memory_budget;
 }
 
 void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
@@ -427,7 +407,25 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const FrameSpan span = frame_span(options, source.chunk_frames);
     Encoders encoders = plan_encoders(options, source);
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
-    MemoryBudget memory(memory_budget_bytes(options, source, cpu));
+    const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
+    MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
+    // Frames that stay on the GPU that decoded them count against its
+    // memory, not the host's.
+    std::optional<MemoryBudget> gpu_memory;
+    std::string gpu_memory_note;
+    if (encoders.devices.keep_frames_on_gpu) {
+        if (auto bytes = gpu_frame_budget(options.gpu_memory_budget, encoders.devices.decode_gpu_memory, chunk_bytes))
+            gpu_memory.emplace(*bytes);
+        else
+            gpu_memory_note = fmt::format(
+                "frames are copied to host memory after scaling: a quarter of {} ({} MiB) holds less than one chunk "
+                "of rung {} ({} MiB); --gpu-memory-budget sets the share",
+                encoders.devices.decode_label, encoders.devices.decode_gpu_memory / 4 / (1024 * 1024), chunk_bytes.rung,
+                chunk_bytes.bytes / (1024 * 1024));
+    } else if (options.gpu_memory_budget != 0) {
+        gpu_memory_note = "--gpu-memory-budget does not apply: no frames wait on a GPU in this run (they do only with "
+                          "NVDEC decoding for NVENC sessions on the same GPU)";
+    }
 
     // 2. The output folder, checked and prepared. A shard writes no
     // outputs: the plan's journal, shared by all shards, is its output.
@@ -446,6 +444,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         progress.note(NoteLevel::warning,
                       fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
     for (const auto& [level, message] : encoders.devices.notes) progress.note(level, message);
+    if (!gpu_memory_note.empty()) progress.note(NoteLevel::info, gpu_memory_note);
     gpu::GpuPool pool(encoders.devices.slots);
     progress.note(NoteLevel::info,
                   fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
@@ -482,8 +481,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (options.shard) pump.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
     JournaledChunkRoute journaled(journal, rungs, progress);
-    auto scalers = make_scalers(options, source, rungs, *dispatcher, memory, journaled, audio_rendition,
-                                encoders.devices.keep_frames_on_gpu, span);
+    auto scalers = make_scalers(options, source, rungs, *dispatcher, gpu_memory ? *gpu_memory : memory, journaled,
+                                audio_rendition, gpu_memory.has_value(), span);
     EncoderWorkers workers;
     make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
 
@@ -518,6 +517,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.dropped_devices = encoders.devices.dropped;
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();
+    if (gpu_memory) {
+        report.gpu_memory_budget = gpu_memory->limit();
+        report.peak_gpu_queued_bytes = gpu_memory->peak();
+    }
     report.resumed_chunks = journaled.taken();
     if (options.shard) report_shard(report, *options.shard, journaled.taken(), workers);
     if (output) output->fill_report(report);

@@ -87,6 +87,9 @@ struct JobOptions {
     // being encoded); 0: a quarter of the available memory, at least two
     // chunks of the largest rung.
     std::uint64_t memory_budget = 0;
+    // The same in GPU memory, for frames that stay on the GPU that decoded
+    // them (NVDEC for NVENC sessions on that GPU); 0: a quarter of its memory.
+    std::uint64_t gpu_memory_budget = 0;
     // A shard of a plan (`ladder encode --plan P --shard I/N`): the plan's
     // source, ladder and encoder settings replace input, ladder, encoder,
     // preset, splice_check and segment_seconds; outdir is the plan's folder.

@@ -33,6 +33,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"dropped_devices", r.dropped_devices},
                        {"memory_budget", r.memory_budget},
                        {"peak_queued_bytes", r.peak_queued_bytes},
+                       {"gpu_memory_budget", r.gpu_memory_budget},
+                       {"peak_gpu_queued_bytes", r.peak_gpu_queued_bytes},
                        {"resumed_chunks", r.resumed_chunks},
                        {"wall_seconds", r.wall_seconds}};
     if (r.shard)

@@ -113,6 +113,8 @@ struct JobReport {
     std::int64_t frames_decoded_on_gpu = 0;
     std::vector<std::string> dropped_devices;  // selected GPUs that could not encode, with why
     std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
+    std::uint64_t gpu_memory_budget = 0;   // the same on the decoding GPU; 0: no frames waited there
+    std::uint64_t peak_gpu_queued_bytes = 0;
     std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
     int resumed_chunks = 0;  // taken from the journal instead of encoded
     double wall_seconds = 0;
