@@ -26,8 +26,10 @@ std::string cpu_line(const gpu::CpuDevice& cpu) {
 
 std::string nvenc_line(const gpu::NvencProbe& n) {
     if (!n.can_encode_av1()) return fmt::format("  NVENC: no — {}\n", n.reason.empty() ? "unknown" : n.reason);
-    if (n.session_limit) return fmt::format("  NVENC: yes — AV1, up to {} sessions\n", *n.session_limit);
-    return "  NVENC: yes — AV1\n";
+    std::string line = "  NVENC: yes — AV1";
+    if (n.engines > 0) line += fmt::format(", {} engine{}", n.engines, n.engines == 1 ? "" : "s");
+    if (n.session_limit) line += fmt::format(", up to {} sessions", *n.session_limit);
+    return line + "\n";
 }
 
 std::string nvdec_line(const gpu::NvidiaGpu& g) {

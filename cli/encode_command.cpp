@@ -87,9 +87,9 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         })
         ->capture_default_str();
     cmd->add_option("--sessions-per-gpu", a.sessions_per_gpu,
-                    "Concurrent encoder sessions per GPU (GeForce drivers cap NVENC sessions per system)")
-        ->check(CLI::Range(1, 16))
-        ->capture_default_str();
+                    "Concurrent encoder sessions per GPU (default: one per NVENC engine of the GPU, as 'ladder "
+                    "devices' lists them, at least one; GeForce drivers cap NVENC sessions per system)")
+        ->check(CLI::Range(1, 16));
     cmd->add_option("--decode", a.decode,
                     "Where to decode the source: cpu; nvdec = NVDEC on the policy's first NVIDIA GPU (frames are "
                     "scaled there with scale_cuda, then downloaded for CPU encoders or handed to NVENC on the same "

@@ -16,7 +16,7 @@ struct EncodeArgs {
     std::vector<std::string> rungs;
     std::string encoder = "svt";
     std::string policy = "auto";
-    int sessions_per_gpu = 1;
+    int sessions_per_gpu = 0;  // not given: one per NVENC engine
     std::string decode = "auto";
     int cpu_slots = 0;
     std::string cpu_encoders;

@@ -447,10 +447,10 @@ void ChunkDispatcher::refused(int worker, RawChunk chunk) {
     after_handover(lock);
 }
 
-void ChunkDispatcher::failed(int worker, RawChunk chunk, const std::string& error) {
+void ChunkDispatcher::failed(int worker, RawChunk chunk, const std::string& error, bool counts_as_try) {
     std::unique_lock lock(mu_);
     auto& errors = chunk_errors_[{chunk.rung, chunk.index}];
-    errors.push_back(error);
+    if (counts_as_try) errors.push_back(error);
     failed_on_[{chunk.rung, chunk.index}].insert(worker);
     if (static_cast<int>(errors.size()) >= max_tries_) {
         failure_ = fmt::format("rung {}: chunk {} failed on all {} tries: {}",

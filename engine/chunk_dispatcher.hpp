@@ -129,8 +129,10 @@ public:
     // this worker's encoder kind is not sent to that rung again.
     void refused(int worker, RawChunk chunk);
     // The encode failed: back to the front of the queue for another try, or
-    // RunError (with every error of that chunk) after max_tries.
-    void failed(int worker, RawChunk chunk, const std::string& error);
+    // RunError (with every error of that chunk) after max_tries. A failure
+    // that is not the chunk's (counts_as_try false: the slot's encoder
+    // would not open) sends it to another slot without using up a try.
+    void failed(int worker, RawChunk chunk, const std::string& error, bool counts_as_try = true);
     // The worker stops for good (quarantined, or nothing left for it).
     // Throws RunError when that orphans a rung.
     void retire(int worker);

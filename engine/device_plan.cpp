@@ -158,8 +158,10 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
                                      "--policy auto or --policy cpu to encode on the CPU",
                                      req.policy.text, gpu::describe_unusable(selection)));
     plan.slots = gpu::make_gpu_slots(usable, req.sessions_per_gpu, 0);
-    if (const std::size_t wanted = usable.size() * static_cast<std::size_t>(std::max(1, req.sessions_per_gpu));
-        plan.slots.size() < wanted)
+    std::size_t wanted = 0;
+    for (const auto& c : usable)
+        wanted += static_cast<std::size_t>(std::max(1, req.sessions_per_gpu > 0 ? req.sessions_per_gpu : c.engines));
+    if (plan.slots.size() < wanted)
         plan.notes.emplace_back(NoteLevel::info,
                                 fmt::format("{} GPU encoder sessions, not {}: the NVIDIA driver caps GeForce cards at {} "
                                             "NVENC sessions open at once, counted over all of them",

@@ -23,7 +23,7 @@ enum class DecodeMode { automatic, cpu, nvdec };
 
 struct DeviceRequest {
     gpu::EncodePolicy policy;
-    int sessions_per_gpu = 1;
+    int sessions_per_gpu = 0;  // 0: one per NVENC engine of each GPU
     DecodeMode decode = DecodeMode::automatic;
     // CPU sessions: {encoder, count}; used when the policy is cpu, when no
     // GPU can encode under auto, and next to GPUs when cpu_requested.

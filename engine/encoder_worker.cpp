@@ -152,13 +152,11 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     // A GPU encoder this slot left open on the rung goes on at this chunk,
     // with the rate it was opened with: its own rate control runs across
     // its sessions.
-    IdleEncoders* idle = idle_encoders(slot);
     std::unique_ptr<EncoderBackend> backend;
-    if (idle) {
-        if (auto kept = idle->find(first.rung); kept != idle->end()) {
-            backend = std::move(kept->second.backend);
-            settings.bitrate_kbps = kept->second.kbps;
-            idle->erase(kept);
+    if (s_.idle_encoders) {
+        if (auto kept = s_.idle_encoders->take(slot, first.rung)) {
+            backend = std::move(kept->backend);
+            settings.bitrate_kbps = kept->kbps;
             session.record.opened_encoder = false;
         }
     }
@@ -189,6 +187,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     std::vector<EncodedChunk> back;
     std::optional<std::string> failure;
     std::string cause = "error";
+    bool open_refused = false;
     const auto by_encoder = [&](auto&& step) {
         try {
             step();
@@ -199,6 +198,10 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         } catch (const std::exception& e) {
             failure = e.what();
             if (const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e)) cause = lost->cause();
+            if (dynamic_cast<const EncoderOpenRefused*>(&e)) {
+                cause = "open refused";
+                open_refused = true;
+            }
             return false;
         }
     };
@@ -219,17 +222,22 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         }
         next = s_.dispatcher->continue_session(id);
     }
-    if (ok && backend && idle && session.pending.empty() && !stop.stop_requested()) {
-        // Every chunk sent came back: the encoder waits, open, for the
-        // slot's next session on the rung.
-        (*idle)[first.rung] = IdleEncoder{std::move(backend), settings.bitrate_kbps};
-    } else if (ok && backend) {
+    IdleEncoder idle{std::move(backend), settings.bitrate_kbps};
+    // Every chunk sent came back: the encoder may wait, open, for the
+    // slot's next session on the rung.
+    const bool kept = ok && idle.backend && s_.idle_encoders && session.pending.empty() && !stop.stop_requested() &&
+                      s_.idle_encoders->keep(slot, first.rung, idle);
+    backend = std::move(idle.backend);
+    if (ok && backend && !kept) {
         ok = by_encoder([&] { back = backend->finish(stop); });
         if (ok) accept(session, std::move(back));
     }
     end_rate();
     if (!ok) {
         s_.dispatcher->end_session(id);
+        // The driver may cap sessions open at once without saying so (and
+        // GeForce caps count every GPU): no GPU keeps encoders any more.
+        if (s_.idle_encoders && slot.kind != gpu::DeviceKind::cpu) s_.idle_encoders->stop_keeping();
         ++stats.failures;
         ++failures_in_a_row;
         // Every chunk of the session not back yet goes back for another slot.
@@ -238,7 +246,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
             session.pending.pop_front();
             retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, *failure, cause});
             s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, *failure, cause);
-            s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, *failure));
+            s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, *failure), !open_refused);
         }
         finish_record(session);
         return failures_in_a_row < s_.quarantine_after;
@@ -253,15 +261,9 @@ void EncoderWorker::finish_record(Session& session) {
     if (!session.record.chunks.empty()) sessions_.push_back(std::move(session.record));
 }
 
-IdleEncoders* EncoderWorker::idle_encoders(const gpu::EncoderSlot& slot) const {
-    if (!s_.idle_encoders || slot.session_capped || !encoder_controls_session_rate(slot.encoder)) return nullptr;
-    return &(*s_.idle_encoders)[static_cast<std::size_t>(slot.id)];
-}
-
 void EncoderWorker::close_idle_encoders(const gpu::EncoderSlot& slot, bool everything) {
-    IdleEncoders* idle = idle_encoders(slot);
-    if (!idle) return;
-    std::erase_if(*idle, [&](const auto& kept) { return everything || s_.dispatcher->all_handed_out(kept.first); });
+    if (!s_.idle_encoders) return;
+    s_.idle_encoders->close(slot, [this](int rung) { return s_.dispatcher->all_handed_out(rung); }, everything);
 }
 
 void EncoderWorker::quarantine(const gpu::EncoderSlot& slot) {

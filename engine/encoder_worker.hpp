@@ -17,23 +17,13 @@
 
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
+#include "engine/idle_encoders.hpp"
 #include "engine/job_report.hpp"
 #include "engine/progress_sink.hpp"
 #include "engine/rung_runtime.hpp"
 #include "gpu/gpu_pool.hpp"
 
 namespace ladder::engine {
-
-// The GPU encoders a slot keeps open between its sessions, at most one per
-// rung (by rung index): a slot that comes back to a rung goes on with its
-// encoder instead of opening another (an NVENC session takes about a fifth
-// of a second to open, under FFmpeg's process-wide codec-open lock). Only
-// where the driver does not cap the sessions open at once (not GeForce).
-struct IdleEncoder {
-    std::unique_ptr<EncoderBackend> backend;
-    int kbps = 0;  // what it was opened with
-};
-using IdleEncoders = std::map<int, IdleEncoder>;
 
 struct WorkerSetup {
     gpu::GpuPool* pool = nullptr;
@@ -48,7 +38,7 @@ struct WorkerSetup {
     // that slot's lease.
     std::vector<SlotReport>* slot_reports = nullptr;
     std::vector<int>* failure_runs = nullptr;
-    std::vector<IdleEncoders>* idle_encoders = nullptr;
+    IdleEncoders* idle_encoders = nullptr;  // null: no encoder is kept between sessions
     // Helper dispatch: requested once no slot will ever be needed again, so
     // workers waiting to claim a lease stop waiting.
     std::stop_source* no_more_work = nullptr;
@@ -103,8 +93,6 @@ private:
     void run_helpers(std::stop_token stop);
     void run_fixed(std::stop_token stop);
     void quarantine(const gpu::EncoderSlot& slot);
-    // The slot's idle encoders when it keeps them, else null.
-    IdleEncoders* idle_encoders(const gpu::EncoderSlot& slot) const;
     // Closes the slot's idle encoders of rungs with nothing left to start
     // (all of them with everything true).
     void close_idle_encoders(const gpu::EncoderSlot& slot, bool everything);

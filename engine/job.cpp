@@ -252,7 +252,7 @@ std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, cons
 struct EncoderWorkers {
     std::vector<SlotReport> slot_reports;
     std::vector<int> failure_runs;
-    std::vector<IdleEncoders> idle_encoders;
+    IdleEncoders idle_encoders;
     std::atomic<int> chunks_encoding{0};
     std::atomic<int> session_ids{0};
     std::stop_source no_more_work;  // ends lease claims once no slot is needed
@@ -264,7 +264,6 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
                   const gpu::CpuInfo& cpu, std::chrono::steady_clock::time_point started, ProgressSink& progress) {
     w.slot_reports.resize(pool.size());
     w.failure_runs.assign(pool.size(), 0);
-    w.idle_encoders.resize(pool.size());
     WorkerSetup setup;
     setup.pool = &pool;
     setup.dispatcher = &dispatcher;

@@ -42,7 +42,7 @@ struct JobOptions {
     // Where to encode (--policy) and decode (--decode). Default cpu keeps
     // library users and tests off the GPUs unless they ask.
     gpu::EncodePolicy policy = gpu::parse_encode_policy("cpu");
-    int sessions_per_gpu = 1;
+    int sessions_per_gpu = 0;  // 0: one per NVENC engine of each GPU (at least one)
     DecodeMode decode = DecodeMode::automatic;
     std::function<gpu::DeviceInventory()> inventory;  // empty: probe this machine (tests substitute)
     std::string encoder = "libsvtav1";

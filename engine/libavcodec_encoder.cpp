@@ -127,7 +127,12 @@ void LibavcodecEncoder::feed(const ChunkFrames& frames, const PacketSink& sink, 
             if (!ctx_) {
                 // The GOP is the session's first chunk: every chunk but a
                 // rung's last has that length.
-                ctx_ = open(frames.count, src.get());
+                try {
+                    ctx_ = open(frames.count, src.get());
+                } catch (const av::AvError& e) {
+                    if (slot_.kind == gpu::DeviceKind::cpu) throw;
+                    throw EncoderOpenRefused(fmt::format("{}: {}", slot_.label, e.what()));
+                }
                 stream_ = av::make_codec_parameters();
                 av::check(avcodec_parameters_from_context(stream_.get(), ctx_.get()), "reading encoder parameters");
                 session_first_frame_ = next_frame_ = frames.first_frame;

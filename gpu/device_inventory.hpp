@@ -40,6 +40,7 @@ struct NvencProbe {
     bool session_opened = false;  // nvEncOpenEncodeSessionEx succeeded
     bool av1_encode = false;      // the AV1 encode GUID is listed
     std::optional<int> session_limit;  // concurrent sessions, where known
+    int engines = 0;              // NV_ENC_CAPS_NUM_ENCODER_ENGINES for AV1; 0: unknown
     std::string reason;           // why it cannot encode AV1 ("no NVENC engine", ...)
     bool can_encode_av1() const { return session_opened && av1_encode; }
 };

@@ -30,6 +30,7 @@ nlohmann::json nvenc_json(const NvencProbe& n) {
             {"session_opened", n.session_opened},
             {"av1_encode", n.av1_encode},
             {"session_limit", n.session_limit ? nlohmann::json(*n.session_limit) : nlohmann::json(nullptr)},
+            {"engines", n.engines > 0 ? nlohmann::json(n.engines) : nlohmann::json(nullptr)},
             {"reason", text_or_null(n.reason)}};
 }
 

@@ -58,7 +58,8 @@ GpuCandidate candidate(const NvidiaGpu& g, const DeviceInventory& inv) {
                         "av1_nvenc",
                         g.cuda_ordinal >= 0 ? std::to_string(g.cuda_ordinal) : "",
                         nvidia_problem(g, inv),
-                        g.nvenc.session_limit};
+                        g.nvenc.session_limit,
+                        g.nvenc.engines};
 }
 
 GpuCandidate candidate(const IntelGpu& g, const DeviceInventory& inv) {
@@ -135,13 +136,17 @@ std::optional<int> shared_session_cap(const std::vector<GpuCandidate>& candidate
 }
 
 std::vector<int> sessions_per_candidate(const std::vector<GpuCandidate>& usable, int sessions_per_gpu) {
-    const int wanted = std::max(1, sessions_per_gpu);
-    std::vector<int> sessions(usable.size(), wanted);
+    std::vector<int> sessions;
+    for (const auto& c : usable) sessions.push_back(std::max(1, sessions_per_gpu > 0 ? sessions_per_gpu : c.engines));
     const std::optional<int> cap = shared_session_cap(usable);
     std::vector<std::size_t> capped;
+    int capped_wanted = 0;
     for (std::size_t i = 0; i < usable.size(); ++i)
-        if (usable[i].shared_session_limit) capped.push_back(i);
-    if (!cap || static_cast<int>(capped.size()) * wanted <= *cap) return sessions;
+        if (usable[i].shared_session_limit) {
+            capped.push_back(i);
+            capped_wanted += sessions[i];
+        }
+    if (!cap || capped_wanted <= *cap) return sessions;
     // The GPUs under the cap take its sessions in turn, so they share it
     // evenly; one left with none gets no slot.
     for (std::size_t i : capped) sessions[i] = 0;

@@ -40,6 +40,10 @@ struct GpuCandidate {
     // The driver's cap on NVENC sessions open at once, shared by every GPU
     // that has one (GeForce cards: per system); none for data-center cards.
     std::optional<int> shared_session_limit;
+    // Its encoder engines (NV_ENC_CAPS_NUM_ENCODER_ENGINES; 0: unknown): the
+    // sessions it gets by default, one per engine, so that every engine
+    // has a session to encode.
+    int engines = 0;
 
     std::string describe() const;  // "GPU 0 NVIDIA H100 80GB HBM3"
 };
@@ -58,9 +62,10 @@ PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& i
 // any has one.
 std::optional<int> shared_session_cap(const std::vector<GpuCandidate>& candidates);
 
-// How many sessions each usable candidate gets: sessions_per_gpu, except
-// that GPUs under a shared session cap (GeForce) never have more open at
-// once, all of them together, than the cap; they share it evenly.
+// How many sessions each usable candidate gets: sessions_per_gpu (0: one
+// per encoder engine of the GPU, at least one), except that GPUs under a
+// shared session cap (GeForce) never have more open at once, all of them
+// together, than the cap; they share it evenly.
 std::vector<int> sessions_per_candidate(const std::vector<GpuCandidate>& usable, int sessions_per_gpu);
 
 // Encoder sessions for the usable candidates (sessions_per_candidate each),

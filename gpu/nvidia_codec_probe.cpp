@@ -212,7 +212,20 @@ void probe_nvenc(const NvencFunctions* nvenc, const ProbeLibraries& libs, CUcont
     std::vector<NvGuid> codecs;
     for (std::uint32_t i = 0; i < listed && i < count; ++i) codecs.push_back(to_nv_guid(guids[i]));
     out.av1_encode = lists_guid(codecs, nvenc_av1_encode_guid());
-    if (!out.av1_encode) out.reason = kNvencWithoutAv1;
+    if (!out.av1_encode) {
+        out.reason = kNvencWithoutAv1;
+        return;
+    }
+    GUID guid{};
+    for (std::uint32_t i = 0; i < listed && i < count; ++i)
+        if (to_nv_guid(guids[i]) == nvenc_av1_encode_guid()) guid = guids[i];
+    NV_ENC_CAPS_PARAM caps{};
+    caps.version = NV_ENC_CAPS_PARAM_VER;
+    caps.capsToQuery = NV_ENC_CAPS_NUM_ENCODER_ENGINES;
+    int engines = 0;
+    // An older driver may not know the query: the engines stay unknown.
+    if (api.nvEncGetEncodeCaps && api.nvEncGetEncodeCaps(session.get(), guid, &caps, &engines) == NV_ENC_SUCCESS)
+        out.engines = std::max(0, engines);
 }
 
 void probe_nvdec(const CudaFunctions& cu, const CuvidFunctions* cuvid, const ProbeLibraries& libs, NvidiaGpu& gpu) {

@@ -107,7 +107,7 @@ void expect_valid(const fs::path& out) {
 
 TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
     SKIP_WITHOUT_STANDIN();
-    const Driver driver("standin-devices", 4);
+    const Driver driver("standin-devices", 4, {"LADDER_STANDIN_ENGINES=3"});
     const ProcessResult r = run_ladder({"devices", "--json"}, driver.env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(r.out);
@@ -118,7 +118,10 @@ TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
         EXPECT_EQ(gpus[i].at("pci_bus_id"), fmt::format("00000000:{:02X}:00.0", 0x17 + 0x10 * i)) << gpus[i].dump();
         EXPECT_EQ(gpus[i].at("nvenc").at("can_encode_av1"), true) << gpus[i].dump();
         EXPECT_TRUE(gpus[i].at("nvenc").at("session_limit").is_null()) << "a data-center card has no session cap";
+        EXPECT_EQ(gpus[i].at("nvenc").at("engines"), 3) << gpus[i].dump();
     }
+    const ProcessResult table = run_ladder({"devices"}, driver.env);
+    EXPECT_NE(table.out.find("NVENC: yes — AV1, 3 engines"), std::string::npos) << table.out;
 }
 
 TEST(StandInNvenc, NvencServesOnlyTheGpusNamedByOrdinalOrBusId) {
@@ -187,10 +190,12 @@ TEST_P(StandInGpus, AllGpusEncodesOnEveryGpuWithFfmpegsAv1Nvenc) {
         EXPECT_EQ(opened.count(g) ? opened.at(g) : 0, closed.count(g) ? closed.at(g) : 0)
             << "every session the run opened on GPU " << g << " was closed\n" << driver.log();
     }
-    // The slot keeps one session open per rung it has worked on (a
-    // data-center card has no session cap).
+    // One slot per NVENC engine (the stand-in has 2), and each slot keeps
+    // one session open per rung it has worked on (a data-center card has
+    // no session cap).
+    EXPECT_EQ(e.report.at("slots").size(), static_cast<std::size_t>(2 * gpus)) << e.report.at("slots").dump();
     for (const auto& [gpu, most] : driver.most_open_at_once())
-        EXPECT_LE(most, 3) << "GPU " << gpu << " had more sessions at once than one slot x 3 rungs\n" << driver.log();
+        EXPECT_LE(most, 2 * 3) << "GPU " << gpu << " had more sessions at once than 2 slots x 3 rungs\n" << driver.log();
     for (const char* rung : {"720p", "540p", "360p"}) {
         EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
         EXPECT_EQ(decode_errors(e.out / rung / "index.m3u8"), "") << rung;
@@ -230,8 +235,9 @@ TEST_P(StandInGpus, HlsJsPlaysWhatTheGpusEncodedAndSwitchesLevels) {
                     "--rung", "180p=240x180@300", "--rung", "120p=160x120@150", "--segment-seconds", "1", "-q"},
                    driver.env, 240);
     ASSERT_EQ(enc.exit_code, 0) << enc.err;
-    const auto slots = chunks_per_slot(report_of(out));
-    EXPECT_EQ(slots.size(), static_cast<std::size_t>(gpus)) << "every GPU encoded";
+    std::set<std::string> used;  // "gpu0" of "gpu0:nvenc.2"
+    for (const auto& [slot, chunks] : chunks_per_slot(report_of(out))) used.insert(slot.substr(0, slot.find(':')));
+    EXPECT_EQ(used.size(), static_cast<std::size_t>(gpus)) << "every GPU encoded";
     // Chromium gets no stand-in driver: only ladder's process has it.
     const ProcessResult r = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play.mjs",
                                          out.string(), "--switch", "--timeout-ms", "90000"});
@@ -352,7 +358,7 @@ TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
     expect_valid(e.out);
     EXPECT_EQ(driver.events("open").count(0), 0u) << driver.log();
     EXPECT_GT(driver.events("open").count(1), 0u) << driver.log();
-    for (const auto& [slot, chunks] : chunks_per_slot(e.report)) EXPECT_EQ(slot, "gpu1:nvenc");
+    for (const auto& [slot, chunks] : chunks_per_slot(e.report)) EXPECT_EQ(slot.rfind("gpu1:nvenc", 0), 0u) << slot;
 }
 
 TEST(StandInNvenc, ASessionLimitRefusalIsRetriedElsewhereAndTheOutputValidates) {
@@ -366,6 +372,9 @@ TEST(StandInNvenc, ASessionLimitRefusalIsRetriedElsewhereAndTheOutputValidates) 
     EXPECT_FALSE(driver.events("refused").empty()) << "the limit was never reached: the test proves nothing\n"
                                                     << driver.log();
     EXPECT_FALSE(e.report.at("retries").empty()) << e.report.dump();
+    // Four slots (two engines per GPU) and one session for the system: the
+    // refusals are the slots' failures, not the chunks' tries.
+    for (const json& t : e.report.at("retries")) EXPECT_EQ(t.at("cause"), "open refused") << t.dump();
     for (const char* rung : {"720p", "540p", "360p"})
         EXPECT_EQ(probe(e.out / rung / "index.m3u8").video.at(0).frames, 200) << rung;
 }
@@ -393,7 +402,9 @@ TEST(StandInNvenc, MixedNvencAndCpuSlotsFollowTheSpliceCheck) {
     const Driver driver("standin-mixed", 2);
     // strict: a rung joins chunks of one encoder kind only (the stand-in's
     // libaom and SVT-AV1 write different sequence headers).
-    const Encoded strict = encode(driver, "standin-mixed-strict", {"--policy", "all-gpus", "--cpu-slots", "1"});
+    // One session per GPU, so that the CPU slot gets rungs of its own.
+    const Encoded strict =
+        encode(driver, "standin-mixed-strict", {"--policy", "all-gpus", "--sessions-per-gpu", "1", "--cpu-slots", "1"});
     ASSERT_EQ(strict.result.exit_code, 0) << strict.result.err;
     expect_valid(strict.out);
     std::map<std::string, std::set<std::string>> encoders;

@@ -215,6 +215,30 @@ TEST(ChunkDispatcher, FailedChunkIsRetriedOnAnotherSlotThenFailsTheRun) {
     EXPECT_THROW(d.next(a, {}), RunError) << "every worker learns the run failed";
 }
 
+TEST(ChunkDispatcher, AnEncoderThatWouldNotOpenDoesNotUseUpTheChunksTries) {
+    // max_tries 2; three slots whose encoders are refused (a session cap)
+    // and a fourth that opens: the chunk reaches the fourth.
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 2, 4);
+    d.queue(0).push(chunk(0, 0));
+    d.queue(0).close();
+    std::vector<int> refused;
+    for (int i = 0; i < 3; ++i) refused.push_back(d.add_worker("av1_nvenc", -1));
+    const int opens = d.add_worker("av1_nvenc", -1);
+    for (int w : refused) {
+        auto c = d.next(w, {});
+        ASSERT_TRUE(c) << "slot " << w;
+        EXPECT_NO_THROW(d.failed(w, std::move(*c), "would not open", false));
+    }
+    auto c = d.next(opens, {});
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->index, 0);
+    // A failure of the chunk itself still counts.
+    EXPECT_NO_THROW(d.failed(opens, std::move(*c), "boom"));
+    auto again = d.next(opens, {});
+    ASSERT_TRUE(again);
+    EXPECT_THROW(d.failed(opens, std::move(*again), "boom"), RunError);
+}
+
 // A worker with nothing left it may do asks all_finished() and, on true,
 // ends every slot's lease claims. A chunk on its way between its queue and a
 // worker must keep its rung unfinished, or the slots retire while the chunk

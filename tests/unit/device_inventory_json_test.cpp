@@ -56,6 +56,7 @@ TEST(DevicesJson, NvidiaGpuWithoutNvenc) {
                                    {"session_opened", false},
                                    {"av1_encode", false},
                                    {"session_limit", nullptr},
+                                   {"engines", nullptr},
                                    {"reason", "no NVENC engine"}}));
     ASSERT_EQ(h100["nvdec"].size(), 3u);
     EXPECT_EQ(h100["nvdec"][1], (json{{"codec", "hevc"},

@@ -143,8 +143,8 @@ TEST(EncodePolicy, SlotsPerGpuSessionWithLabelsAndDevices) {
     EXPECT_EQ(slots[3].device, "/dev/dri/renderD129");
 }
 
-GpuCandidate nvenc(int index, std::optional<int> shared_limit) {
-    return GpuCandidate{index, DeviceKind::nvidia, "GPU", "av1_nvenc", std::to_string(index), "", shared_limit};
+GpuCandidate nvenc(int index, std::optional<int> shared_limit, int engines = 0) {
+    return GpuCandidate{index, DeviceKind::nvidia, "GPU", "av1_nvenc", std::to_string(index), "", shared_limit, engines};
 }
 
 TEST(EncodePolicy, GeForceCardsShareTheirSessionCapEvenly) {
@@ -163,6 +163,17 @@ TEST(EncodePolicy, GeForceCardsShareTheirSessionCapEvenly) {
 TEST(EncodePolicy, UnderTheCapEveryGpuGetsWhatWasAsked) {
     EXPECT_EQ(sessions_per_candidate({nvenc(0, 8), nvenc(1, 8)}, 4), (std::vector<int>{4, 4}));
     EXPECT_EQ(sessions_per_candidate({nvenc(0, std::nullopt)}, 16), (std::vector<int>{16}));
+}
+
+TEST(EncodePolicy, ByDefaultEachGpuGetsOneSessionPerNvencEngine) {
+    // An L4 (2 engines), an L40S (3), a card whose driver does not say (1).
+    EXPECT_EQ(sessions_per_candidate({nvenc(0, std::nullopt, 2), nvenc(1, std::nullopt, 3), nvenc(2, std::nullopt, 0)}, 0),
+              (std::vector<int>{2, 3, 1}));
+    EXPECT_EQ(sessions_per_candidate({nvenc(0, std::nullopt, 2)}, 4), (std::vector<int>{4})) << "asked for: as asked";
+    // Five GeForce cards with 2 engines each want 10 sessions; the cap is 8.
+    std::vector<GpuCandidate> geforce;
+    for (int i = 0; i < 5; ++i) geforce.push_back(nvenc(i, 8, 2));
+    EXPECT_EQ(sessions_per_candidate(geforce, 0), (std::vector<int>{2, 2, 2, 1, 1}));
 }
 
 }  // namespace

@@ -1,0 +1,62 @@
+#include "engine/idle_encoders.hpp"
+
+namespace ladder::engine {
+
+bool IdleEncoders::keeps(const gpu::EncoderSlot& slot) const {
+    if (slot.session_capped || !encoder_controls_session_rate(slot.encoder)) return false;
+    std::lock_guard lock(mu_);
+    return !stopped_;
+}
+
+std::optional<IdleEncoder> IdleEncoders::take(const gpu::EncoderSlot& slot, int rung) {
+    std::lock_guard lock(mu_);
+    auto it = kept_.find({slot.id, rung});
+    if (it == kept_.end()) return std::nullopt;
+    IdleEncoder out = std::move(it->second);
+    kept_.erase(it);
+    return out;
+}
+
+bool IdleEncoders::keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& encoder) {
+    if (!keeps(slot)) return false;
+    std::optional<IdleEncoder> replaced;
+    std::lock_guard lock(mu_);
+    if (stopped_) return false;
+    auto& place = kept_[{slot.id, rung}];
+    if (place.backend) replaced = std::move(place);
+    place = std::move(encoder);
+    return true;
+}
+
+void IdleEncoders::close(const gpu::EncoderSlot& slot, const std::function<bool(int)>& done, bool everything) {
+    std::vector<int> rungs;
+    {
+        std::lock_guard lock(mu_);
+        for (const auto& [key, encoder] : kept_)
+            if (key.first == slot.id) rungs.push_back(key.second);
+    }
+    std::erase_if(rungs, [&](int rung) { return !everything && !done(rung); });
+    std::vector<IdleEncoder> closing;
+    std::lock_guard lock(mu_);
+    for (int rung : rungs) {
+        auto it = kept_.find({slot.id, rung});
+        if (it == kept_.end()) continue;
+        closing.push_back(std::move(it->second));
+        kept_.erase(it);
+    }
+}
+
+void IdleEncoders::stop_keeping() {
+    std::map<std::pair<int, int>, IdleEncoder> closing;
+    std::lock_guard lock(mu_);
+    stopped_ = true;
+    closing.swap(kept_);
+}
+
+void IdleEncoders::clear() {
+    std::map<std::pair<int, int>, IdleEncoder> closing;
+    std::lock_guard lock(mu_);
+    closing.swap(kept_);
+}
+
+}  // namespace ladder::engine
