@@ -210,6 +210,10 @@ int ChunkDispatcher::pick_rung(int worker) const {
             key.second = remaining_time(r);
             if (std::isinf(key.second)) key = {true, static_cast<double>(rungs_[r].pixels)};
         }
+        // A GPU encoder kept open on the rung saves opening another (a
+        // fifth of a second under FFmpeg's codec-open lock): such a rung
+        // counts double.
+        if (!key.first && w.encoders_on.count(static_cast<int>(r))) key.second *= 2;
         if (key > best_key) {
             best = static_cast<int>(r);
             best_key = key;
@@ -307,6 +311,7 @@ std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
 void ChunkDispatcher::hand_out(int worker, std::size_t rung, const RawChunk& chunk) {
     Worker& w = workers_[static_cast<std::size_t>(worker)];
     w.rung = static_cast<int>(rung);
+    if (encoder_controls_session_rate(w.encoder)) w.encoders_on.insert(static_cast<int>(rung));
     claimed_frames_[rung] += static_cast<std::int64_t>(chunk.frames.size());
     w.started = clock_();
     w.chunk_work = static_cast<double>(chunk.frames.size()) * static_cast<double>(rungs_[rung].pixels);

@@ -163,6 +163,9 @@ private:
         int session_first = 0;  // its first chunk
         int session_next = 0;
         int session_end = 0;
+        // Rungs a GPU worker has encoded: where its slot keeps an encoder
+        // open (engine/idle_encoders.*), so going back costs no new one.
+        std::set<int> encoders_on;
     };
 
     void notify();
