@@ -44,7 +44,10 @@ void ChunkDispatcher::notify() {
 
 int ChunkDispatcher::add_worker(const std::string& encoder, int pinned_rung) {
     std::lock_guard lock(mu_);
-    workers_.push_back(Worker{encoder, -1, pinned_rung, 0, false});
+    Worker w;
+    w.encoder = encoder;
+    w.pinned = pinned_rung;
+    workers_.push_back(std::move(w));
     check_orphans();  // the last one to register may complete the picture
     return static_cast<int>(workers_.size()) - 1;
 }
