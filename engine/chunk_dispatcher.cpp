@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "engine/encoder_backend.hpp"
 #include "engine/errors.hpp"
@@ -200,23 +201,23 @@ int ChunkDispatcher::pick_rung(int worker) const {
     // order and the rung with the most remaining time gets the free slot.
     const bool longest_first = all_queued();
     int best = -1;
-    std::pair<bool, double> best_key{false, -1};  // (nobody on it, time), compared in that order
+    // (nobody on it, the worker's GPU encoder is open on it, time), compared
+    // in that order: a GPU encoder kept open on a rung saves opening
+    // another (a fifth of a second, under FFmpeg's codec-open lock, while
+    // every other slot waits to open theirs).
+    std::tuple<bool, bool, double> best_key{false, false, -1};
     for (std::size_t r = 0; r < queues_.size(); ++r) {
         if (!can_serve(w, r) || !ready_for(worker, r)) continue;
         if (would_delay(worker, r)) continue;
-        std::pair<bool, double> key{false, 0};
+        std::tuple<bool, bool, double> key{false, w.encoders_on.count(static_cast<int>(r)) > 0, 0};
         if (longest_first) {
-            key.second = static_cast<double>(rungs_[r].pixels) * rungs_[r].chunk_frames;
+            std::get<2>(key) = static_cast<double>(rungs_[r].pixels) * rungs_[r].chunk_frames;
         } else {
             // A rung nobody works on has infinite remaining time: it goes
             // first, the biggest of them first.
-            key.second = remaining_time(r);
-            if (std::isinf(key.second)) key = {true, static_cast<double>(rungs_[r].pixels)};
+            std::get<2>(key) = remaining_time(r);
+            if (std::isinf(std::get<2>(key))) key = {true, false, static_cast<double>(rungs_[r].pixels)};
         }
-        // A GPU encoder kept open on the rung saves opening another (a
-        // fifth of a second under FFmpeg's codec-open lock): such a rung
-        // counts double.
-        if (!key.first && w.encoders_on.count(static_cast<int>(r))) key.second *= 2;
         if (key > best_key) {
             best = static_cast<int>(r);
             best_key = key;
