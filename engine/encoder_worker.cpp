@@ -161,6 +161,8 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         }
     }
     close_idle_encoders(slot, false);  // after taking this rung's: its last chunk may be `first`
+    // Under the driver's cap (GeForce) a slot holds one session at most.
+    if (!backend && slot.session_capped) close_idle_encoders(slot, true);
     RungRateFeedback::Request rate;
     if (r.rate && !backend) {
         const int chunks = encoder_keeps_sessions(slot.encoder) ? s_.dispatcher->session_chunks(id) : 1;

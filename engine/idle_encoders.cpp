@@ -3,7 +3,7 @@
 namespace ladder::engine {
 
 bool IdleEncoders::keeps(const gpu::EncoderSlot& slot) const {
-    if (slot.session_capped || !encoder_controls_session_rate(slot.encoder)) return false;
+    if (!encoder_controls_session_rate(slot.encoder)) return false;
     std::lock_guard lock(mu_);
     return !stopped_;
 }

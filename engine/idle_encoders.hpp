@@ -3,10 +3,12 @@
 // slot and rung: a slot that comes back to a rung goes on with its encoder
 // instead of opening another (an NVENC session takes about a fifth of a
 // second to open, under FFmpeg's process-wide codec-open lock). Only GPU
-// encoders (encoder_controls_session_rate) on GPUs whose driver does not
-// cap the sessions open at once (not GeForce), and no more once a GPU
-// session failed: a driver may cap sessions without saying so, and kept
-// encoders would then starve the other slots.
+// encoders (encoder_controls_session_rate), and no more once a GPU session
+// failed: a driver may cap sessions without saying so, and kept encoders
+// would then starve the other slots. A slot under a cap the driver does
+// announce (GeForce: slots x 1 within it) keeps only the encoder of its
+// last rung, closed before it opens one for another rung
+// (EncoderWorker::encode_session), so it never holds two.
 //
 // Owned by the run; every call takes its lock. An encoder is in here only
 // while no session uses it. Encoders are closed outside the lock.
