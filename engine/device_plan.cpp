@@ -160,7 +160,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
     plan.slots = gpu::make_gpu_slots(usable, req.sessions_per_gpu, 0);
     std::size_t wanted = 0;
     for (const auto& c : usable)
-        wanted += static_cast<std::size_t>(std::max(1, req.sessions_per_gpu > 0 ? req.sessions_per_gpu : c.engines));
+        wanted += static_cast<std::size_t>(gpu::sessions_wanted(c, req.sessions_per_gpu));
     if (plan.slots.size() < wanted)
         plan.notes.emplace_back(NoteLevel::info,
                                 fmt::format("{} GPU encoder sessions, not {}: the NVIDIA driver caps GeForce cards at {} "

@@ -224,13 +224,13 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         }
         next = s_.dispatcher->continue_session(id);
     }
-    IdleEncoder idle{std::move(backend), settings.bitrate_kbps};
     // Every chunk sent came back: the encoder may wait, open, for the
     // slot's next session on the rung.
-    const bool kept = ok && idle.backend && s_.idle_encoders && session.pending.empty() && !stop.stop_requested() &&
-                      s_.idle_encoders->keep(slot, first.rung, idle);
-    backend = std::move(idle.backend);
-    if (ok && backend && !kept) {
+    if (ok && backend && s_.idle_encoders && session.pending.empty() && !stop.stop_requested()) {
+        IdleEncoder idle{std::move(backend), settings.bitrate_kbps};
+        if (!s_.idle_encoders->keep(slot, first.rung, idle)) backend = std::move(idle.backend);
+    }
+    if (ok && backend) {
         ok = by_encoder([&] { back = backend->finish(stop); });
         if (ok) accept(session, std::move(back));
     }

@@ -17,9 +17,6 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// An encoder process crashed (cause "crash": killed by a signal, or exited)
-// or hung (cause "hang": no frame taken and no packet for too long, then
-// killed). Its chunk is retried like any failed chunk.
 // A GPU encoder would not open (a driver's cap on sessions open at once,
 // GPU memory): the slot's failure, not the chunk's, so it does not use up
 // one of the chunk's tries; the slot is quarantined after enough of them.
@@ -28,6 +25,9 @@ public:
     using RunError::RunError;
 };
 
+// An encoder process crashed (cause "crash": killed by a signal, or exited)
+// or hung (cause "hang": no frame taken and no packet for too long, then
+// killed). Its chunk is retried like any failed chunk.
 class EncoderProcessFailure : public RunError {
 public:
     EncoderProcessFailure(std::string cause, const std::string& message)

@@ -2,12 +2,6 @@
 
 namespace ladder::engine {
 
-bool IdleEncoders::keeps(const gpu::EncoderSlot& slot) const {
-    if (!encoder_controls_session_rate(slot.encoder)) return false;
-    std::lock_guard lock(mu_);
-    return !stopped_;
-}
-
 std::optional<IdleEncoder> IdleEncoders::take(const gpu::EncoderSlot& slot, int rung) {
     std::lock_guard lock(mu_);
     auto it = kept_.find({slot.id, rung});
@@ -18,13 +12,11 @@ std::optional<IdleEncoder> IdleEncoders::take(const gpu::EncoderSlot& slot, int 
 }
 
 bool IdleEncoders::keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& encoder) {
-    if (!keeps(slot)) return false;
-    std::optional<IdleEncoder> replaced;
+    if (!encoder_controls_session_rate(slot.encoder)) return false;
     std::lock_guard lock(mu_);
     if (stopped_) return false;
-    auto& place = kept_[{slot.id, rung}];
-    if (place.backend) replaced = std::move(place);
-    place = std::move(encoder);
+    // take() emptied the place when the session started on this rung.
+    kept_[{slot.id, rung}] = std::move(encoder);
     return true;
 }
 
@@ -47,10 +39,11 @@ void IdleEncoders::close(const gpu::EncoderSlot& slot, const std::function<bool(
 }
 
 void IdleEncoders::stop_keeping() {
-    std::map<std::pair<int, int>, IdleEncoder> closing;
-    std::lock_guard lock(mu_);
-    stopped_ = true;
-    closing.swap(kept_);
+    {
+        std::lock_guard lock(mu_);
+        stopped_ = true;
+    }
+    clear();
 }
 
 void IdleEncoders::clear() {

@@ -34,8 +34,6 @@ public:
     IdleEncoders(const IdleEncoders&) = delete;
     IdleEncoders& operator=(const IdleEncoders&) = delete;
 
-    // Whether an encoder of this slot may be kept at all.
-    bool keeps(const gpu::EncoderSlot& slot) const;
     // The slot's encoder kept for the rung, taken out; nullopt when none.
     std::optional<IdleEncoder> take(const gpu::EncoderSlot& slot, int rung);
     // Keeps the encoder (moved from) and returns true; false, leaving it to

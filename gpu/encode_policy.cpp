@@ -135,9 +135,13 @@ std::optional<int> shared_session_cap(const std::vector<GpuCandidate>& candidate
     return cap;
 }
 
+int sessions_wanted(const GpuCandidate& candidate, int sessions_per_gpu) {
+    return std::max(1, sessions_per_gpu > 0 ? sessions_per_gpu : candidate.engines);
+}
+
 std::vector<int> sessions_per_candidate(const std::vector<GpuCandidate>& usable, int sessions_per_gpu) {
     std::vector<int> sessions;
-    for (const auto& c : usable) sessions.push_back(std::max(1, sessions_per_gpu > 0 ? sessions_per_gpu : c.engines));
+    for (const auto& c : usable) sessions.push_back(sessions_wanted(c, sessions_per_gpu));
     const std::optional<int> cap = shared_session_cap(usable);
     std::vector<std::size_t> capped;
     int capped_wanted = 0;

@@ -62,6 +62,10 @@ PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& i
 // any has one.
 std::optional<int> shared_session_cap(const std::vector<GpuCandidate>& candidates);
 
+// The sessions a candidate is asked for: sessions_per_gpu, or (0) one per
+// encoder engine; at least one.
+int sessions_wanted(const GpuCandidate& candidate, int sessions_per_gpu);
+
 // How many sessions each usable candidate gets: sessions_per_gpu (0: one
 // per encoder engine of the GPU, at least one), except that GPUs under a
 // shared session cap (GeForce) never have more open at once, all of them
