@@ -96,6 +96,12 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                     "GPU without a copy); auto = nvdec when that GPU can decode the source, else cpu")
         ->check(CLI::IsMember({"auto", "cpu", "nvdec"}))
         ->capture_default_str();
+    cmd->add_option("--decoders", a.decoders,
+                    "Decode lanes: ranges of the source between key frames (closed GOPs only), decoded at once, each "
+                    "frame still once (0 = two NVDEC sessions when decoding on a GPU, one lane per 8 cores on the "
+                    "CPU; 1 = one pass)")
+        ->check(CLI::Range(0, 64))
+        ->capture_default_str();
     cmd->add_option("--cpu-slots", a.cpu_slots,
                     "Concurrent CPU encoder sessions (0 = one per core below 16 cores, one per 4 cores from 16 on, "
                     "limited by memory); each session gets cores/slots threads")
@@ -193,6 +199,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.ladder = ladder_from_arguments(a.ladder_file, a.rungs);
     o.policy = gpu::parse_encode_policy(a.policy);
     o.sessions_per_gpu = a.sessions_per_gpu;
+    o.decoders = a.decoders;
     o.decode = a.decode == "nvdec" ? engine::DecodeMode::nvdec
                : a.decode == "cpu" ? engine::DecodeMode::cpu
                                    : engine::DecodeMode::automatic;

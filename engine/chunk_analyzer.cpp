@@ -42,28 +42,39 @@ bool ChunkAnalyzer::covers(const Rung& rung) const {
 bool ChunkAnalyzer::available() { return avcodec_find_encoder_by_name(kEncoder) != nullptr; }
 
 ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int expected_chunks, int rung_index,
-                             EncoderFactory encoders, int slot_id, ProgressSink& progress)
+                             EncoderFactory encoders, int slot_id, ProgressSink& progress, int lanes)
     : encoders_(std::move(encoders)),
       slot_id_(slot_id),
       progress_(progress),
       complexity_(expected_chunks),
-      frames_(std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, chunk_frames / 4)))),
-      chunks_(kQueuedChunks) {
-    Rung rung;
-    rung.name = "analysis";
-    std::tie(rung.width, rung.height) = analysis_size(source.display_width, source.display_height);
-    settings_.width = rung.width;
-    settings_.height = rung.height;
+      chunks_(kQueuedChunks),
+      joiner_("analysis", chunk_frames, lanes),
+      rung_index_(rung_index),
+      pix_fmt_(source.pix_fmt),
+      chunk_frames_(chunk_frames),
+      lanes_(lanes) {
+    rung_.name = "analysis";
+    std::tie(rung_.width, rung_.height) = analysis_size(source.display_width, source.display_height);
+    settings_.width = rung_.width;
+    settings_.height = rung_.height;
     settings_.pix_fmt = source.pix_fmt;
     settings_.frame_rate = source.frame_rate;
     settings_.preset = kPreset;
     settings_.crf = kCrf;
-    scaler_ = std::make_unique<RungScaler>(rung_index, rung, source.pix_fmt, chunk_frames, *frames_, chunks_,
-                                           [](int, std::int64_t) {});
+}
+
+void ChunkAnalyzer::connect(int lane, FrameChannel& frames) {
+    auto scaler = std::make_unique<RungScaler>(rung_index_, rung_, pix_fmt_, chunk_frames_, frames, chunks_, joiner_,
+                                               [](int, std::int64_t) {});
+    scaler->ends_source(lane == lanes_ - 1);
+    scalers_.push_back(std::move(scaler));
 }
 
 void ChunkAnalyzer::start(StageThreads& stages) {
-    stages.start("analysis scaler", [this](std::stop_token t) { scaler_->run(t); }, [this] { chunks_.close(); });
+    for (std::size_t i = 0; i < scalers_.size(); ++i)
+        stages.start(fmt::format("analysis scaler {}", i),
+                     [scaler = scalers_[i].get()](std::stop_token t) { scaler->run(t); },
+                     [this] { chunks_.close(); });
     stages.start("analysis", [this](std::stop_token t) { measure(t); });
 }
 

@@ -13,8 +13,10 @@
 #include <memory>
 #include <stop_token>
 #include <utility>
+#include <vector>
 
 #include "engine/chunk_complexity.hpp"
+#include "engine/chunk_joiner.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_backend.hpp"
 #include "engine/progress_sink.hpp"
@@ -32,18 +34,17 @@ public:
     // encoders: where its encoder runs (an encoder process of its own with
     // --isolation process, so that an SVT-AV1 crash costs the analysis,
     // never the run); slot_id: an id no encoder slot of the run has.
+    // lanes: the decode lanes, each with a scaler of its own.
     ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int expected_chunks, int rung_index,
-                  EncoderFactory encoders, int slot_id, ProgressSink& progress);
+                  EncoderFactory encoders, int slot_id, ProgressSink& progress, int lanes = 1);
 
     // Whether this FFmpeg build has the analysis encoder.
     static bool available();
 
-    // The pump's output for the analysis.
-    FrameChannel& frames() { return *frames_; }
+    // A decode lane's frames for the analysis, for each lane before start().
+    void connect(int lane, FrameChannel& frames);
     const ChunkComplexity& complexity() const { return complexity_; }
-    // A shard's frames start at chunk `chunk` (frame `frame` of the source).
-    void start_at(int chunk, std::int64_t frame) { scaler_->start_at(chunk, frame); }
-    // Its two stages: the scaler and the encode.
+    // Its stages: a scaler per lane and the encode.
     void start(StageThreads& stages);
 
     // Whether the analysis speaks for this rung: its short side at most
@@ -71,9 +72,14 @@ private:
     int slot_id_;
     ProgressSink& progress_;
     ChunkComplexity complexity_;
-    std::unique_ptr<FrameChannel> frames_;
     SegmentChunkQueue chunks_;
-    std::unique_ptr<RungScaler> scaler_;
+    ChunkJoiner joiner_;
+    Rung rung_;  // the analysis copy's size
+    int rung_index_;
+    AVPixelFormat pix_fmt_;
+    int chunk_frames_;
+    int lanes_;
+    std::vector<std::unique_ptr<RungScaler>> scalers_;
 };
 
 }  // namespace ladder::engine

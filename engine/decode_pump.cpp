@@ -55,9 +55,13 @@ void DecodePump::run(std::stop_token stop) {
         throw;
     }
     measure();
-    if (!range_) report_damage();
+    if (!range_) report_damage(!lane_);
+    if (lane_ && lane_->end_pts == AV_NOPTS_VALUE && lane_->source_end) lane_->source_end->set(counters_.end_frame);
     close_outputs();
-    progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
+    if (lane_ && lane_->frames_handed_on)
+        progress_.decode_progress(lane_->frames_handed_on->load(), source_.estimated_frames);
+    else
+        progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
 }
 
 namespace {
@@ -101,9 +105,14 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
             input_.get()->streams[i]->discard = AVDISCARD_ALL;
 
     if (range_) seek_to_range();
+    if (lane_ && lane_->start_pts != AV_NOPTS_VALUE) seek_to_lane_start();
     av::PacketPtr pkt = av::make_packet();
-    while (!stop.stop_requested() && !range_done_ && read_packet(pkt.get())) {
+    while (!stop.stop_requested() && !range_done_ && !lane_done_ && read_packet(pkt.get())) {
         if (pkt->stream_index == source_.video_stream) {
+            if (lane_ && lane_stops_at(pkt.get())) {
+                av_packet_unref(pkt.get());
+                continue;
+            }
             ++counters_.video_packets;
             if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
             decode_video(pkt.get(), stop);
@@ -117,10 +126,17 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
         }
     }
     if (stop.stop_requested()) throw Cancelled();
+    if (before_lane_)
+        throw RunError(fmt::format("input {}: the key frame at timestamp {} where a decode lane starts was not found "
+                                   "after seeking: decode it in one pass with --decoders 1",
+                                   source_.path, lane_->start_pts));
     if (!range_done_) {
         decode_video(nullptr, stop);
+        // A lane ends where the next one starts: the constant-rate step
+        // makes the frames before that key frame's time, no more.
+        const std::int64_t end = lane_done_ ? lane_->end_pts : end_pts_;
         if (normalizer_)
-            for (auto& f : normalizer_->close(end_pts_)) fan_out(std::move(f), stop);
+            for (auto& f : normalizer_->close(end)) fan_out(std::move(f), stop);
     }
     if (range_ && counters_.frames_normalized != range_->end - range_->first)
         throw RunError(fmt::format("input {}: frames {} to {} were planned here, but the source gave {} of them: "
@@ -144,7 +160,7 @@ bool DecodePump::read_packet(AVPacket* pkt) {
 
 // Damaged and truncated sources still make a ladder of what could be
 // decoded, but never silently.
-void DecodePump::report_damage() {
+void DecodePump::report_damage(bool whole_source) {
     if (!read_error_.empty())
         progress_.note(NoteLevel::warning,
                        fmt::format("input {}: reading stopped early ({}): the file looks truncated or damaged; the "
@@ -153,7 +169,7 @@ void DecodePump::report_damage() {
     const AVStream* vs = input_.get()->streams[source_.video_stream];
     // Headers that list the frames (MP4, MOV) show a cut file; 2% slack
     // for edit lists and frames a decoder legitimately drops.
-    if (read_error_.empty() && vs->nb_frames > 0 && counters_.frames_decoded < vs->nb_frames * 98 / 100)
+    if (whole_source && read_error_.empty() && vs->nb_frames > 0 && counters_.frames_decoded < vs->nb_frames * 98 / 100)
         progress_.note(NoteLevel::warning,
                        fmt::format("input {}: only {} of the {} video frames its header lists could be decoded: the "
                                    "file looks truncated; the outputs end after {} frames",
@@ -266,11 +282,79 @@ void DecodePump::seek_to_range() {
                                    source_.path, range_->first, av::error_string(ret)));
 }
 
+// At or before the lane's key frame. Containers without an index (MPEG-TS)
+// seek by estimate and may land after it: each retry aims a second further
+// back, then twice that.
+void DecodePump::seek_to_lane_start() {
+    const AVStream* vs = input_.get()->streams[source_.video_stream];
+    const std::int64_t back = lane_seeks_ == 0 ? 0 : av_rescale_q(1LL << (lane_seeks_ - 1), {1, 1}, vs->time_base);
+    ++lane_seeks_;
+    const std::int64_t start = lane_->start_pts - back;
+    const int ret = avformat_seek_file(input_.get(), source_.video_stream, INT64_MIN, start, start, 0);
+    if (ret < 0)
+        throw RunError(fmt::format("input {}: cannot seek to timestamp {} where a decode lane starts ({}): decode it in "
+                                   "one pass with --decoders 1",
+                                   source_.path, start, av::error_string(ret)));
+    before_lane_ = true;
+}
+
+// Whether the lane leaves this video packet alone: before its key frame
+// (the seek lands at or before it), or at the next lane's key frame, where
+// it stops reading.
+bool DecodePump::lane_stops_at(const AVPacket* pkt) {
+    const bool key = (pkt->flags & AV_PKT_FLAG_KEY) != 0;
+    if (before_lane_) {
+        if (key && pkt->pts == lane_->start_pts) {
+            before_lane_ = false;
+            return false;
+        }
+        // At a clean cut every packet before the key frame shows before it.
+        if (pkt->pts != AV_NOPTS_VALUE && pkt->pts >= lane_->start_pts) {
+            if (lane_seeks_ < kLaneSeeks) {
+                seek_to_lane_start();
+                return true;
+            }
+            throw RunError(fmt::format("input {}: seeking for the decode lane that starts at timestamp {} went past "
+                                       "its key frame: decode it in one pass with --decoders 1",
+                                       source_.path, lane_->start_pts));
+        }
+        return true;
+    }
+    if (lane_->end_pts != AV_NOPTS_VALUE && key && pkt->pts == lane_->end_pts) {
+        lane_done_ = true;
+        return true;
+    }
+    return false;
+}
+
+// The frame's number in the whole source. The first lane's first frame is
+// frame 0; the others wait for its timestamp (decoded within the first
+// packets of the source).
+std::int64_t DecodePump::lane_frame_number(const AVFrame* frame, std::stop_token stop) {
+    if (!lane_origin_) {
+        if (lane_->start_pts == AV_NOPTS_VALUE) {
+            lane_origin_ = counters_.origin_pts;
+            if (lane_->origin) lane_->origin->set(*lane_origin_);
+        } else {
+            lane_origin_ = lane_->origin->wait(stop);
+            if (!lane_origin_) throw Cancelled();
+        }
+    }
+    const std::int64_t n = frame->pts - *lane_origin_;
+    const std::int64_t expected = counters_.first_frame + counters_.frames_normalized;
+    if (n < 0 || (counters_.frames_normalized > 0 && n != expected))
+        throw RunError(fmt::format("input {}: a decode lane made frame {} where frame {} was due: its timestamps do "
+                                   "not allow decoding it in parts; decode it in one pass with --decoders 1",
+                                   source_.path, n, counters_.frames_normalized > 0 ? expected : 0));
+    return n;
+}
+
 void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
     if (!origin_known_) {
         counters_.origin_pts = frame->pts;
         origin_known_ = true;
     }
+    std::int64_t number = counters_.frames_normalized;  // one pass from the source's start
     if (range_) {
         // The frame's number in the whole source, from its timestamp.
         const std::int64_t n = frame->pts - range_->origin_pts;
@@ -283,8 +367,15 @@ void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
             throw RunError(fmt::format("input {}: frame {} came where frame {} was planned: the source's timestamps "
                                        "differ from the planned ones (make a new plan)",
                                        source_.path, n, range_->first + counters_.frames_normalized));
+        number = n;
+    } else if (lane_) {
+        number = lane_frame_number(frame.get(), stop);
     }
-    frame->pts = counters_.frames_normalized++;
+    if (counters_.frames_normalized == 0) counters_.first_frame = number;
+    counters_.end_frame = number + 1;
+    // Downstream, a frame's timestamp is its number in the whole source.
+    frame->pts = number;
+    ++counters_.frames_normalized;
     // Time spent waiting for room downstream is not decoding time.
     const auto waiting = std::chrono::steady_clock::now();
     for (auto* ch : outputs_) {
@@ -292,8 +383,10 @@ void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
     }
     blocked_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
     // The last report comes from run(), with the real total.
-    if (counters_.frames_normalized % 25 == 0 && counters_.frames_normalized < source_.estimated_frames)
-        progress_.decode_progress(counters_.frames_normalized, source_.estimated_frames);
+    const std::int64_t handed_on =
+        lane_ && lane_->frames_handed_on ? lane_->frames_handed_on->fetch_add(1) + 1 : counters_.frames_normalized;
+    if (handed_on % 25 == 0 && handed_on < source_.estimated_frames)
+        progress_.decode_progress(handed_on, source_.estimated_frames);
 }
 
 }  // namespace ladder::engine

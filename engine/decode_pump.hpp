@@ -17,6 +17,7 @@
 #include "engine/bounded_channel.hpp"
 #include "engine/errors.hpp"
 #include "engine/progress_sink.hpp"
+#include "engine/shared_value.hpp"
 #include "engine/source_info.hpp"
 
 namespace ladder::engine {
@@ -34,6 +35,10 @@ struct PumpCounters {
     // frame handed on: frame n of the whole source has origin_pts + n, also
     // when decoding starts in the middle (a shard).
     std::int64_t origin_pts = 0;
+    // The numbers (in the whole source) of the first frame handed on and
+    // of the one after the last.
+    std::int64_t first_frame = 0;
+    std::int64_t end_frame = 0;
 };
 
 // Frames [first, end) of the normalized source, whose frame 0 has the
@@ -43,6 +48,23 @@ struct FrameRange {
     std::int64_t first = 0;
     std::int64_t end = 0;
     std::int64_t origin_pts = 0;
+    // The numbers (in the whole source) of the first frame handed on and
+    // of the one after the last.
+    std::int64_t first_frame = 0;
+    std::int64_t end_frame = 0;
+};
+
+// One of several decode lanes over the source, between two cuts of
+// find_decode_cuts: from the key frame at start_pts (AV_NOPTS_VALUE: the
+// source's start) until the key frame at end_pts is read (AV_NOPTS_VALUE:
+// the source's end). Frames are numbered as one pass over the whole source
+// numbers them: from the first lane's first timestamp.
+struct DecodeLaneSpec {
+    std::int64_t start_pts = AV_NOPTS_VALUE;
+    std::int64_t end_pts = AV_NOPTS_VALUE;
+    SharedValue<std::int64_t>* origin = nullptr;      // published by the first lane
+    SharedValue<std::int64_t>* source_end = nullptr;  // the frame count, published by the last lane
+    std::atomic<std::int64_t>* frames_handed_on = nullptr;  // every lane's, for progress
 };
 
 class DecodePump {
@@ -67,6 +89,8 @@ public:
     // and throws RunError when the source does not give exactly these
     // (another source than the one planned). No audio then.
     void limit_to(FrameRange range) { range_ = range; }
+    // Only this lane's frames; no audio then (see AudioReader).
+    void as_lane(DecodeLaneSpec lane) { lane_ = lane; }
 
     const PumpCounters& counters() const { return counters_; }
 
@@ -77,8 +101,11 @@ private:
     void normalize(AVFrame* frame, std::stop_token stop);
     void fan_out(av::FramePtr frame, std::stop_token stop);
     void seek_to_range();
+    void seek_to_lane_start();
+    bool lane_stops_at(const AVPacket* pkt);
+    std::int64_t lane_frame_number(const AVFrame* frame, std::stop_token stop);
     bool read_packet(AVPacket* pkt);
-    void report_damage();
+    void report_damage(bool whole_source);
 
     av::InputFile& input_;
     const SourceInfo& source_;
@@ -96,6 +123,12 @@ private:
     std::optional<FrameRange> range_;
     bool range_done_ = false;  // every frame of range_ was handed on
     bool origin_known_ = false;
+    std::optional<DecodeLaneSpec> lane_;
+    bool before_lane_ = false;  // still reading up to the lane's first key frame
+    bool lane_done_ = false;    // the next lane's key frame was read
+    int lane_seeks_ = 0;
+    static constexpr int kLaneSeeks = 5;
+    std::optional<std::int64_t> lane_origin_;
 };
 
 }  // namespace ladder::engine

@@ -19,6 +19,8 @@ extern "C" {
 #include "engine/chunk_analyzer.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
+#include "engine/decode_cuts.hpp"
+#include "engine/decode_lanes.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
@@ -188,7 +190,6 @@ std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSour
         RungRuntime rt;
         rt.rung = source.ladder.rungs[i];
         rt.settings = settings_for(rt.rung, source.info, options.preset);
-        rt.frames = std::make_unique<FrameChannel>(static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)));
         rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
         rt.rate = std::make_unique<RungRateFeedback>(rt.settings.bitrate_kbps,
                                                      static_cast<double>(frames) / av_q2d(source.info.frame_rate));
@@ -202,7 +203,7 @@ std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSour
 // The complexity analysis that shares each rung's rate among its sessions;
 // null for even shares.
 std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const CheckedSource& source,
-                                             std::size_t rung_count, std::int64_t first_frame, std::int64_t frames,
+                                             std::size_t rung_count, std::int64_t frames, int lanes,
                                              EncoderProcesses* processes, int slot_id, ProgressSink& progress) {
     if (options.bit_allocation != BitAllocation::complexity) return nullptr;
     if (!ChunkAnalyzer::available()) {
@@ -216,8 +217,7 @@ std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const Ch
     EncoderFactory encoders = processes ? process_encoder_factory(*processes) : EncoderFactory(make_encoder_backend);
     auto analyzer = std::make_unique<ChunkAnalyzer>(source.info, source.chunk_frames, expected_chunks,
                                                     static_cast<int>(rung_count), std::move(encoders), slot_id,
-                                                    progress);
-    if (options.shard) analyzer->start_at(options.shard->first_chunk, first_frame);
+                                                    progress, lanes);
     return analyzer;
 }
 
@@ -285,14 +285,18 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 }
 
-// Each rung's scaler: the pump's frames cut into chunks for the
-// dispatcher's queue, or taken from the journal by the resume route.
-std::vector<std::unique_ptr<RungScaler>> make_scalers(const JobOptions& options, const CheckedSource& source,
-                                                      std::vector<RungRuntime>& rungs, ChunkDispatcher& dispatcher,
-                                                      MemoryBudget& memory, JournaledChunkRoute& journaled,
-                                                      AudioRenditionWriter* audio_rendition, bool keep_on_gpu,
-                                                      FrameSpan span) {
-    std::vector<std::unique_ptr<RungScaler>> scalers;
+// Each rung's scalers, one per decode lane: the lanes' frames cut into
+// chunks for the dispatcher's queue, or taken from the journal by the
+// resume route.
+struct RungScalers {
+    std::vector<std::unique_ptr<ChunkJoiner>> joiners;  // per rung
+    std::vector<std::vector<std::unique_ptr<RungScaler>>> by_rung;  // [rung][lane]
+};
+
+RungScalers make_scalers(const CheckedSource& source, std::vector<RungRuntime>& rungs, DecodeLanes& lanes,
+                         ChunkDispatcher& dispatcher, MemoryBudget& memory, JournaledChunkRoute& journaled,
+                         AudioRenditionWriter* audio_rendition, bool keep_on_gpu) {
+    RungScalers scalers;
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         RungRuntime& rt = rungs[i];
         auto on_end = [&rt, audio_rendition](int chunks, std::int64_t frames) {
@@ -300,14 +304,30 @@ std::vector<std::unique_ptr<RungScaler>> make_scalers(const JobOptions& options,
             if (audio_rendition) audio_rendition->set_video_frames(frames);
         };
         auto from_journal = [&journaled](RawChunk& raw) { return journaled.take(raw); };
-        auto scaler = std::make_unique<RungScaler>(static_cast<int>(i), rt.rung, source.info.pix_fmt,
-                                                   source.chunk_frames, *rt.frames,
-                                                   dispatcher.queue(static_cast<int>(i)), on_end, &memory, from_journal);
-        scaler->keep_on_gpu(keep_on_gpu);
-        if (options.shard) scaler->start_at(options.shard->first_chunk, span.first);
-        scalers.push_back(std::move(scaler));
+        scalers.joiners.push_back(std::make_unique<ChunkJoiner>(rt.rung.name, source.chunk_frames, lanes.size()));
+        scalers.by_rung.emplace_back();
+        for (int lane = 0; lane < lanes.size(); ++lane) {
+            auto scaler = std::make_unique<RungScaler>(
+                static_cast<int>(i), rt.rung, source.info.pix_fmt, source.chunk_frames,
+                lanes.channel(lane, static_cast<int>(i)), dispatcher.queue(static_cast<int>(i)),
+                *scalers.joiners.back(), on_end, &memory, from_journal);
+            scaler->keep_on_gpu(keep_on_gpu);
+            scaler->ends_source(lane == lanes.size() - 1);
+            scalers.by_rung.back().push_back(std::move(scaler));
+        }
     }
     return scalers;
+}
+
+// How many decode lanes to ask for (fewer come when the source has fewer
+// clean cuts): --decoders, else one pass for a shard (the nodes are its
+// parallelism), two NVDEC sessions when decoding on a GPU, and a lane per 8
+// cores on the CPU (docs/benchmarks.md, "Decode lanes").
+int decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
+    if (options.shard) return 1;
+    if (options.decoders > 0) return options.decoders;
+    if (devices.decode_device) return 2;
+    return std::max(1, cpu.cores / 8);
 }
 
 // The running stages, one thread each, until they all end. Each stage
@@ -318,18 +338,21 @@ struct StagesOutcome {
     std::exception_ptr failure;
 };
 
-StagesOutcome run_stages(const JobOptions& options, DecodePump& pump, std::vector<RungRuntime>& rungs,
-                         std::vector<std::unique_ptr<RungScaler>>& scalers, ChunkDispatcher& dispatcher,
+StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, std::vector<RungRuntime>& rungs,
+                         RungScalers& scalers, ChunkDispatcher& dispatcher,
                          ChunkAnalyzer* analyzer, AudioRenditionWriter* audio_rendition, EncoderWorkers& workers,
                          std::stop_token external_stop) {
     StageThreads stages(external_stop, options.start_thread);
     std::stop_callback stop_claims(stages.token(), [&workers] { workers.no_more_work.request_stop(); });
-    stages.start("decode", [&pump](std::stop_token t) { pump.run(t); }, [&pump] { pump.close_outputs(); });
+    lanes.start(stages);
     if (analyzer) analyzer->start(stages);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         SegmentChunkQueue* queue = &dispatcher.queue(static_cast<int>(i));
-        stages.start(fmt::format("rung {} scaler", rungs[i].rung.name),
-                     [scaler = scalers[i].get()](std::stop_token t) { scaler->run(t); }, [queue] { queue->close(); });
+        for (std::size_t lane = 0; lane < scalers.by_rung[i].size(); ++lane)
+            stages.start(lane == 0 ? fmt::format("rung {} scaler", rungs[i].rung.name)
+                                   : fmt::format("rung {} scaler {}", rungs[i].rung.name, lane),
+                         [scaler = scalers.by_rung[i][lane].get()](std::stop_token t) { scaler->run(t); },
+                         [queue] { queue->close(); });
         if (RungFinalizer* fin = rungs[i].finalizer)
             stages.start(fmt::format("rung {} writer", rungs[i].rung.name), [fin](std::stop_token t) { fin->run(t); });
     }
@@ -463,32 +486,36 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
-    std::unique_ptr<ChunkAnalyzer> analyzer = make_analyzer(options, source, rungs.size(), span.first, frames,
-                                                           encoders.processes.get(), static_cast<int>(pool.size()),
-                                                           progress);
-    std::vector<FrameChannel*> channels;
-    for (auto& r : rungs) channels.push_back(r.frames.get());
-    if (analyzer) {
-        channels.push_back(&analyzer->frames());
-        for (auto& r : rungs)
-            if (analyzer->covers(r.rung)) {
-                r.complexity = &analyzer->complexity();
-                r.rate->make_up_overshoots();
-            }
-    }
-    DecodePump pump(*source.input, src, channels, audio.get(), progress, std::move(encoders.devices.decode_device));
-    if (options.shard) pump.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
+    const std::vector<std::int64_t> cuts =
+        find_decode_cuts(source.input->path(), src.video_stream, decode_lanes_wanted(options, encoders.devices, cpu),
+                         2 * options.segment_seconds);
+    std::unique_ptr<ChunkAnalyzer> analyzer =
+        make_analyzer(options, source, rungs.size(), frames, static_cast<int>(cuts.size()) + 1,
+                      encoders.processes.get(), static_cast<int>(pool.size()), progress);
+    for (auto& r : rungs)
+        if (analyzer && analyzer->covers(r.rung)) {
+            r.complexity = &analyzer->complexity();
+            r.rate->make_up_overshoots();
+        }
+    const int consumers = static_cast<int>(rungs.size()) + (analyzer ? 1 : 0);
+    DecodeLanes lanes(*source.input, src, cuts, consumers,
+                      static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), audio.get(), progress,
+                      std::move(encoders.devices.decode_device));
+    if (analyzer)
+        for (int lane = 0; lane < lanes.size(); ++lane)
+            analyzer->connect(lane, lanes.channel(lane, consumers - 1));
+    if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
     JournaledChunkRoute journaled(journal, rungs, progress);
-    auto scalers = make_scalers(options, source, rungs, *dispatcher, gpu_memory ? *gpu_memory : memory, journaled,
-                                audio_rendition, gpu_memory.has_value(), span);
+    RungScalers scalers = make_scalers(source, rungs, lanes, *dispatcher, gpu_memory ? *gpu_memory : memory,
+                                       journaled, audio_rendition, gpu_memory.has_value());
     EncoderWorkers workers;
     make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
 
     // 5. The running stages, until the source is encoded, a stage fails or
     // the run is stopped.
     const StagesOutcome outcome =
-        run_stages(options, pump, rungs, scalers, *dispatcher, analyzer.get(), audio_rendition, workers, external_stop);
+        run_stages(options, lanes, rungs, scalers, *dispatcher, analyzer.get(), audio_rendition, workers, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.
@@ -504,15 +531,17 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // 7. The report.
     JobReport report;
     report.input = src.path;
-    report.source_video_packets = pump.counters().video_packets;
-    report.source_frames_decoded = pump.counters().frames_decoded;
-    report.frames_normalized = pump.counters().frames_normalized;
+    const PumpCounters decoded = lanes.totals();
+    report.source_video_packets = decoded.video_packets;
+    report.source_frames_decoded = decoded.frames_decoded;
+    report.frames_normalized = decoded.frames_normalized;
     report.audio_packets = audio ? audio->packet_count() : 0;
     report.frame_rate = av_q2d(src.frame_rate);
     report.encoder_slots = static_cast<int>(pool.size());
-    report.decode_seconds = pump.counters().busy_seconds;
+    report.decode_seconds = decoded.busy_seconds;
+    report.decode_lanes = lanes.records();
     report.decode_device = encoders.devices.decode_label;
-    report.frames_decoded_on_gpu = pump.counters().frames_on_gpu;
+    report.frames_decoded_on_gpu = decoded.frames_on_gpu;
     report.dropped_devices = encoders.devices.dropped;
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();

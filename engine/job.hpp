@@ -44,6 +44,9 @@ struct JobOptions {
     gpu::EncodePolicy policy = gpu::parse_encode_policy("cpu");
     int sessions_per_gpu = 0;  // 0: one per NVENC engine of each GPU (at least one)
     DecodeMode decode = DecodeMode::automatic;
+    // Decode lanes: ranges of the source between key frames, decoded at
+    // once (engine/decode_lanes.hpp); 0: chosen from the devices; 1: one pass.
+    int decoders = 0;
     std::function<gpu::DeviceInventory()> inventory;  // empty: probe this machine (tests substitute)
     std::string encoder = "libsvtav1";
     int cpu_slots = 0;                 // 0: from cores and memory

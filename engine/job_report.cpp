@@ -37,6 +37,15 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"peak_gpu_queued_bytes", r.peak_gpu_queued_bytes},
                        {"resumed_chunks", r.resumed_chunks},
                        {"wall_seconds", r.wall_seconds}};
+    auto& lanes = j["decode_lanes"] = nlohmann::json::array();
+    for (const auto& l : r.decode_lanes)
+        lanes.push_back({{"lane", l.lane},
+                         {"first_frame", l.first_frame},
+                         {"end_frame", l.end_frame},
+                         {"packets", l.packets},
+                         {"frames_decoded", l.frames_decoded},
+                         {"busy_seconds", l.busy_seconds},
+                         {"seconds", l.seconds}});
     if (r.shard)
         j["shard"] = {{"index", r.shard->index},           {"count", r.shard->count},
                       {"first_chunk", r.shard->first_chunk}, {"end_chunk", r.shard->end_chunk},

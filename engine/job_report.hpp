@@ -93,6 +93,17 @@ struct ShardSummary {
     int chunks_kept = 0;     // already in the shared journal
 };
 
+// What one decode lane did (engine/decode_lanes.hpp).
+struct DecodeLaneRecord {
+    int lane = 0;
+    std::int64_t first_frame = 0;  // in the whole source
+    std::int64_t end_frame = 0;    // after its last
+    std::int64_t packets = 0;
+    std::int64_t frames_decoded = 0;
+    double busy_seconds = 0;  // demux + decode + normalize, without waiting for room downstream
+    double seconds = 0;       // from its start to its end
+};
+
 struct JobReport {
     std::string input;
     std::vector<RungReport> rungs;
@@ -108,7 +119,8 @@ struct JobReport {
     std::vector<SlotReport> slots;
     std::vector<MismatchRecord> mismatches;
     std::vector<RetryRecord> retries;
-    double decode_seconds = 0;  // pump thread busy time
+    double decode_seconds = 0;  // the decode lanes' busy time, summed
+    std::vector<DecodeLaneRecord> decode_lanes;
     std::string decode_device = "cpu";  // or "GPU 0 ... (NVDEC)"
     std::int64_t frames_decoded_on_gpu = 0;
     std::vector<std::string> dropped_devices;  // selected GPUs that could not encode, with why

@@ -13,7 +13,8 @@ extern "C" {
 namespace ladder::engine {
 
 RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames,
-                       FrameChannel& input, SegmentChunkQueue& output, std::function<void(int, std::int64_t)> on_end,
+                       FrameChannel& input, SegmentChunkQueue& output, ChunkJoiner& joiner,
+                       std::function<void(int, std::int64_t)> on_end,
                        MemoryBudget* budget, std::function<bool(RawChunk&)> resume)
     : rung_index_(rung_index),
       rung_(rung),
@@ -21,6 +22,7 @@ RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, 
       chunk_frames_(chunk_frames),
       input_(input),
       output_(output),
+      joiner_(joiner),
       on_end_(std::move(on_end)),
       budget_(budget),
       resume_(std::move(resume)) {}
@@ -75,37 +77,51 @@ av::FramePtr RungScaler::scale(av::FramePtr src) {
     return dst;
 }
 
-void RungScaler::emit(std::stop_token stop) {
+// last: the lane's last piece (the source's last frames when ends_source_).
+void RungScaler::emit(std::stop_token stop, bool last) {
     if (pending_.frames.empty()) return;
-    pending_.rung = rung_index_;
-    pending_.index = chunks_++;
-    if (resume_ && resume_(pending_)) {
-        pending_ = RawChunk{};
-        return;
-    }
-    if (budget_) {
-        auto reservation = budget_->reserve(pending_.bytes, stop);
-        if (!reservation) throw Cancelled();
-        pending_.reservation = std::move(*reservation);
-    }
-    if (!output_.push(std::move(pending_), stop)) throw Cancelled();
+    RawChunk piece = std::move(pending_);
     pending_ = RawChunk{};
+    piece.rung = rung_index_;
+    const bool starts_chunk = piece.first_frame == static_cast<std::int64_t>(piece.index) * chunk_frames_;
+    const bool ends_chunk = static_cast<int>(piece.frames.size()) == chunk_frames_ || (last && ends_source_);
+    if (starts_chunk && ends_chunk) return queue(std::move(piece), stop);
+    if (auto whole = joiner_.add(std::move(piece), last && ends_source_)) queue(std::move(*whole), stop);
+}
+
+void RungScaler::queue(RawChunk chunk, std::stop_token stop) {
+    if (resume_ && resume_(chunk)) return;
+    if (budget_) {
+        auto reservation = budget_->reserve(chunk.bytes, stop);
+        if (!reservation) throw Cancelled();
+        chunk.reservation = std::move(*reservation);
+    }
+    if (!output_.push(std::move(chunk), stop)) throw Cancelled();
 }
 
 void RungScaler::run(std::stop_token stop) {
     const auto frame_bytes =
         static_cast<std::size_t>(av_image_get_buffer_size(pix_fmt_, rung_.width, rung_.height, 1));
     while (auto frame = input_.pop(stop)) {
-        if (pending_.frames.empty()) pending_.first_frame = frames_;
+        // The pump numbers frames as in the whole source.
+        const std::int64_t n = (*frame)->pts;
+        const int index = static_cast<int>(n / chunk_frames_);
+        if (!pending_.frames.empty() && index != pending_.index) emit(stop, false);
+        if (pending_.frames.empty()) {
+            pending_.first_frame = n;
+            pending_.index = index;
+        }
         pending_.frames.push_back(scale(std::move(*frame)));
         pending_.bytes += frame_bytes;
-        ++frames_;
-        if (static_cast<int>(pending_.frames.size()) == chunk_frames_) emit(stop);
+        end_frame_ = n + 1;
+        if (end_frame_ % chunk_frames_ == 0) emit(stop, false);
     }
     if (stop.stop_requested()) throw Cancelled();
-    emit(stop);
+    emit(stop, true);
+    const auto source_end = joiner_.lane_done(ends_source_ ? std::optional(end_frame_) : std::nullopt);
+    if (!source_end) return;
     output_.close();
-    on_end_(chunks_, frames_);
+    on_end_(static_cast<int>((*source_end + chunk_frames_ - 1) / chunk_frames_), *source_end);
 }
 
 }  // namespace ladder::engine

@@ -83,7 +83,8 @@ av::FramePtr analysis_test_frame(int w, int h, int pts, unsigned seed) {
 }
 
 // The analysis encodes every chunk it is fed, as the pump feeds a rung:
-// a chunk of noise measures far harder than a flat one.
+// a chunk of noise measures far harder than a flat one. Two decode lanes
+// feed it here, split in the middle of chunk 1.
 TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     if (!ChunkAnalyzer::available()) GTEST_SKIP() << "no libsvtav1 in this FFmpeg build";
     SourceInfo source;
@@ -91,13 +92,19 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     source.display_height = 96;
     source.frame_rate = AVRational{25, 1};
     NullProgressSink progress;
-    ChunkAnalyzer analyzer(source, 10, 3, 7, make_encoder_backend, 0, progress);
+    ChunkAnalyzer analyzer(source, 10, 3, 7, make_encoder_backend, 0, progress, 2);
+    FrameChannel lane0(32), lane1(32);
+    analyzer.connect(0, lane0);
+    analyzer.connect(1, lane1);
     {
         StageThreads stages{std::stop_token{}};
         analyzer.start(stages);
-        for (int i = 0; i < 30; ++i)
-            ASSERT_TRUE(analyzer.frames().push(analysis_test_frame(128, 96, i, i >= 10 && i < 20 ? 7u + i : 0u), {}));
-        analyzer.frames().close();
+        for (int i = 15; i < 30; ++i)
+            ASSERT_TRUE(lane1.push(analysis_test_frame(128, 96, i, i >= 10 && i < 20 ? 7u + i : 0u), {}));
+        lane1.close();
+        for (int i = 0; i < 15; ++i)
+            ASSERT_TRUE(lane0.push(analysis_test_frame(128, 96, i, i >= 10 && i < 20 ? 7u + i : 0u), {}));
+        lane0.close();
         stages.join();
         EXPECT_FALSE(stages.failure());
     }

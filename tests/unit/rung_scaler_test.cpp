@@ -3,9 +3,11 @@
 // other sizes are scaled.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <stop_token>
 
 #include "av/av_error.hpp"
+#include "engine/errors.hpp"
 #include "engine/rung_scaler.hpp"
 #include "yuv420p_frames.hpp"
 
@@ -33,7 +35,8 @@ ScaledRun scale_frames(const Rung& rung, int frames, int chunk_frames) {
         EXPECT_TRUE(input.push(std::move(f), {}));
     }
     input.close();
-    RungScaler scaler(0, rung, AV_PIX_FMT_YUV420P, chunk_frames, input, output, [&](int c, std::int64_t n) {
+    ChunkJoiner joiner("r", chunk_frames, 1);
+    RungScaler scaler(0, rung, AV_PIX_FMT_YUV420P, chunk_frames, input, output, joiner, [&](int c, std::int64_t n) {
         run.total_chunks = c;
         run.total_frames = n;
     });
@@ -74,6 +77,95 @@ TEST(RungScaler, ScaledRungDoesNotAliasTheSource) {
     ScaledRun run = scale_frames(Rung{"half", 32, 24, 100, 0, 0}, 2, 2);
     ASSERT_EQ(run.chunks.size(), 1u);
     for (std::size_t i = 0; i < 2; ++i) EXPECT_NE(run.chunks[0].frames[i]->data[0], run.source_planes[i]);
+}
+
+// Two decode lanes split the source at frame 6, inside chunk 1 (frames 4-7):
+// each lane's scaler hands its piece to the rung's joiner, and the chunk is
+// queued once, whole, with its frames in order; the queue closes after the
+// second lane, with the source's totals from the lane that ended it.
+TEST(RungScaler, TwoLanesMakeTheChunkTheirBoundarySplits) {
+    const Rung rung{"r", 64, 48, 100, 0, 0};
+    FrameChannel lane0(16), lane1(16);
+    SegmentChunkQueue output(16);
+    ChunkJoiner joiner("r", 4, 2);
+    int total_chunks = -1;
+    std::int64_t total_frames = -1;
+    auto on_end = [&](int c, std::int64_t n) {
+        total_chunks = c;
+        total_frames = n;
+    };
+    RungScaler first(0, rung, AV_PIX_FMT_YUV420P, 4, lane0, output, joiner, on_end);
+    RungScaler second(0, rung, AV_PIX_FMT_YUV420P, 4, lane1, output, joiner, on_end);
+    first.ends_source(false);
+    for (int i = 6; i < 10; ++i) ASSERT_TRUE(lane1.push(gray_frame(64, 48, i), {}));
+    lane1.close();
+    second.run(std::stop_token{});  // the later lane may end first
+    EXPECT_FALSE(output.closed());
+    for (int i = 0; i < 6; ++i) ASSERT_TRUE(lane0.push(gray_frame(64, 48, i), {}));
+    lane0.close();
+    first.run(std::stop_token{});
+    EXPECT_TRUE(output.closed());
+    EXPECT_EQ(total_chunks, 3);
+    EXPECT_EQ(total_frames, 10);
+    std::map<int, RawChunk> chunks;
+    while (auto c = output.try_pop()) chunks[c->index] = std::move(*c);
+    ASSERT_EQ(chunks.size(), 3u);
+    const std::size_t sizes[] = {4, 4, 2};
+    for (int k = 0; k < 3; ++k) {
+        ASSERT_EQ(chunks[k].frames.size(), sizes[k]);
+        EXPECT_EQ(chunks[k].first_frame, 4 * k);
+        for (std::size_t f = 0; f < sizes[k]; ++f)
+            EXPECT_EQ(chunks[k].frames[f]->pts, 4 * k + static_cast<int>(f)) << "chunk " << k;
+    }
+}
+
+// A frame no lane made leaves its chunk short: the run fails naming the
+// chunk instead of encoding a shorter segment.
+TEST(ChunkJoiner, AChunkStillMissingFramesWhenTheLastLaneEndsFailsTheRun) {
+    ChunkJoiner joiner("720p", 4, 2);
+    RawChunk piece;
+    piece.index = 1;
+    piece.first_frame = 4;
+    piece.frames.push_back(gray_frame(8, 8, 4));
+    EXPECT_FALSE(joiner.add(std::move(piece), false));
+    EXPECT_FALSE(joiner.lane_done(std::nullopt));
+    try {
+        joiner.lane_done(9);
+        FAIL() << "no error";
+    } catch (const RunError& e) {
+        EXPECT_NE(std::string(e.what()).find("rung 720p: chunk 1 is missing frames"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ChunkJoiner, AFrameFromTwoLanesFailsTheRun) {
+    ChunkJoiner joiner("r", 4, 2);
+    auto piece = [](std::int64_t first, int count) {
+        RawChunk p;
+        p.index = 0;
+        p.first_frame = first;
+        for (int i = 0; i < count; ++i) p.frames.push_back(gray_frame(8, 8, static_cast<int>(first) + i));
+        return p;
+    };
+    EXPECT_FALSE(joiner.add(piece(0, 2), false));
+    EXPECT_THROW(joiner.add(piece(1, 2), false), RunError);
+}
+
+TEST(ChunkJoiner, TheSourcesLastChunkIsWholeShort) {
+    ChunkJoiner joiner("r", 4, 2);
+    RawChunk head;
+    head.index = 2;
+    head.first_frame = 8;
+    head.frames.push_back(gray_frame(8, 8, 8));
+    RawChunk tail;
+    tail.index = 2;
+    tail.first_frame = 9;
+    tail.frames.push_back(gray_frame(8, 8, 9));
+    EXPECT_FALSE(joiner.add(std::move(tail), true));
+    auto whole = joiner.add(std::move(head), false);
+    ASSERT_TRUE(whole);
+    EXPECT_EQ(whole->first_frame, 8);
+    ASSERT_EQ(whole->frames.size(), 2u);
+    EXPECT_EQ(whole->frames[1]->pts, 9);
 }
 
 }  // namespace

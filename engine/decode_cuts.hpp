@@ -1,0 +1,20 @@
+#pragma once
+// Where the source can be cut into time ranges that decode on their own: at
+// key frames that no frame is reordered across. Every packet before such a
+// key frame in decode order is shown before it and every packet after it is
+// shown after it (a closed GOP starts there), so a range that starts at one
+// cut and stops reading at the next decodes each of its frames once, and
+// the ranges together give the frames of one pass over the whole source.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ladder::engine {
+
+// Up to `ranges - 1` cut timestamps (the video stream's time base),
+// ascending, near the even split of the stream's duration, each range at
+// least min_seconds long. Empty when the stream has no such key frames or no
+// timestamps, or the file cannot seek.
+std::vector<std::int64_t> find_decode_cuts(const std::string& path, int video_stream, int ranges, double min_seconds);
+
+}  // namespace ladder::engine
