@@ -15,7 +15,7 @@ namespace ladder::engine {
 
 DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
                          int consumers, std::size_t channel_capacity, AudioTrack* audio, ProgressSink& progress,
-                         av::BufferRefPtr hw_device)
+                         const std::vector<Device>& devices)
     : source_(source), path_(source_input.path()), audio_(audio) {
     const std::size_t count = cuts.size() + 1;
     for (std::size_t i = 0; i < count; ++i) {
@@ -28,7 +28,10 @@ DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, 
         }
         av::InputFile& input = lane.own_input ? *lane.own_input : source_input;
         lane.pump = std::make_unique<DecodePump>(input, source, std::move(outputs), count == 1 ? audio : nullptr,
-                                                 progress, hw_device ? av::ref_buffer(hw_device.get()) : nullptr);
+                                                 progress,
+                                                 devices.empty() ? nullptr
+                                                                 : av::ref_buffer(devices[i % devices.size()].cuda));
+        lane.device = devices.empty() ? "cpu" : devices[i % devices.size()].label;
         if (count > 1) {
             DecodeLaneSpec spec;
             spec.start_pts = i == 0 ? AV_NOPTS_VALUE : cuts[i - 1];
@@ -104,8 +107,8 @@ std::vector<DecodeLaneRecord> DecodeLanes::records() const {
     std::vector<DecodeLaneRecord> out;
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
         const PumpCounters& c = lanes_[i].pump->counters();
-        out.push_back(DecodeLaneRecord{static_cast<int>(i), c.first_frame, c.end_frame, c.video_packets,
-                                       c.frames_decoded, c.busy_seconds, lanes_[i].seconds});
+        out.push_back(DecodeLaneRecord{static_cast<int>(i), lanes_[i].device, c.first_frame, c.end_frame,
+                                       c.video_packets, c.frames_decoded, c.busy_seconds, lanes_[i].seconds});
     }
     return out;
 }

@@ -27,9 +27,15 @@ class DecodeLanes {
 public:
     // source_input: the run's demuxer (the first lane's); consumers: the
     // channels each lane feeds, each of channel_capacity frames.
+    // devices: CUDA devices to decode on with NVDEC, lane i on device
+    // i mod count (empty: the CPU).
+    struct Device {
+        AVBufferRef* cuda = nullptr;
+        std::string label;
+    };
     DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
                 int consumers, std::size_t channel_capacity, AudioTrack* audio, ProgressSink& progress,
-                av::BufferRefPtr hw_device);
+                const std::vector<Device>& devices);
 
     int size() const { return static_cast<int>(lanes_.size()); }
     FrameChannel& channel(int lane, int consumer);
@@ -47,6 +53,7 @@ private:
         std::unique_ptr<av::InputFile> own_input;  // null for the first lane
         std::unique_ptr<DecodePump> pump;
         std::vector<std::unique_ptr<FrameChannel>> channels;
+        std::string device;
         double seconds = 0;
     };
     void read_audio(std::stop_token stop);

@@ -112,6 +112,21 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         !plan.slots.empty() && std::all_of(plan.slots.begin(), plan.slots.end(), [&](const gpu::EncoderSlot& s) {
             return s.kind == gpu::DeviceKind::nvidia && s.device == std::to_string(gpu->cuda_ordinal);
         });
+    if (plan.keep_frames_on_gpu) return;
+    // Frames are downloaded after scaling: decode lanes may as well use the
+    // NVDECs of every selected GPU.
+    for (const auto& c : selection.gpus) {
+        if (c.kind != gpu::DeviceKind::nvidia || c.index == gpu->index) continue;
+        auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(), [&](const auto& g) { return g.index == c.index; });
+        if (it == inv.nvidia.end() || !nvdec_problem(*it, inv, src).empty()) continue;
+        try {
+            plan.more_decode_devices.push_back(
+                av::shared_hw_device(AV_HWDEVICE_TYPE_CUDA, std::to_string(it->cuda_ordinal)));
+            plan.more_decode_labels.push_back(describe(*it) + " (NVDEC)");
+        } catch (const av::AvError&) {
+            // that GPU's lanes go to the others
+        }
+    }
 }
 
 // `--policy gpu:I,J` opens nothing on the other GPUs, not even to ask what

@@ -37,6 +37,11 @@ struct DeviceRequest {
 struct DevicePlan {
     std::vector<gpu::EncoderSlot> slots;
     av::BufferRefPtr decode_device;  // CUDA device for NVDEC; null: decode on the CPU
+    // The policy's other NVIDIA GPUs that can decode the source too, for
+    // decode lanes (engine/decode_lanes.hpp); empty when frames stay on the
+    // decoding GPU.
+    std::vector<av::BufferRefPtr> more_decode_devices;
+    std::vector<std::string> more_decode_labels;
     std::string decode_label;        // "cpu" or "GPU 0 NVIDIA H100 80GB HBM3 (NVDEC)"
     bool keep_frames_on_gpu = false; // every slot is NVENC on the decoding GPU
     std::uint64_t decode_gpu_memory = 0;  // the decoding GPU's memory (NVML); 0: unknown or none

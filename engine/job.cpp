@@ -319,14 +319,25 @@ RungScalers make_scalers(const CheckedSource& source, std::vector<RungRuntime>& 
     return scalers;
 }
 
+void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSink& progress) {
+    if (lanes > 1)
+        progress.note(NoteLevel::info, fmt::format("decoding {} in {} lanes at once, each from a key frame", src.path,
+                                                    lanes));
+    if (lanes < wanted)
+        progress.note(NoteLevel::info,
+                      fmt::format("input {}: {} decode lane(s) instead of {}: a lane starts only at a key frame that "
+                                  "no frame is reordered across (a closed GOP), at least two segments from the next",
+                                  src.path, lanes, wanted));
+}
+
 // How many decode lanes to ask for (fewer come when the source has fewer
 // clean cuts): --decoders, else one pass for a shard (the nodes are its
-// parallelism), two NVDEC sessions when decoding on a GPU, and a lane per 8
+// parallelism), two NVDEC sessions per decoding GPU, and a lane per 8
 // cores on the CPU (docs/benchmarks.md, "Decode lanes").
 int decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
     if (options.shard) return 1;
     if (options.decoders > 0) return options.decoders;
-    if (devices.decode_device) return 2;
+    if (devices.decode_device) return 2 * (1 + static_cast<int>(devices.more_decode_devices.size()));
     return std::max(1, cpu.cores / 8);
 }
 
@@ -486,9 +497,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
+    const int lanes_wanted = decode_lanes_wanted(options, encoders.devices, cpu);
     const std::vector<std::int64_t> cuts =
-        find_decode_cuts(source.input->path(), src.video_stream, decode_lanes_wanted(options, encoders.devices, cpu),
-                         2 * options.segment_seconds);
+        find_decode_cuts(source.input->path(), src.video_stream, lanes_wanted, 2 * options.segment_seconds);
     std::unique_ptr<ChunkAnalyzer> analyzer =
         make_analyzer(options, source, rungs.size(), frames, static_cast<int>(cuts.size()) + 1,
                       encoders.processes.get(), static_cast<int>(pool.size()), progress);
@@ -498,12 +509,19 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             r.rate->make_up_overshoots();
         }
     const int consumers = static_cast<int>(rungs.size()) + (analyzer ? 1 : 0);
+    std::vector<DecodeLanes::Device> decode_devices;
+    if (const DevicePlan& d = encoders.devices; d.decode_device) {
+        decode_devices.push_back({d.decode_device.get(), d.decode_label});
+        for (std::size_t i = 0; i < d.more_decode_devices.size(); ++i)
+            decode_devices.push_back({d.more_decode_devices[i].get(), d.more_decode_labels[i]});
+    }
     DecodeLanes lanes(*source.input, src, cuts, consumers,
                       static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), audio.get(), progress,
-                      std::move(encoders.devices.decode_device));
+                      decode_devices);
     if (analyzer)
         for (int lane = 0; lane < lanes.size(); ++lane)
             analyzer->connect(lane, lanes.channel(lane, consumers - 1));
+    note_decode_lanes(src, lanes_wanted, lanes.size(), progress);
     if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
     JournaledChunkRoute journaled(journal, rungs, progress);

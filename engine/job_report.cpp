@@ -40,6 +40,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
     auto& lanes = j["decode_lanes"] = nlohmann::json::array();
     for (const auto& l : r.decode_lanes)
         lanes.push_back({{"lane", l.lane},
+                         {"device", l.device},
                          {"first_frame", l.first_frame},
                          {"end_frame", l.end_frame},
                          {"packets", l.packets},

@@ -96,6 +96,7 @@ struct ShardSummary {
 // What one decode lane did (engine/decode_lanes.hpp).
 struct DecodeLaneRecord {
     int lane = 0;
+    std::string device;            // "cpu" or the GPU whose NVDEC decoded it
     std::int64_t first_frame = 0;  // in the whole source
     std::int64_t end_frame = 0;    // after its last
     std::int64_t packets = 0;

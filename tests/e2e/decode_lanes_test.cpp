@@ -82,7 +82,7 @@ Decoded decode(const std::filesystem::path& path, const std::vector<std::int64_t
     const engine::SourceInfo src = engine::describe_source(*input);
     engine::NullProgressSink progress;
     // Channels large enough for the whole clip: read after the lanes end.
-    engine::DecodeLanes lanes(*input, src, cuts, 1, 1000, nullptr, progress, nullptr);
+    engine::DecodeLanes lanes(*input, src, cuts, 1, 1000, nullptr, progress, {});
     {
         engine::StageThreads stages{std::stop_token{}};
         lanes.start(stages);
