@@ -98,8 +98,13 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->capture_default_str();
     cmd->add_option("--decoders", a.decoders,
                     "Decode lanes: ranges of the source between key frames (closed GOPs only), decoded at once, each "
-                    "frame still once (0 = two NVDEC sessions when decoding on a GPU, one lane per 8 cores on the "
-                    "CPU; 1 = one pass)")
+                    "frame still once (0 = one lane, and one more whenever the encoders wait for frames, up to "
+                    "--max-decoders; 1 = one pass)")
+        ->check(CLI::Range(0, 64))
+        ->capture_default_str();
+    cmd->add_option("--max-decoders", a.max_decoders,
+                    "With --decoders 0: the most decode lanes a run starts (0 = three NVDEC sessions per decoding "
+                    "GPU, one lane per 4 cores on the CPU)")
         ->check(CLI::Range(0, 64))
         ->capture_default_str();
     cmd->add_option("--cpu-slots", a.cpu_slots,
@@ -200,6 +205,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.policy = gpu::parse_encode_policy(a.policy);
     o.sessions_per_gpu = a.sessions_per_gpu;
     o.decoders = a.decoders;
+    o.max_decoders = a.max_decoders;
     o.decode = a.decode == "nvdec" ? engine::DecodeMode::nvdec
                : a.decode == "cpu" ? engine::DecodeMode::cpu
                                    : engine::DecodeMode::automatic;

@@ -17,7 +17,8 @@ struct EncodeArgs {
     std::string encoder = "svt";
     std::string policy = "auto";
     int sessions_per_gpu = 0;  // not given: one per NVENC engine
-    int decoders = 0;          // 0: chosen from the devices
+    int decoders = 0;          // 0: grows while the encoders wait for frames
+    int max_decoders = 0;      // 0: from the devices
     std::string decode = "auto";
     int cpu_slots = 0;
     std::string cpu_encoders;

@@ -51,8 +51,7 @@ ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int exp
       joiner_("analysis", chunk_frames, lanes),
       rung_index_(rung_index),
       pix_fmt_(source.pix_fmt),
-      chunk_frames_(chunk_frames),
-      lanes_(lanes) {
+      chunk_frames_(chunk_frames) {
     rung_.name = "analysis";
     std::tie(rung_.width, rung_.height) = analysis_size(source.display_width, source.display_height);
     settings_.width = rung_.width;
@@ -63,18 +62,27 @@ ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int exp
     settings_.crf = kCrf;
 }
 
-void ChunkAnalyzer::connect(int lane, FrameChannel& frames) {
+void ChunkAnalyzer::connect(FrameChannel& frames, std::function<bool()> ends_source) {
     auto scaler = std::make_unique<RungScaler>(rung_index_, rung_, pix_fmt_, chunk_frames_, frames, chunks_, joiner_,
                                                [](int, std::int64_t) {});
-    scaler->ends_source(lane == lanes_ - 1);
+    scaler->ends_source(std::move(ends_source));
     scalers_.push_back(std::move(scaler));
+    if (stages_) start_scaler(scalers_.size() - 1);
+}
+
+void ChunkAnalyzer::start_scaler(std::size_t i) {
+    // Its queue is shared by the lanes' scalers: the last one to end closes
+    // it; after a failure, any.
+    stages_->start(
+        fmt::format("analysis scaler {}", i), [scaler = scalers_[i].get()](std::stop_token t) { scaler->run(t); },
+        [this] {
+            if (stages_->stopping()) chunks_.close();
+        });
 }
 
 void ChunkAnalyzer::start(StageThreads& stages) {
-    for (std::size_t i = 0; i < scalers_.size(); ++i)
-        stages.start(fmt::format("analysis scaler {}", i),
-                     [scaler = scalers_[i].get()](std::stop_token t) { scaler->run(t); },
-                     [this] { chunks_.close(); });
+    stages_ = &stages;
+    for (std::size_t i = 0; i < scalers_.size(); ++i) start_scaler(i);
     stages.start("analysis", [this](std::stop_token t) { measure(t); });
 }
 

@@ -10,6 +10,7 @@
 // says what a session started with). A failure of the encode never fails
 // the run: the chunks measured so far stay, the rest weigh 1 (with
 // --isolation process its encoder runs in an encoder process of its own).
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <utility>
@@ -41,8 +42,10 @@ public:
     // Whether this FFmpeg build has the analysis encoder.
     static bool available();
 
-    // A decode lane's frames for the analysis, for each lane before start().
-    void connect(int lane, FrameChannel& frames);
+    // A decode lane's frames for the analysis: each lane's before start();
+    // a lane that starts later after add_lane(), and its scaler starts here.
+    void connect(FrameChannel& frames, std::function<bool()> ends_source);
+    void add_lane() { joiner_.add_lane(); }
     const ChunkComplexity& complexity() const { return complexity_; }
     // Its stages: a scaler per lane and the encode.
     void start(StageThreads& stages);
@@ -66,6 +69,7 @@ private:
     // Until the queue is drained: every chunk is taken (so the scaler
     // feeding it never blocks the pump for long), measured while measuring works.
     void measure(std::stop_token stop);
+    void start_scaler(std::size_t i);
 
     EncoderSettings settings_;  // the analysis copy's size, preset and CRF
     EncoderFactory encoders_;
@@ -78,8 +82,8 @@ private:
     int rung_index_;
     AVPixelFormat pix_fmt_;
     int chunk_frames_;
-    int lanes_;
     std::vector<std::unique_ptr<RungScaler>> scalers_;
+    StageThreads* stages_ = nullptr;  // once started
 };
 
 }  // namespace ladder::engine

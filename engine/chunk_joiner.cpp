@@ -64,3 +64,12 @@ std::optional<std::int64_t> ChunkJoiner::lane_done(std::optional<std::int64_t> s
 }
 
 }  // namespace ladder::engine
+
+namespace ladder::engine {
+
+void ChunkJoiner::add_lane() {
+    std::lock_guard lock(mu_);
+    ++lanes_left_;
+}
+
+}  // namespace ladder::engine

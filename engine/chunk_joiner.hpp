@@ -30,6 +30,8 @@ public:
     // Returns the source's end once the last lane is done. Throws RunError
     // when, after the last lane, a chunk still misses frames.
     std::optional<std::int64_t> lane_done(std::optional<std::int64_t> source_end);
+    // One more lane will hand on pieces (before it can end any other).
+    void add_lane();
 
 private:
     struct Pieces {

@@ -64,22 +64,46 @@ std::optional<std::int64_t> clean_cut_after(av::InputFile& in, int video_stream,
 
 }  // namespace
 
+std::pair<std::int64_t, std::int64_t> video_span(AVFormatContext* ic, int video_stream) {
+    const AVStream* vs = ic->streams[video_stream];
+    const std::int64_t start = vs->start_time == AV_NOPTS_VALUE ? 0 : vs->start_time;
+    std::int64_t duration = vs->duration;
+    if (duration == AV_NOPTS_VALUE || duration <= 0)
+        duration = ic->duration == AV_NOPTS_VALUE ? 0 : av_rescale_q(ic->duration, AV_TIME_BASE_Q, vs->time_base);
+    return {start, start + std::max<std::int64_t>(0, duration)};
+}
+
+namespace {
+void video_only(AVFormatContext* ic, int video_stream) {
+    for (unsigned i = 0; i < ic->nb_streams; ++i)
+        if (static_cast<int>(i) != video_stream) ic->streams[i]->discard = AVDISCARD_ALL;
+}
+}  // namespace
+
+std::optional<std::int64_t> find_decode_cut(const std::string& path, int video_stream, std::int64_t target,
+                                            std::int64_t limit) {
+    try {
+        av::InputFile in(path);
+        video_only(in.get(), video_stream);
+        return clean_cut_after(in, video_stream, target, limit);
+    } catch (const av::AvError&) {
+        return std::nullopt;
+    }
+}
+
 std::vector<std::int64_t> find_decode_cuts(const std::string& path, int video_stream, int ranges, double min_seconds) {
     std::vector<std::int64_t> cuts;
     if (ranges < 2) return cuts;
     try {
         av::InputFile in(path);
         AVFormatContext* ic = in.get();
-        for (unsigned i = 0; i < ic->nb_streams; ++i)
-            if (static_cast<int>(i) != video_stream) ic->streams[i]->discard = AVDISCARD_ALL;
+        video_only(ic, video_stream);
         const AVStream* vs = ic->streams[video_stream];
-        const std::int64_t start = vs->start_time == AV_NOPTS_VALUE ? 0 : vs->start_time;
-        std::int64_t duration = vs->duration;
-        if (duration == AV_NOPTS_VALUE || duration <= 0)
-            duration = ic->duration == AV_NOPTS_VALUE ? 0 : av_rescale_q(ic->duration, AV_TIME_BASE_Q, vs->time_base);
+        const auto [start, stream_end] = video_span(ic, video_stream);
+        const std::int64_t duration = stream_end - start;
         const std::int64_t min_gap = av_rescale_q(static_cast<std::int64_t>(min_seconds * 1000), {1, 1000}, vs->time_base);
         if (duration <= 0 || min_gap <= 0) return cuts;
-        const std::int64_t end = start + duration;
+        const std::int64_t end = stream_end;
         std::int64_t last = start;
         for (int i = 1; i < ranges; ++i) {
             const std::int64_t target = std::max(start + duration / ranges * i, last + min_gap);

@@ -6,8 +6,12 @@
 // cut and stops reading at the next decodes each of its frames once, and
 // the ranges together give the frames of one pass over the whole source.
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
+
+struct AVFormatContext;
 
 namespace ladder::engine {
 
@@ -16,5 +20,14 @@ namespace ladder::engine {
 // least min_seconds long. Empty when the stream has no such key frames or no
 // timestamps, or the file cannot seek.
 std::vector<std::int64_t> find_decode_cuts(const std::string& path, int video_stream, int ranges, double min_seconds);
+
+// The first cut at or after target and at most limit (the video stream's
+// time base), searched from the key frame before target.
+std::optional<std::int64_t> find_decode_cut(const std::string& path, int video_stream, std::int64_t target,
+                                            std::int64_t limit);
+
+// The video stream's first and end timestamps from the container (end:
+// start + duration; equal when the container does not say).
+std::pair<std::int64_t, std::int64_t> video_span(AVFormatContext* ic, int video_stream);
 
 }  // namespace ladder::engine

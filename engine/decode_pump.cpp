@@ -56,7 +56,7 @@ void DecodePump::run(std::stop_token stop) {
     }
     measure();
     if (!range_) report_damage(!lane_);
-    if (lane_ && lane_->end_pts == AV_NOPTS_VALUE && lane_->source_end) lane_->source_end->set(counters_.end_frame);
+    if (lane_ && !lane_done_ && lane_->source_end) lane_->source_end->set(counters_.end_frame);
     close_outputs();
     if (lane_ && lane_->frames_handed_on)
         progress_.decode_progress(lane_->frames_handed_on->load(), source_.estimated_frames);
@@ -134,7 +134,7 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
         decode_video(nullptr, stop);
         // A lane ends where the next one starts: the constant-rate step
         // makes the frames before that key frame's time, no more.
-        const std::int64_t end = lane_done_ ? lane_->end_pts : end_pts_;
+        const std::int64_t end = lane_done_ ? lane_end_ : end_pts_;
         if (normalizer_)
             for (auto& f : normalizer_->close(end)) fan_out(std::move(f), stop);
     }
@@ -320,8 +320,9 @@ bool DecodePump::lane_stops_at(const AVPacket* pkt) {
         }
         return true;
     }
-    if (lane_->end_pts != AV_NOPTS_VALUE && key && pkt->pts == lane_->end_pts) {
+    if (lane_->bounds->ends_at(pkt->pts, key)) {
         lane_done_ = true;
+        lane_end_ = pkt->pts;
         return true;
     }
     return false;

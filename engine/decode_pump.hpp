@@ -16,6 +16,7 @@
 #include "engine/audio_track.hpp"
 #include "engine/bounded_channel.hpp"
 #include "engine/errors.hpp"
+#include "engine/lane_bounds.hpp"
 #include "engine/progress_sink.hpp"
 #include "engine/shared_value.hpp"
 #include "engine/source_info.hpp"
@@ -56,12 +57,12 @@ struct FrameRange {
 
 // One of several decode lanes over the source, between two cuts of
 // find_decode_cuts: from the key frame at start_pts (AV_NOPTS_VALUE: the
-// source's start) until the key frame at end_pts is read (AV_NOPTS_VALUE:
-// the source's end). Frames are numbered as one pass over the whole source
+// source's start) until the key frame where bounds ends it is read (or the
+// source's end). Frames are numbered as one pass over the whole source
 // numbers them: from the first lane's first timestamp.
 struct DecodeLaneSpec {
     std::int64_t start_pts = AV_NOPTS_VALUE;
-    std::int64_t end_pts = AV_NOPTS_VALUE;
+    LaneBounds* bounds = nullptr;  // where it ends; may move earlier while it runs
     SharedValue<std::int64_t>* origin = nullptr;      // published by the first lane
     SharedValue<std::int64_t>* source_end = nullptr;  // the frame count, published by the last lane
     std::atomic<std::int64_t>* frames_handed_on = nullptr;  // every lane's, for progress
@@ -126,6 +127,7 @@ private:
     std::optional<DecodeLaneSpec> lane_;
     bool before_lane_ = false;  // still reading up to the lane's first key frame
     bool lane_done_ = false;    // the next lane's key frame was read
+    std::int64_t lane_end_ = AV_NOPTS_VALUE;
     int lane_seeks_ = 0;
     static constexpr int kLaneSeeks = 5;
     std::optional<std::int64_t> lane_origin_;

@@ -11,6 +11,8 @@ extern "C" {
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <limits>
 #include <map>
 #include <optional>
@@ -26,6 +28,7 @@ extern "C" {
 #include "engine/errors.hpp"
 #include "engine/frame_budget.hpp"
 #include "engine/journaled_chunk_route.hpp"
+#include "engine/lane_consumers.hpp"
 #include "engine/output_stage.hpp"
 #include "engine/preflight.hpp"
 #include "engine/process_encoder.hpp"
@@ -285,40 +288,6 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 }
 
-// Each rung's scalers, one per decode lane: the lanes' frames cut into
-// chunks for the dispatcher's queue, or taken from the journal by the
-// resume route.
-struct RungScalers {
-    std::vector<std::unique_ptr<ChunkJoiner>> joiners;  // per rung
-    std::vector<std::vector<std::unique_ptr<RungScaler>>> by_rung;  // [rung][lane]
-};
-
-RungScalers make_scalers(const CheckedSource& source, std::vector<RungRuntime>& rungs, DecodeLanes& lanes,
-                         ChunkDispatcher& dispatcher, MemoryBudget& memory, JournaledChunkRoute& journaled,
-                         AudioRenditionWriter* audio_rendition, bool keep_on_gpu) {
-    RungScalers scalers;
-    for (std::size_t i = 0; i < rungs.size(); ++i) {
-        RungRuntime& rt = rungs[i];
-        auto on_end = [&rt, audio_rendition](int chunks, std::int64_t frames) {
-            if (rt.finalizer) rt.finalizer->set_total(chunks, frames);
-            if (audio_rendition) audio_rendition->set_video_frames(frames);
-        };
-        auto from_journal = [&journaled](RawChunk& raw) { return journaled.take(raw); };
-        scalers.joiners.push_back(std::make_unique<ChunkJoiner>(rt.rung.name, source.chunk_frames, lanes.size()));
-        scalers.by_rung.emplace_back();
-        for (int lane = 0; lane < lanes.size(); ++lane) {
-            auto scaler = std::make_unique<RungScaler>(
-                static_cast<int>(i), rt.rung, source.info.pix_fmt, source.chunk_frames,
-                lanes.channel(lane, static_cast<int>(i)), dispatcher.queue(static_cast<int>(i)),
-                *scalers.joiners.back(), on_end, &memory, from_journal);
-            scaler->keep_on_gpu(keep_on_gpu);
-            scaler->ends_source(lane == lanes.size() - 1);
-            scalers.by_rung.back().push_back(std::move(scaler));
-        }
-    }
-    return scalers;
-}
-
 void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSink& progress) {
     if (lanes > 1)
         progress.note(NoteLevel::info, fmt::format("decoding {} in {} lanes at once, each from a key frame", src.path,
@@ -330,15 +299,53 @@ void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSin
                                   src.path, lanes, wanted));
 }
 
-// How many decode lanes to ask for (fewer come when the source has fewer
-// clean cuts): --decoders, else one pass for a shard (the nodes are its
-// parallelism), two NVDEC sessions per decoding GPU, and a lane per 8
-// cores on the CPU (docs/benchmarks.md, "Decode lanes").
-int decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
-    if (options.shard) return 1;
-    if (options.decoders > 0) return options.decoders;
-    if (devices.decode_device) return 2 * (1 + static_cast<int>(devices.more_decode_devices.size()));
-    return std::max(1, cpu.cores / 8);
+// How many decode lanes the run may have: --decoders fixes the number;
+// otherwise one lane starts and more start while the encoders wait for
+// frames (grow_decode_lanes), up to three NVDEC sessions per decoding GPU
+// or a lane per 4 cores on the CPU (docs/benchmarks.md, "Decode lanes").
+// A shard decodes in one pass: the nodes are its parallelism.
+struct LaneCounts {
+    int first = 1;
+    int most = 1;
+};
+
+LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
+    if (options.shard) return {};
+    if (options.decoders > 0) return {options.decoders, options.decoders};
+    if (options.max_decoders > 0) return {1, options.max_decoders};
+    if (devices.decode_device) return {1, 3 * (1 + static_cast<int>(devices.more_decode_devices.size()))};
+    return {1, std::max(1, cpu.cores / 4)};
+}
+
+// Whether the encoders wait for frames: a slot is idle and fewer chunks
+// are queued than there are idle slots.
+bool encoders_wait_for_frames(const gpu::GpuPool& pool, const EncoderWorkers& workers, ChunkDispatcher& dispatcher) {
+    const int idle = static_cast<int>(pool.size()) - workers.chunks_encoding.load();
+    if (idle <= 0) return false;
+    std::size_t queued = 0;
+    for (std::size_t r = 0; r < dispatcher.rung_count(); ++r) queued += dispatcher.queue(static_cast<int>(r)).size();
+    return queued < static_cast<std::size_t>(idle);
+}
+
+// The measured side of decode lanes: every quarter second, whether the
+// encoders wait for frames; twice in a row starts one more lane (on the
+// far half of the largest range not read yet), up to `most`.
+void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& lanes, LaneConsumers& consumers,
+                       int most, double min_seconds, const std::function<bool()>& starved) {
+    std::mutex mu;
+    std::condition_variable_any tick;
+    int starved_ticks = 0;
+    while (lanes.size() < most && !lanes.all_read()) {
+        std::unique_lock lock(mu);
+        if (tick.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; }) || stop.stop_requested())
+            return;
+        starved_ticks = starved() ? starved_ticks + 1 : 0;
+        if (starved_ticks < 2) continue;
+        starved_ticks = 0;
+        if (!lanes.grow(stages, min_seconds, [&consumers] { consumers.add_lane(); },
+                        [&consumers](int lane) { consumers.connect(lane); }))
+            return;
+    }
 }
 
 // The running stages, one thread each, until they all end. Each stage
@@ -349,21 +356,17 @@ struct StagesOutcome {
     std::exception_ptr failure;
 };
 
-StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, std::vector<RungRuntime>& rungs,
-                         RungScalers& scalers, ChunkDispatcher& dispatcher,
+StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most_lanes,
+                         std::vector<RungRuntime>& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
+                         ChunkDispatcher& dispatcher,
                          ChunkAnalyzer* analyzer, AudioRenditionWriter* audio_rendition, EncoderWorkers& workers,
                          std::stop_token external_stop) {
     StageThreads stages(external_stop, options.start_thread);
     std::stop_callback stop_claims(stages.token(), [&workers] { workers.no_more_work.request_stop(); });
     lanes.start(stages);
     if (analyzer) analyzer->start(stages);
+    consumers.start(stages);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
-        SegmentChunkQueue* queue = &dispatcher.queue(static_cast<int>(i));
-        for (std::size_t lane = 0; lane < scalers.by_rung[i].size(); ++lane)
-            stages.start(lane == 0 ? fmt::format("rung {} scaler", rungs[i].rung.name)
-                                   : fmt::format("rung {} scaler {}", rungs[i].rung.name, lane),
-                         [scaler = scalers.by_rung[i][lane].get()](std::stop_token t) { scaler->run(t); },
-                         [queue] { queue->close(); });
         if (RungFinalizer* fin = rungs[i].finalizer)
             stages.start(fmt::format("rung {} writer", rungs[i].rung.name), [fin](std::stop_token t) { fin->run(t); });
     }
@@ -372,6 +375,11 @@ StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, std::vec
     for (std::size_t i = 0; i < workers.workers.size(); ++i)
         stages.start(fmt::format("encoder worker {}", i),
                      [w = workers.workers[i].get()](std::stop_token t) { w->run(t); });
+    if (most_lanes > lanes.size())
+        stages.start("decode lanes", [&](std::stop_token t) {
+            grow_decode_lanes(t, stages, lanes, consumers, most_lanes, 2 * options.segment_seconds,
+                              [&] { return encoders_wait_for_frames(pool, workers, dispatcher); });
+        });
     stages.join();
     // GPU sessions still open for a rung close before the outputs are
     // finished (a worker stopped in the middle left them).
@@ -497,9 +505,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
-    const int lanes_wanted = decode_lanes_wanted(options, encoders.devices, cpu);
+    const LaneCounts lane_counts = decode_lanes_wanted(options, encoders.devices, cpu);
     const std::vector<std::int64_t> cuts =
-        find_decode_cuts(source.input->path(), src.video_stream, lanes_wanted, 2 * options.segment_seconds);
+        find_decode_cuts(source.input->path(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
     std::unique_ptr<ChunkAnalyzer> analyzer =
         make_analyzer(options, source, rungs.size(), frames, static_cast<int>(cuts.size()) + 1,
                       encoders.processes.get(), static_cast<int>(pool.size()), progress);
@@ -508,32 +516,39 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             r.complexity = &analyzer->complexity();
             r.rate->make_up_overshoots();
         }
-    const int consumers = static_cast<int>(rungs.size()) + (analyzer ? 1 : 0);
     std::vector<DecodeLanes::Device> decode_devices;
     if (const DevicePlan& d = encoders.devices; d.decode_device) {
         decode_devices.push_back({d.decode_device.get(), d.decode_label});
         for (std::size_t i = 0; i < d.more_decode_devices.size(); ++i)
             decode_devices.push_back({d.more_decode_devices[i].get(), d.more_decode_labels[i]});
     }
-    DecodeLanes lanes(*source.input, src, cuts, consumers,
+    DecodeLanes lanes(*source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
                       static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), audio.get(), progress,
-                      decode_devices);
-    if (analyzer)
-        for (int lane = 0; lane < lanes.size(); ++lane)
-            analyzer->connect(lane, lanes.channel(lane, consumers - 1));
-    note_decode_lanes(src, lanes_wanted, lanes.size(), progress);
+                      decode_devices, lane_counts.most > lane_counts.first);
+    note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
     if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
     JournaledChunkRoute journaled(journal, rungs, progress);
-    RungScalers scalers = make_scalers(source, rungs, lanes, *dispatcher, gpu_memory ? *gpu_memory : memory,
-                                       journaled, audio_rendition, gpu_memory.has_value());
+    LaneConsumerSetup consumer_setup;
+    consumer_setup.rungs = &rungs;
+    consumer_setup.lanes = &lanes;
+    consumer_setup.dispatcher = dispatcher.get();
+    consumer_setup.memory = gpu_memory ? &*gpu_memory : &memory;
+    consumer_setup.journaled = &journaled;
+    consumer_setup.audio_rendition = audio_rendition;
+    consumer_setup.analyzer = analyzer.get();
+    consumer_setup.pix_fmt = src.pix_fmt;
+    consumer_setup.chunk_frames = source.chunk_frames;
+    consumer_setup.keep_on_gpu = gpu_memory.has_value();
+    LaneConsumers consumers(consumer_setup);
     EncoderWorkers workers;
     make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
 
     // 5. The running stages, until the source is encoded, a stage fails or
     // the run is stopped.
     const StagesOutcome outcome =
-        run_stages(options, lanes, rungs, scalers, *dispatcher, analyzer.get(), audio_rendition, workers, external_stop);
+        run_stages(options, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
+                   audio_rendition, workers, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.

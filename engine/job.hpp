@@ -47,6 +47,7 @@ struct JobOptions {
     // Decode lanes: ranges of the source between key frames, decoded at
     // once (engine/decode_lanes.hpp); 0: chosen from the devices; 1: one pass.
     int decoders = 0;
+    int max_decoders = 0;  // with decoders 0: the most lanes the run may grow to (0: from the devices)
     std::function<gpu::DeviceInventory()> inventory;  // empty: probe this machine (tests substitute)
     std::string encoder = "libsvtav1";
     int cpu_slots = 0;                 // 0: from cores and memory

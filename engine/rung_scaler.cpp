@@ -84,9 +84,9 @@ void RungScaler::emit(std::stop_token stop, bool last) {
     pending_ = RawChunk{};
     piece.rung = rung_index_;
     const bool starts_chunk = piece.first_frame == static_cast<std::int64_t>(piece.index) * chunk_frames_;
-    const bool ends_chunk = static_cast<int>(piece.frames.size()) == chunk_frames_ || (last && ends_source_);
+    const bool ends_chunk = static_cast<int>(piece.frames.size()) == chunk_frames_ || (last && last_ends_source_);
     if (starts_chunk && ends_chunk) return queue(std::move(piece), stop);
-    if (auto whole = joiner_.add(std::move(piece), last && ends_source_)) queue(std::move(*whole), stop);
+    if (auto whole = joiner_.add(std::move(piece), last && last_ends_source_)) queue(std::move(*whole), stop);
 }
 
 void RungScaler::queue(RawChunk chunk, std::stop_token stop) {
@@ -117,8 +117,10 @@ void RungScaler::run(std::stop_token stop) {
         if (end_frame_ % chunk_frames_ == 0) emit(stop, false);
     }
     if (stop.stop_requested()) throw Cancelled();
+    // The lane's range is final once its frames have all come.
+    last_ends_source_ = ends_source_();
     emit(stop, true);
-    const auto source_end = joiner_.lane_done(ends_source_ ? std::optional(end_frame_) : std::nullopt);
+    const auto source_end = joiner_.lane_done(last_ends_source_ ? std::optional(end_frame_) : std::nullopt);
     if (!source_end) return;
     output_.close();
     on_end_(static_cast<int>((*source_end + chunk_frames_ - 1) / chunk_frames_), *source_end);

@@ -30,8 +30,11 @@ public:
     // keep_on_gpu leaves them in GPU memory (NVENC on the same GPU: no copy).
     void keep_on_gpu(bool keep) { keep_on_gpu_ = keep; }
     // Whether this lane's frames end with the source's last (the last lane;
-    // the default).
-    void ends_source(bool ends) { ends_source_ = ends; }
+    // the default), asked when the lane's frames have all come.
+    void ends_source(std::function<bool()> ends) { ends_source_ = std::move(ends); }
+    void ends_source(bool ends) {
+        ends_source_ = [ends] { return ends; };
+    }
 
     // Closes the queue after the last lane's last chunk. When it throws, the
     // caller stops the run before closing the queue.
@@ -58,7 +61,8 @@ private:
     av::SwsPtr sws_;
     std::unique_ptr<av::FilterChain> gpu_chain_;
     bool keep_on_gpu_ = false;
-    bool ends_source_ = true;
+    std::function<bool()> ends_source_ = [] { return true; };
+    bool last_ends_source_ = false;  // asked once the lane's last frame came
     RawChunk pending_;
     std::int64_t end_frame_ = 0;  // after the last frame seen
 };

@@ -51,7 +51,9 @@ void StageThreads::start(const std::string& name, std::function<void(std::stop_t
         if (cleanup) cleanup();
     };
     try {
-        threads_.push_back(starter_(std::move(run)));
+        std::jthread thread = starter_(std::move(run));
+        std::lock_guard lock(threads_mu_);
+        threads_.push_back(std::move(thread));
     } catch (const std::exception& e) {
         record(std::make_exception_ptr(
             RunError(fmt::format("could not start the {} thread ({}): the machine is out of threads or memory; "
@@ -60,9 +62,18 @@ void StageThreads::start(const std::string& name, std::function<void(std::stop_t
     }
 }
 
+// A stage may start others (a decode lane that starts later) before it
+// ends: they are joined too.
 void StageThreads::join() {
-    for (auto& t : threads_)
-        if (t.joinable()) t.join();
+    for (std::size_t i = 0;; ++i) {
+        std::jthread* thread = nullptr;
+        {
+            std::lock_guard lock(threads_mu_);
+            if (i >= threads_.size()) return;
+            thread = &threads_[i];
+        }
+        if (thread->joinable()) thread->join();
+    }
 }
 
 std::exception_ptr StageThreads::failure() {

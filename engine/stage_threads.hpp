@@ -10,6 +10,7 @@
 // cannot be started is the run's failure like any other. However the
 // group's scope is left, it requests stop and joins every thread: whatever
 // the stages use must be declared before the group.
+#include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -31,7 +32,8 @@ public:
     StageThreads(const StageThreads&) = delete;
     StageThreads& operator=(const StageThreads&) = delete;
 
-    // Starts a stage on its own thread unless the group is stopping. When the
+    // Starts a stage on its own thread unless the group is stopping (also
+    // from a running stage, which join() then waits for too). When the
     // thread cannot be started, the failure (a RunError naming the stage) is
     // recorded, which stops the stages already running.
     void start(const std::string& name, std::function<void(std::stop_token)> body,
@@ -52,7 +54,8 @@ private:
     ThreadStarter starter_;
     std::mutex mu_;
     std::exception_ptr first_failure_;
-    std::vector<std::jthread> threads_;
+    std::mutex threads_mu_;
+    std::deque<std::jthread> threads_;  // stable: join() runs while stages start others
 };
 
 }  // namespace ladder::engine

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <mutex>
+#include <thread>
 #include <stop_token>
 
 #include "av/logging.hpp"
@@ -82,7 +84,7 @@ Decoded decode(const std::filesystem::path& path, const std::vector<std::int64_t
     const engine::SourceInfo src = engine::describe_source(*input);
     engine::NullProgressSink progress;
     // Channels large enough for the whole clip: read after the lanes end.
-    engine::DecodeLanes lanes(*input, src, cuts, 1, 1000, nullptr, progress, {});
+    engine::DecodeLanes lanes(*input, src, cuts, 1, 1000, nullptr, progress, {}, !cuts.empty());
     {
         engine::StageThreads stages{std::stop_token{}};
         lanes.start(stages);
@@ -143,6 +145,63 @@ INSTANTIATE_TEST_SUITE_P(
         return n;
     });
 
+// Lanes that start while the decode runs (what the run does when its
+// encoders wait for frames): the first lane is held back by a full channel,
+// two more lanes take the far halves of what it has not read, and together
+// they still give the frames of one pass, each once.
+TEST(DecodeLanesGrow, LanesStartedWhileDecodingTakeOverTheRestExactly) {
+    av::quiet_library_logs();
+    const auto path = make_lane_source(LaneSource{"grow", "mp4", "", "", true});
+    const Decoded one = decode(path, {});
+    auto input = engine::open_source(path);
+    const engine::SourceInfo src = engine::describe_source(*input);
+    engine::NullProgressSink progress;
+    engine::DecodeLanes lanes(*input, src, {}, 1, 4, nullptr, progress, {}, true);
+    std::mutex mu;
+    std::map<std::int64_t, std::string> frames;
+    int duplicates = 0;
+    auto drain = [&](engine::FrameChannel& channel) {
+        return std::jthread([&channel, &mu, &frames, &duplicates] {
+            while (auto f = channel.pop(std::stop_token{})) {
+                const std::string digest = frame_digest(f->get());
+                std::lock_guard lock(mu);
+                if (!frames.emplace((*f)->pts, digest).second) ++duplicates;
+            }
+        });
+    };
+    std::vector<std::jthread> drains;
+    int added = 0;
+    int started = 0;
+    {
+        engine::StageThreads stages{std::stop_token{}};
+        lanes.start(stages);
+        for (int i = 0; i < 2; ++i)
+            EXPECT_TRUE(lanes.grow(stages, 1.0, [&] { ++added; },
+                                   [&](int lane) {
+                                       ++started;
+                                       drains.push_back(drain(lanes.channel(lane, 0)));
+                                   }));
+        drains.push_back(drain(lanes.channel(0, 0)));
+        stages.join();
+        ASSERT_FALSE(stages.failure());
+    }
+    drains.clear();
+    EXPECT_EQ(added, 2);
+    EXPECT_EQ(started, 2);
+    ASSERT_EQ(lanes.size(), 3);
+    EXPECT_TRUE(lanes.all_read());
+    EXPECT_EQ(duplicates, 0);
+    ASSERT_EQ(frames.size(), one.frames.size());
+    int differ = 0;
+    for (const auto& [n, digest] : one.frames)
+        if (frames.at(n) != digest) ++differ;
+    EXPECT_EQ(differ, 0);
+    EXPECT_EQ(lanes.totals().frames_decoded, one.totals.frames_decoded) << "each frame decoded once";
+    int ending = 0;
+    for (int lane = 0; lane < 3; ++lane) ending += lanes.ends_source(lane)() ? 1 : 0;
+    EXPECT_EQ(ending, 1) << "one lane ends with the source";
+}
+
 // A whole run on three lanes: every rung has every frame, the chunks are
 // those of one pass (a lane boundary inside a chunk is joined), the audio
 // read on its own has every packet, and the ladder validates.
@@ -157,7 +216,7 @@ TEST(DecodeLanesRun, AnEncodeOnThreeLanesMatchesOnePass) {
     const FileFacts sf = probe(with_audio);
     ASSERT_EQ(sf.video.size(), 1u);
 
-    auto run = [&](int decoders, const std::string& name) {
+    auto run = [&](int decoders, const std::string& name, int max_decoders = 0) {
         engine::JobOptions o;
         o.input = with_audio;
         o.outdir = fresh_dir(name);
@@ -166,6 +225,7 @@ TEST(DecodeLanesRun, AnEncodeOnThreeLanesMatchesOnePass) {
         o.cpu_slots = 2;
         o.segment_seconds = 1.0;
         o.decoders = decoders;
+        o.max_decoders = max_decoders;
         engine::NullProgressSink sink;
         return std::pair(engine::run_job(o, sink), o.outdir);
     };
@@ -198,6 +258,17 @@ TEST(DecodeLanesRun, AnEncodeOnThreeLanesMatchesOnePass) {
     EXPECT_EQ(out.video[0].frames, sf.video[0].frames);
     const ProcessResult v = run_ladder({"validate", three_dir.string()});
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+
+    // Lanes the run may start while it goes (how many depends on when the
+    // encoders wait): the audio is read on its own from the start.
+    const auto [grown, grown_dir] = run(0, "decode-lanes-run-grown", 3);
+    EXPECT_GE(grown.decode_lanes.size(), 1u);
+    EXPECT_LE(grown.decode_lanes.size(), 3u);
+    EXPECT_EQ(grown.source_frames_decoded, sf.video[0].frames);
+    EXPECT_EQ(grown.audio_packets, one.audio_packets);
+    for (std::size_t r = 0; r < 2; ++r) EXPECT_EQ(grown.rungs[r].frames, sf.video[0].frames);
+    const ProcessResult vg = run_ladder({"validate", grown_dir.string()});
+    EXPECT_EQ(vg.exit_code, 0) << vg.out << vg.err;
 }
 
 }  // namespace

@@ -94,8 +94,8 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     NullProgressSink progress;
     ChunkAnalyzer analyzer(source, 10, 3, 7, make_encoder_backend, 0, progress, 2);
     FrameChannel lane0(32), lane1(32);
-    analyzer.connect(0, lane0);
-    analyzer.connect(1, lane1);
+    analyzer.connect(lane0, [] { return false; });
+    analyzer.connect(lane1, [] { return true; });
     {
         StageThreads stages{std::stop_token{}};
         analyzer.start(stages);
