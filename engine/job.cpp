@@ -360,6 +360,7 @@ StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most
                          std::vector<RungRuntime>& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
                          ChunkDispatcher& dispatcher,
                          ChunkAnalyzer* analyzer, AudioRenditionWriter* audio_rendition, EncoderWorkers& workers,
+                         const std::function<void(const char*)>& mark,
                          std::stop_token external_stop) {
     StageThreads stages(external_stop, options.start_thread);
     std::stop_callback stop_claims(stages.token(), [&workers] { workers.no_more_work.request_stop(); });
@@ -380,10 +381,13 @@ StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most
             grow_decode_lanes(t, stages, lanes, consumers, most_lanes, 2 * options.segment_seconds,
                               [&] { return encoders_wait_for_frames(pool, workers, dispatcher); });
         });
+    mark("stages_started");
     stages.join();
+    mark("stages_joined");
     // GPU sessions still open for a rung close before the outputs are
     // finished (a worker stopped in the middle left them).
     workers.idle_encoders.clear();
+    mark("kept_encoders_closed");
     return {stages.stopping(), stages.failure()};
 }
 
@@ -486,6 +490,12 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                       fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
     for (const auto& [level, message] : encoders.devices.notes) progress.note(level, message);
     if (!gpu_memory_note.empty()) progress.note(NoteLevel::info, gpu_memory_note);
+    // When each step of the run ended (report.json phase_seconds).
+    std::vector<std::pair<std::string, double>> phases;
+    auto mark = [&phases, started](const char* phase) {
+        phases.emplace_back(phase, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    };
+    mark("preflight");
     gpu::GpuPool pool(encoders.devices.slots);
     progress.note(NoteLevel::info,
                   fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
@@ -548,7 +558,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // the run is stopped.
     const StagesOutcome outcome =
         run_stages(options, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
-                   audio_rendition, workers, external_stop);
+                   audio_rendition, workers, mark, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.
@@ -558,6 +568,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         throw Cancelled();
     }
     if (output) output->publish(src, rungs, audio.get());
+    mark("published");
     if (!options.shard) journal.remove();  // everything it held is in the finished outputs now
     note_resumed(options, journaled.taken(), journal, progress);
 
@@ -586,6 +597,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (options.shard) report_shard(report, *options.shard, journaled.taken(), workers);
     if (output) output->fill_report(report);
     report_slots(report, workers, encoders.processes.get());
+    mark("reported");
+    report.phase_seconds = phases;
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

@@ -37,6 +37,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"peak_gpu_queued_bytes", r.peak_gpu_queued_bytes},
                        {"resumed_chunks", r.resumed_chunks},
                        {"wall_seconds", r.wall_seconds}};
+    auto& phases = j["phase_seconds"] = nlohmann::json::object();
+    for (const auto& [phase, seconds] : r.phase_seconds) phases[phase] = seconds;
     auto& lanes = j["decode_lanes"] = nlohmann::json::array();
     for (const auto& l : r.decode_lanes)
         lanes.push_back({{"lane", l.lane},

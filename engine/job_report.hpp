@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -131,6 +132,11 @@ struct JobReport {
     std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
     int resumed_chunks = 0;  // taken from the journal instead of encoded
     double wall_seconds = 0;
+    // When each step ended, since the start: preflight (source, devices,
+    // encoders checked), stages_started, stages_joined (every frame
+    // encoded and written), kept_encoders_closed, published,
+    // reported.
+    std::vector<std::pair<std::string, double>> phase_seconds;
     std::optional<ShardSummary> shard;
 };
 
