@@ -317,14 +317,14 @@ LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devi
     return {1, std::max(1, cpu.cores / 4)};
 }
 
-// Whether the encoders wait for frames: a slot is idle and fewer chunks
-// are queued than there are idle slots.
-bool encoders_wait_for_frames(const gpu::GpuPool& pool, const EncoderWorkers& workers, ChunkDispatcher& dispatcher) {
-    const int idle = static_cast<int>(pool.size()) - workers.chunks_encoding.load();
-    if (idle <= 0) return false;
+// Whether the encoders wait for frames: fewer chunks are ready than there
+// are encoder slots. (Slots themselves are no measure: a GPU session holds
+// its slot while it waits for its next chunk.) When the encoders are the
+// limit, chunks pile up in the queues instead, up to the memory budget.
+bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher) {
     std::size_t queued = 0;
     for (std::size_t r = 0; r < dispatcher.rung_count(); ++r) queued += dispatcher.queue(static_cast<int>(r)).size();
-    return queued < static_cast<std::size_t>(idle);
+    return queued < pool.size();
 }
 
 // The measured side of decode lanes: every quarter second, whether the
@@ -379,7 +379,7 @@ StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most
     if (most_lanes > lanes.size())
         stages.start("decode lanes", [&](std::stop_token t) {
             grow_decode_lanes(t, stages, lanes, consumers, most_lanes, 2 * options.segment_seconds,
-                              [&] { return encoders_wait_for_frames(pool, workers, dispatcher); });
+                              [&] { return encoders_wait_for_frames(pool, dispatcher); });
         });
     mark("stages_started");
     stages.join();
