@@ -27,11 +27,12 @@ struct Group {
 constexpr int kKeysSearched = 12;
 
 // The first clean cut at or after target and at most limit: from the key
-// frame before target (a seek), group by group.
+// frame before target (a seek just before it, so that a key frame at target
+// comes with the group before it), group by group.
 std::optional<std::int64_t> clean_cut_after(av::InputFile& in, int video_stream, std::int64_t target,
                                             std::int64_t limit) {
     AVFormatContext* ic = in.get();
-    if (avformat_seek_file(ic, video_stream, std::numeric_limits<std::int64_t>::min(), target, target, 0) < 0)
+    if (avformat_seek_file(ic, video_stream, std::numeric_limits<std::int64_t>::min(), target - 1, target - 1, 0) < 0)
         return std::nullopt;
     av::PacketPtr pkt = av::make_packet();
     std::optional<Group> group;
@@ -59,6 +60,9 @@ std::optional<std::int64_t> clean_cut_after(av::InputFile& in, int video_stream,
         if (pts > limit || ++keys > kKeysSearched) return std::nullopt;
         group = Group{pts, before_ok, pts, pts};
     }
+    // The source's last group is whole at its end.
+    if (group && group->nothing_before_shows_after && group->min_pts >= group->key_pts && group->key_pts >= target)
+        return group->key_pts;
     return std::nullopt;
 }
 

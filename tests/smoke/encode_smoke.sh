@@ -21,12 +21,23 @@ ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=320x180:rate=25 \
   -c:v libx264 -preset ultrafast -g 25 -pix_fmt yuv420p -c:a aac "$work/clip.mp4"
 
 # Both places an encoder runs: the encoder processes (the default) and
-# ladder's own process (--isolation none), so the sanitizers see each.
-for isolation in process none; do
+# ladder's own process (--isolation none), so the sanitizers see each; and
+# three decode lanes (key frames every second, lanes at least two 0.5-s
+# segments long), whose chunks across a lane boundary are joined and whose
+# audio is read on its own.
+for isolation in process none lanes; do
 out="$work/out-$isolation"
+extra=(--isolation "$isolation" --segment-seconds 1)
+[[ "$isolation" == lanes ]] && extra=(--isolation none --decoders 3 --segment-seconds 0.5)
 "$LADDER" encode "$work/clip.mp4" -o "$out" --policy cpu --cpu-slots 2 --preset 12 \
-  --segment-seconds 1 --rung 180p=320x180@300 --rung 90p=160x90@150 --progress plain --isolation "$isolation" \
-  || fail "ladder encode --isolation $isolation failed (exit $?)"
+  --rung 180p=320x180@300 --rung 90p=160x90@150 --progress plain --report "$work/report-$isolation.json" \
+  "${extra[@]}" || fail "ladder encode ($isolation) failed (exit $?)"
+lanes="$(grep -o '"first_frame":' "$work/report-$isolation.json" | wc -l)"
+chunks="$(grep -o '"index":' "$work/report-$isolation.json" | wc -l)"
+if [[ "$isolation" == lanes ]]; then
+  # report.json: 3 decode_lanes entries, and a first_frame in each of the 2 x 6 chunks
+  [[ $((lanes - chunks)) -eq 3 ]] || fail "expected 3 decode lanes, report.json has $((lanes - chunks))"
+fi
 
 check_rung() {  # NAME WIDTH HEIGHT
   local got
@@ -44,4 +55,4 @@ variants="$(grep -c '^#EXT-X-STREAM-INF:' "$out/master.m3u8")" || true
 
 "$LADDER" validate "$out" -q || fail "ladder validate failed (exit $?, $isolation)"
 done
-echo "encode_smoke: ok (2 rungs x 75 frames, validate passed; in encoder processes and in-process)"
+echo "encode_smoke: ok (2 rungs x 75 frames, validate passed; in encoder processes, in-process and on 3 decode lanes)"
