@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -13,9 +14,17 @@ namespace ladder::av {
 
 namespace {
 
+// One entry per device, each created under its own lock: contexts of
+// different GPUs are created at once (a CUDA context takes a few hundred
+// milliseconds on a large card).
+struct CachedDevice {
+    std::mutex mu;
+    BufferRefPtr device;
+};
+
 struct DeviceCache {
     std::mutex mu;
-    std::map<std::pair<int, std::string>, BufferRefPtr> devices;
+    std::map<std::pair<int, std::string>, std::unique_ptr<CachedDevice>> devices;
 };
 
 DeviceCache& cache() {
@@ -54,8 +63,15 @@ AVPixelFormat pick_hw_format(AVCodecContext* ctx, const AVPixelFormat* offered) 
 
 BufferRefPtr shared_hw_device(AVHWDeviceType type, const std::string& device) {
     DeviceCache& c = cache();
-    std::lock_guard lock(c.mu);
-    auto& slot = c.devices[{static_cast<int>(type), device}];
+    CachedDevice* entry = nullptr;
+    {
+        std::lock_guard lock(c.mu);
+        auto& e = c.devices[{static_cast<int>(type), device}];
+        if (!e) e = std::make_unique<CachedDevice>();
+        entry = e.get();
+    }
+    std::lock_guard lock(entry->mu);
+    BufferRefPtr& slot = entry->device;
     if (!slot) {
         AVBufferRef* raw = nullptr;
         AVDictionary* opts = nullptr;
