@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "av/av_error.hpp"
+#include "av/compat.hpp"
 #include "av/input_file.hpp"
 
 extern "C" {
@@ -73,7 +74,7 @@ std::pair<std::int64_t, std::int64_t> video_span(AVFormatContext* ic, int video_
     const std::int64_t start = vs->start_time == AV_NOPTS_VALUE ? 0 : vs->start_time;
     std::int64_t duration = vs->duration;
     if (duration == AV_NOPTS_VALUE || duration <= 0)
-        duration = ic->duration == AV_NOPTS_VALUE ? 0 : av_rescale_q(ic->duration, AV_TIME_BASE_Q, vs->time_base);
+        duration = ic->duration == AV_NOPTS_VALUE ? 0 : av_rescale_q(ic->duration, av::kTimeBaseQ, vs->time_base);
     return {start, start + std::max<std::int64_t>(0, duration)};
 }
 
