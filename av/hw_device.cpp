@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -14,17 +13,9 @@ namespace ladder::av {
 
 namespace {
 
-// One entry per device, each created under its own lock: contexts of
-// different GPUs are created at once (a CUDA context takes a few hundred
-// milliseconds on a large card).
-struct CachedDevice {
-    std::mutex mu;
-    BufferRefPtr device;
-};
-
 struct DeviceCache {
     std::mutex mu;
-    std::map<std::pair<int, std::string>, std::unique_ptr<CachedDevice>> devices;
+    std::map<std::pair<int, std::string>, BufferRefPtr> devices;
 };
 
 DeviceCache& cache() {
@@ -63,15 +54,8 @@ AVPixelFormat pick_hw_format(AVCodecContext* ctx, const AVPixelFormat* offered) 
 
 BufferRefPtr shared_hw_device(AVHWDeviceType type, const std::string& device) {
     DeviceCache& c = cache();
-    CachedDevice* entry = nullptr;
-    {
-        std::lock_guard lock(c.mu);
-        auto& e = c.devices[{static_cast<int>(type), device}];
-        if (!e) e = std::make_unique<CachedDevice>();
-        entry = e.get();
-    }
-    std::lock_guard lock(entry->mu);
-    BufferRefPtr& slot = entry->device;
+    std::lock_guard lock(c.mu);
+    auto& slot = c.devices[{static_cast<int>(type), device}];
     if (!slot) {
         AVBufferRef* raw = nullptr;
         AVDictionary* opts = nullptr;

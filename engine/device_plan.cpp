@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <thread>
 
 #include "av/av_error.hpp"
 #include "av/hw_device.hpp"
@@ -29,16 +28,6 @@ std::string probe_candidate(const gpu::GpuCandidate& c, const EncoderSettings& s
     } catch (const std::exception& e) {
         return fmt::format("its encoder would not open ({})", e.what());
     }
-}
-
-// Every candidate at once: each GPU's CUDA context is created on its own
-// thread (FFmpeg opens the encoders one at a time whatever we do).
-void probe_candidates(std::vector<gpu::GpuCandidate>& candidates, const EncoderSettings& settings,
-                      const EncoderFactory& factory) {
-    std::vector<std::jthread> probes;
-    for (auto& c : candidates)
-        if (c.problem.empty())
-            probes.emplace_back([&c, &settings, &factory] { c.problem = probe_candidate(c, settings, factory); });
 }
 
 const char* nvdec_codec(AVCodecID id) {
@@ -167,9 +156,9 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
             throw InputError(e.what());
         }
     }
-    probe_candidates(selection.gpus, probe_settings, req.encoder_factory);
     std::vector<gpu::GpuCandidate> usable;
     for (auto& c : selection.gpus) {
+        if (c.problem.empty()) c.problem = probe_candidate(c, probe_settings, req.encoder_factory);
         if (c.problem.empty()) {
             usable.push_back(c);
         } else {

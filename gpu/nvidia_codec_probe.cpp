@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -279,28 +278,6 @@ void fail_all(std::vector<NvidiaGpu>& gpus, const std::string& why) {
     for (auto& gpu : gpus) fail(gpu, why);
 }
 
-// One GPU: its CUDA ordinal, then (within the scope) NVENC and NVDEC.
-void probe_one(NvidiaGpu& gpu, int index, const CudaFunctions& cu, DeviceGetByPciBusIdFn* by_bus_id,
-               const NvencFunctions* nvenc, const CuvidFunctions* cuvid, const ProbeLibraries& libs,
-               const NvencProbeScope& scope) {
-    CUdevice device = 0;
-    std::string why;
-    if (!by_bus_id) {
-        why = fmt::format("{} lacks cuDeviceGetByPCIBusId", libs.cuda);
-    } else if (gpu.pci_bus_id.empty()) {
-        why = "NVML gave no PCI bus id to find the GPU in CUDA";
-    } else if (const CUresult r = device_by_bus_id(by_bus_id, gpu.pci_bus_id, &device); r != CUDA_SUCCESS) {
-        why = fmt::format("not visible to CUDA (CUDA_VISIBLE_DEVICES?): {}", cuda_error(cu, r));
-    }
-    if (!why.empty()) return fail(gpu, why);
-    gpu.cuda_ordinal = ordinal_of(cu, device);
-    if (scope && !scope(index)) return fail(gpu, "not asked: the encode policy excludes this GPU");
-    const CudaContext ctx(cu, device);
-    if (ctx.result() != CUDA_SUCCESS) return fail(gpu, "cuCtxCreate failed: " + cuda_error(cu, ctx.result()));
-    probe_nvenc(nvenc, libs, ctx.get(), gpu);
-    probe_nvdec(cu, cuvid, libs, gpu);
-}
-
 }  // namespace
 
 void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& libs, const NvencProbeScope& scope) {
@@ -320,14 +297,34 @@ void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& lib
     auto* by_bus_id = reinterpret_cast<DeviceGetByPciBusIdFn*>(dlsym(cu->lib, "cuDeviceGetByPCIBusId"));
     const Nvenc nvenc = load_nvenc();
     const Cuvid cuvid = load_cuvid();
-    // Each GPU on a thread of its own: a CUDA context and an NVENC session
-    // take hundreds of milliseconds each, which added up GPU after GPU
-    // (3 s of pre-flight on four H200s, docs/benchmarks.md).
-    std::vector<std::jthread> probes;
-    for (std::size_t i = 0; i < gpus.size(); ++i)
-        probes.emplace_back([&, i] {
-            probe_one(gpus[i], static_cast<int>(i), *cu, by_bus_id, nvenc.get(), cuvid.get(), libs, scope);
-        });
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+        NvidiaGpu& gpu = gpus[i];
+        CUdevice device = 0;
+        std::string why;
+        if (!by_bus_id) {
+            why = fmt::format("{} lacks cuDeviceGetByPCIBusId", libs.cuda);
+        } else if (gpu.pci_bus_id.empty()) {
+            why = "NVML gave no PCI bus id to find the GPU in CUDA";
+        } else if (const CUresult r = device_by_bus_id(by_bus_id, gpu.pci_bus_id, &device); r != CUDA_SUCCESS) {
+            why = fmt::format("not visible to CUDA (CUDA_VISIBLE_DEVICES?): {}", cuda_error(*cu, r));
+        }
+        if (!why.empty()) {
+            fail(gpu, why);
+            continue;
+        }
+        gpu.cuda_ordinal = ordinal_of(*cu, device);
+        if (scope && !scope(static_cast<int>(i))) {
+            fail(gpu, "not asked: the encode policy excludes this GPU");
+            continue;
+        }
+        const CudaContext ctx(*cu, device);
+        if (ctx.result() != CUDA_SUCCESS) {
+            fail(gpu, "cuCtxCreate failed: " + cuda_error(*cu, ctx.result()));
+            continue;
+        }
+        probe_nvenc(nvenc.get(), libs, ctx.get(), gpu);
+        probe_nvdec(*cu, cuvid.get(), libs, gpu);
+    }
 }
 
 }  // namespace ladder::gpu
