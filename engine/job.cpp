@@ -11,8 +11,6 @@ extern "C" {
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <limits>
 #include <map>
 #include <optional>
@@ -22,6 +20,7 @@ extern "C" {
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
 #include "engine/decode_cuts.hpp"
+#include "engine/decode_lane_plan.hpp"
 #include "engine/decode_lanes.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/encoder_worker.hpp"
@@ -288,66 +287,6 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 }
 
-void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSink& progress) {
-    if (lanes > 1)
-        progress.note(NoteLevel::info, fmt::format("decoding {} in {} lanes at once, each from a key frame", src.path,
-                                                    lanes));
-    if (lanes < wanted)
-        progress.note(NoteLevel::info,
-                      fmt::format("input {}: {} decode lane(s) instead of {}: a lane starts only at a key frame that "
-                                  "no frame is reordered across (a closed GOP), at least two segments from the next",
-                                  src.path, lanes, wanted));
-}
-
-// How many decode lanes the run may have: --decoders fixes the number;
-// otherwise one lane starts and more start while the encoders wait for
-// frames (grow_decode_lanes), up to three NVDEC sessions per decoding GPU
-// or a lane per 4 cores on the CPU (docs/benchmarks.md, "Decode lanes").
-// A shard decodes in one pass: the nodes are its parallelism.
-struct LaneCounts {
-    int first = 1;
-    int most = 1;
-};
-
-LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
-    if (options.shard) return {};
-    if (options.decoders > 0) return {options.decoders, options.decoders};
-    if (options.max_decoders > 0) return {1, options.max_decoders};
-    if (devices.decode_device) return {1, 3 * (1 + static_cast<int>(devices.more_decode_devices.size()))};
-    return {1, std::max(1, cpu.cores / 4)};
-}
-
-// Whether the encoders wait for frames: fewer chunks are ready than there
-// are encoder slots. (Slots themselves are no measure: a GPU session holds
-// its slot while it waits for its next chunk.) When the encoders are the
-// limit, chunks pile up in the queues instead, up to the memory budget.
-bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher) {
-    std::size_t queued = 0;
-    for (std::size_t r = 0; r < dispatcher.rung_count(); ++r) queued += dispatcher.queue(static_cast<int>(r)).size();
-    return queued < pool.size();
-}
-
-// The measured side of decode lanes: every quarter second, whether the
-// encoders wait for frames; twice in a row starts one more lane (on the
-// far half of the largest range not read yet), up to `most`.
-void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& lanes, LaneConsumers& consumers,
-                       int most, double min_seconds, const std::function<bool()>& starved) {
-    std::mutex mu;
-    std::condition_variable_any tick;
-    int starved_ticks = 0;
-    while (lanes.size() < most && !lanes.all_read()) {
-        std::unique_lock lock(mu);
-        if (tick.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; }) || stop.stop_requested())
-            return;
-        starved_ticks = starved() ? starved_ticks + 1 : 0;
-        if (starved_ticks < 2) continue;
-        starved_ticks = 0;
-        if (!lanes.grow(stages, min_seconds, [&consumers] { consumers.add_lane(); },
-                        [&consumers](int lane) { consumers.connect(lane); }))
-            return;
-    }
-}
-
 // The running stages, one thread each, until they all end. Each stage
 // closes what it feeds when it ends, after its failure (if any) stopped
 // the run. Returns the first real failure; stopped says the run stopped.
@@ -526,15 +465,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
             r.complexity = &analyzer->complexity();
             r.rate->make_up_overshoots();
         }
-    std::vector<DecodeLanes::Device> decode_devices;
-    if (const DevicePlan& d = encoders.devices; d.decode_device) {
-        decode_devices.push_back({d.decode_device.get(), d.decode_label});
-        for (std::size_t i = 0; i < d.more_decode_devices.size(); ++i)
-            decode_devices.push_back({d.more_decode_devices[i].get(), d.more_decode_labels[i]});
-    }
     DecodeLanes lanes(*source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
                       static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), audio.get(), progress,
-                      decode_devices, lane_counts.most > lane_counts.first);
+                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first);
     note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
     if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);

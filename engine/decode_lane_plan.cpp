@@ -1,0 +1,64 @@
+#include "engine/decode_lane_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace ladder::engine {
+
+void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSink& progress) {
+    if (lanes > 1)
+        progress.note(NoteLevel::info, fmt::format("decoding {} in {} lanes at once, each from a key frame", src.path,
+                                                    lanes));
+    if (lanes < wanted)
+        progress.note(NoteLevel::info,
+                      fmt::format("input {}: {} decode lane(s) instead of {}: a lane starts only at a key frame that "
+                                  "no frame is reordered across (a closed GOP), at least two segments from the next",
+                                  src.path, lanes, wanted));
+}
+
+LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
+    if (options.shard) return {};
+    if (options.decoders > 0) return {options.decoders, options.decoders};
+    if (options.max_decoders > 0) return {1, options.max_decoders};
+    if (devices.decode_device) return {1, 3 * (1 + static_cast<int>(devices.more_decode_devices.size()))};
+    return {1, std::max(1, cpu.cores / 4)};
+}
+
+bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher) {
+    std::size_t queued = 0;
+    for (std::size_t r = 0; r < dispatcher.rung_count(); ++r) queued += dispatcher.queue(static_cast<int>(r)).size();
+    return queued < pool.size();
+}
+
+void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& lanes, LaneConsumers& consumers,
+                       int most, double min_seconds, const std::function<bool()>& starved) {
+    std::mutex mu;
+    std::condition_variable_any tick;
+    int starved_ticks = 0;
+    while (lanes.size() < most && !lanes.all_read()) {
+        std::unique_lock lock(mu);
+        if (tick.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; }) || stop.stop_requested())
+            return;
+        starved_ticks = starved() ? starved_ticks + 1 : 0;
+        if (starved_ticks < 2) continue;
+        starved_ticks = 0;
+        if (!lanes.grow(stages, min_seconds, [&consumers] { consumers.add_lane(); },
+                        [&consumers](int lane) { consumers.connect(lane); }))
+            return;
+    }
+}
+
+std::vector<DecodeLanes::Device> decode_devices(const DevicePlan& devices) {
+    std::vector<DecodeLanes::Device> out;
+    if (!devices.decode_device) return out;
+    out.push_back({devices.decode_device.get(), devices.decode_label});
+    for (std::size_t i = 0; i < devices.more_decode_devices.size(); ++i)
+        out.push_back({devices.more_decode_devices[i].get(), devices.more_decode_labels[i]});
+    return out;
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,53 @@
+#pragma once
+// How a run sizes its decode lanes (engine/decode_lanes.hpp): how many it
+// starts and may grow to, on which devices, and the measured rule that
+// starts one more while it runs.
+#include <functional>
+#include <stop_token>
+#include <vector>
+
+#include "engine/chunk_dispatcher.hpp"
+#include "engine/decode_lanes.hpp"
+#include "engine/device_plan.hpp"
+#include "engine/job.hpp"
+#include "engine/lane_consumers.hpp"
+#include "engine/progress_sink.hpp"
+#include "engine/source_info.hpp"
+#include "engine/stage_threads.hpp"
+#include "gpu/cpu_info.hpp"
+#include "gpu/gpu_pool.hpp"
+
+namespace ladder::engine {
+
+// How many decode lanes the run starts with and may have: --decoders fixes
+// the number; otherwise one lane starts and more start while the encoders
+// wait for frames (grow_decode_lanes), up to three NVDEC sessions per
+// decoding GPU or a lane per 4 cores on the CPU (docs/benchmarks.md,
+// "Decode lanes"). A shard decodes in one pass: the nodes are its
+// parallelism.
+struct LaneCounts {
+    int first = 1;
+    int most = 1;
+};
+LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu);
+
+// The devices lanes decode on, the decoding GPU first (empty: the CPU).
+std::vector<DecodeLanes::Device> decode_devices(const DevicePlan& devices);
+
+// Says how many lanes run, and why fewer than wanted.
+void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSink& progress);
+
+// Whether the encoders wait for frames: fewer chunks are ready than there
+// are encoder slots. (Slots themselves are no measure: a GPU session holds
+// its slot while it waits for its next chunk.) When the encoders are the
+// limit, chunks pile up in the queues instead, up to the memory budget.
+bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher);
+
+// The measured side of decode lanes, a stage of its own: every quarter
+// second, whether the encoders wait for frames (starved); twice in a row
+// starts one more lane (on the far half of the largest range not read
+// yet), up to `most`, until every lane has read its range.
+void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& lanes, LaneConsumers& consumers,
+                       int most, double min_seconds, const std::function<bool()>& starved);
+
+}  // namespace ladder::engine
