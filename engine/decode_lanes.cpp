@@ -163,6 +163,11 @@ void DecodeLanes::read_audio(std::stop_token stop) {
     audio_->finish(av_rescale_q(*frames, av_inv_q(source_.frame_rate), audio_->time_base()));
 }
 
+void DecodeLanes::note_frames_missing() const {
+    if (!separate_audio_) return;  // one pump in one pass: it said so itself
+    engine::note_frames_missing(source_input_.get()->streams[source_.video_stream], source_, totals(), progress_);
+}
+
 PumpCounters DecodeLanes::totals() const {
     std::lock_guard lock(mu_);
     PumpCounters sum = lanes_.front().pump->counters();

@@ -67,6 +67,9 @@ public:
 
     // Summed over the lanes; origin_pts, first_frame: the first lane's.
     PumpCounters totals() const;
+    // After every lane has ended: the warning of a source cut short that
+    // only all lanes' totals can give (a single pump gives it itself).
+    void note_frames_missing() const;
     std::vector<DecodeLaneRecord> records() const;
 
 private:

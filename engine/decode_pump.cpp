@@ -166,14 +166,8 @@ void DecodePump::report_damage(bool whole_source) {
                        fmt::format("input {}: reading stopped early ({}): the file looks truncated or damaged; the "
                                    "outputs end after {} frames",
                                    source_.path, read_error_, counters_.frames_normalized));
-    const AVStream* vs = input_.get()->streams[source_.video_stream];
-    // Headers that list the frames (MP4, MOV) show a cut file; 2% slack
-    // for edit lists and frames a decoder legitimately drops.
-    if (whole_source && read_error_.empty() && vs->nb_frames > 0 && counters_.frames_decoded < vs->nb_frames * 98 / 100)
-        progress_.note(NoteLevel::warning,
-                       fmt::format("input {}: only {} of the {} video frames its header lists could be decoded: the "
-                                   "file looks truncated; the outputs end after {} frames",
-                                   source_.path, counters_.frames_decoded, vs->nb_frames, counters_.frames_normalized));
+    if (whole_source && read_error_.empty())
+        note_frames_missing(input_.get()->streams[source_.video_stream], source_, counters_, progress_);
     // Frames the constant-rate step had to invent: gaps in the source's
     // timestamps. Normal for a variable frame rate, a sign of damage when
     // the decoder also complained.
@@ -189,6 +183,17 @@ void DecodePump::report_damage(bool whole_source) {
                        fmt::format("input {}: {} damaged video packet(s) or frame(s) were skipped or concealed; gaps "
                                    "repeat the previous good frame: check the source file",
                                    source_.path, counters_.damaged));
+}
+
+// Headers that list the frames (MP4, MOV) show a cut file; 2% slack for
+// edit lists and frames a decoder legitimately drops.
+void note_frames_missing(const AVStream* video, const SourceInfo& source, const PumpCounters& decoded,
+                         ProgressSink& progress) {
+    if (video->nb_frames > 0 && decoded.frames_decoded < video->nb_frames * 98 / 100)
+        progress.note(NoteLevel::warning,
+                      fmt::format("input {}: only {} of the {} video frames its header lists could be decoded: the "
+                                  "file looks truncated; the outputs end after {} frames",
+                                  source.path, decoded.frames_decoded, video->nb_frames, decoded.frames_normalized));
 }
 
 void DecodePump::close_outputs() {

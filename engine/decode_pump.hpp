@@ -68,6 +68,12 @@ struct DecodeLaneSpec {
     std::atomic<std::int64_t>* frames_handed_on = nullptr;  // every lane's, for progress
 };
 
+// Warns when fewer frames were decoded than the container's header lists
+// (a truncated MP4): a lane knows only its part, so the run's decode lanes
+// ask this with their totals.
+void note_frames_missing(const AVStream* video, const SourceInfo& source, const PumpCounters& decoded,
+                         ProgressSink& progress);
+
 class DecodePump {
 public:
     // hw_device (may be null): a CUDA device context to decode on with

@@ -500,6 +500,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         if (outcome.failure) std::rethrow_exception(outcome.failure);
         throw Cancelled();
     }
+    lanes.note_frames_missing();
     if (output) output->publish(src, rungs, audio.get());
     mark("published");
     if (!options.shard) journal.remove();  // everything it held is in the finished outputs now
