@@ -47,7 +47,8 @@ int CommandRun::end(int code, const std::string& error, std::string message) {
     return code;
 }
 
-int CommandRun::fail_with_current_exception(const std::string& failed, const std::string& interrupted) {
+int CommandRun::fail_with_current_exception(const std::string& failed, const std::string& interrupted,
+                                            int interrupted_code) {
     try {
         throw;
     } catch (const engine::InputError& e) {
@@ -55,7 +56,7 @@ int CommandRun::fail_with_current_exception(const std::string& failed, const std
     } catch (const std::invalid_argument& e) {
         return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
     } catch (const engine::Cancelled&) {
-        return end(130, "interrupted", interrupted);
+        return end(interrupted_code, "interrupted", interrupted);
     } catch (const std::exception& e) {
         return end(1, e.what(), fmt::format("ladder: error: {}: {}", failed, e.what()));
     }

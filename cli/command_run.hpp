@@ -32,10 +32,10 @@ public:
     engine::ProgressSink& progress() { return *renderer_; }
     // Returns 0.
     int succeed(double wall_seconds, std::optional<std::string> report_path = std::nullopt);
-    // Inside a catch block: 2 for unusable input or options, 130 when
-    // interrupted (`interrupted` is the line), else 1 with
-    // "ladder: error: <failed>: <what>".
-    int fail_with_current_exception(const std::string& failed, const std::string& interrupted);
+    // Inside a catch block: 2 for unusable input or options,
+    // interrupted_code (the signal's, 130 or 143) when stopped (`interrupted`
+    // is the line), else 1 with "ladder: error: <failed>: <what>".
+    int fail_with_current_exception(const std::string& failed, const std::string& interrupted, int interrupted_code);
     double seconds() const;
 
 private:

@@ -164,7 +164,7 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                       ->capture_default_str();
     auto* overwrite = cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
     auto* resume = cmd->add_flag("--resume", a.resume,
-                  "Continue an interrupted run (crash, kill -9, Ctrl-C) into the same OUTDIR: chunks journaled in "
+                  "Continue an interrupted run (crash, kill -9, Ctrl-C, SIGTERM) into the same OUTDIR: chunks journaled in "
                   "OUTDIR/.ladder by the earlier run with the same source, ladder and settings are reused, only the "
                   "missing ones are encoded");
     auto* preset = cmd->add_option("--preset", a.preset,
@@ -239,6 +239,19 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
                : a.format == "both" ? engine::OutputFormat::both
                                     : engine::OutputFormat::hls;
     return o;
+}
+
+// What a stopped run tells the user: nothing looks complete, and the chunks
+// it finished are kept for the run that continues it.
+std::string interrupted_message(const SignalStop& signals, const EncodeArgs& effective) {
+    const std::string journal = (std::filesystem::path(effective.outdir) / ".ladder").string();
+    if (!effective.plan.empty())
+        return interrupted_line(signals, fmt::format("the shard's finished chunks are kept in {}; running the shard "
+                                                     "again (a requeue) encodes only the rest",
+                                                     journal));
+    return interrupted_line(signals, fmt::format("no output was left looking complete; the finished chunks are kept "
+                                                 "in {}: the same command with --resume continues",
+                                                 journal));
 }
 
 }  // namespace
@@ -369,7 +382,7 @@ int run_encode(const EncodeArgs& args) {
     } catch (const std::invalid_argument& e) {
         return end(2, e.what(), fmt::format("ladder: error: {}", e.what()));
     } catch (const engine::Cancelled&) {
-        return end(130, "interrupted", "ladder: interrupted; no output was left looking complete");
+        return end(signals.exit_code(), "interrupted", interrupted_message(signals, effective));
     } catch (const std::exception& e) {
         std::string message = fmt::format("ladder: error: the run failed: {}", e.what());
         if (const std::string hint = failure_hint(e, effective.outdir); !hint.empty()) message += "; " + hint;

@@ -46,7 +46,7 @@ struct EncodeArgs {
 // Registers the subcommand's options on `app`, bound to `args`.
 CLI::App* add_encode_command(CLI::App& app, EncodeArgs& args);
 
-// Runs it; returns the process exit code (0, 1, 2 or 130).
+// Runs it; returns the process exit code (0, 1, 2, or 130 / 143 when stopped by SIGINT / SIGTERM).
 int run_encode(const EncodeArgs& args);
 
 }  // namespace ladder::cli

@@ -85,7 +85,8 @@ int run_plan(const PlanArgs& a) {
                    plan_file.string(), plan_file.string(), workdir.string());
         return 0;
     } catch (...) {
-        return run->fail_with_current_exception("planning failed", "ladder: interrupted; no plan was written");
+        return run->fail_with_current_exception("planning failed", interrupted_line(signals, "no plan was written"),
+                                                signals.exit_code());
     }
 }
 

@@ -30,7 +30,7 @@ ProgressMode resolve_progress_mode(const std::string& name, bool stderr_is_termi
 
 // How the run ended, for finish().
 struct RunOutcome {
-    int exit_code = 0;                       // 0, 1, 2 or 130
+    int exit_code = 0;                       // 0, 1, 2, or 130 / 143 (SIGINT / SIGTERM)
     std::string error;                       // the error itself (empty on success)
     std::string message;                     // the line a person reads ("ladder: error: ...")
     double wall_seconds = 0;

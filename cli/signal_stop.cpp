@@ -1,5 +1,6 @@
 #include "cli/signal_stop.hpp"
 
+#include <fmt/format.h>
 #include <pthread.h>
 
 #include <ctime>
@@ -16,7 +17,13 @@ SignalStop::SignalStop() {
     watcher_ = std::jthread([this, set](std::stop_token own) {
         const timespec tick{0, 100'000'000};
         while (!own.stop_requested()) {
-            if (sigtimedwait(&set, nullptr, &tick) > 0) stop_.request_stop();
+            const int received = sigtimedwait(&set, nullptr, &tick);
+            if (received <= 0) continue;
+            // A second signal (Ctrl-C after a scheduler's SIGTERM) does not
+            // change what the run was stopped by.
+            int none = 0;
+            first_signal_.compare_exchange_strong(none, received);
+            stop_.request_stop();
         }
     });
 }
@@ -25,6 +32,24 @@ SignalStop::~SignalStop() {
     watcher_.request_stop();
     watcher_.join();
     pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+int SignalStop::exit_code() const {
+    const int received = first_signal_.load();
+    return 128 + (received > 0 ? received : SIGINT);
+}
+
+std::string SignalStop::signal_name() const {
+    switch (first_signal_.load()) {
+        case SIGINT: return "SIGINT";
+        case SIGTERM: return "SIGTERM";
+        default: return "";
+    }
+}
+
+std::string interrupted_line(const SignalStop& signals, const std::string& what) {
+    const std::string by = signals.signal_name();
+    return fmt::format("ladder: interrupted{}; {}", by.empty() ? "" : " by " + by, what);
 }
 
 }  // namespace ladder::cli

@@ -65,8 +65,8 @@ int run_stitch(const StitchArgs& a) {
     } catch (...) {
         // Nothing in WORKDIR changed: the same command (with --overwrite if
         // OUTDIR has parts of this attempt) starts again from the chunks.
-        return run->fail_with_current_exception("stitching failed",
-                                                "ladder: interrupted; no output was left looking complete");
+        return run->fail_with_current_exception(
+            "stitching failed", interrupted_line(signals, "no output was left looking complete"), signals.exit_code());
     }
 }
 

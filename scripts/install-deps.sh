@@ -7,7 +7,8 @@
 #                      oneVPL, CLI11, nlohmann/json, fmt, GoogleTest,
 #                      the ffmpeg/ffprobe tools that the end-to-end tests use to
 #                      check outputs, python3 (their XML parser) with
-#                      python3-yaml (the deploy manifests), and Chromium
+#                      python3-yaml (the deploy manifests), munge and Slurm
+#                      (a one-node cluster runs deploy/slurm), and Chromium
 #                      + Node.js/npm for the real-player check in tests/player
 #                      (hls.js in headless Chromium). scripts/run-tests.sh and
 #                      run-sample.sh use it.
@@ -79,6 +80,8 @@ TEST_PACKAGES=(
   python3
   # python3-yaml: the deploy test reads deploy/kubernetes/*.yaml with a real YAML parser
   python3-yaml
+  # a one-node Slurm cluster (tests/slurm/one_node_cluster.sh) runs deploy/slurm
+  munge slurmctld slurmd slurm-client
   # misc
   ca-certificates git
   # gdb: the e2e watchdog prints a hung ladder's thread stacks before killing it

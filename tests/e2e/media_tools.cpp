@@ -144,7 +144,7 @@ ProcessResult run_ladder_shared(const std::vector<std::string>& args, const fs::
 
 int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
-int spawn_ladder(const std::vector<std::string>& args) {
+int spawn_ladder(const std::vector<std::string>& args, const fs::path& stderr_file) {
     std::vector<std::string> argv{LADDER_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargs;
@@ -153,12 +153,23 @@ int spawn_ladder(const std::vector<std::string>& args) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    const std::string err_path = stderr_file.empty() ? "/dev/null" : stderr_file.string();
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = 0;
     const int rc = posix_spawn(&pid, cargs[0], &actions, nullptr, cargs.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
     return pid;
+}
+
+int journaled_chunks(const fs::path& outdir) {
+    int n = 0;
+    std::error_code ec;
+    // The run writes while this reads: a file that goes mid-walk ends the
+    // walk, and the caller polls again.
+    for (fs::recursive_directory_iterator it(outdir / ".ladder", ec), end; !ec && it != end; it.increment(ec))
+        n += it->path().extension() == ".bin";
+    return n;
 }
 
 int wait_exit(int pid) {

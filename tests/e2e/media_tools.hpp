@@ -22,9 +22,6 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {},
                           int timeout_seconds = 0);
 
-// Starts the ladder binary in the background (output discarded) and returns
-// its pid, for tests that signal or kill it; wait_exit() reaps it and gives
-// the exit code (128 + signal when killed).
 // run_ladder for an encode whose output a whole suite only reads (its
 // SetUpTestSuite, which runs in every test process): an earlier test
 // process's output for the same ladder binary, arguments (OUT_DIR aside) and
@@ -32,7 +29,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
 // has exit code 0 and no output text.
 ProcessResult run_ladder_shared(const std::vector<std::string>& args, const std::filesystem::path& out_dir);
 
-int spawn_ladder(const std::vector<std::string>& args);
+// Starts the ladder binary in the background and returns its pid, for tests
+// that signal or kill it; wait_exit() reaps it and gives the exit code (128 +
+// signal when killed). Its stdout is discarded, its stderr too unless
+// stderr_file names where to keep it.
+int spawn_ladder(const std::vector<std::string>& args, const std::filesystem::path& stderr_file = {});
+
+// Chunk files in OUTDIR/.ladder (the resume journal) at this moment.
+int journaled_chunks(const std::filesystem::path& outdir);
 
 // Lines in a process's output (each ends with '\n').
 int count_lines(const std::string& text);

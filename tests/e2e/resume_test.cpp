@@ -18,13 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int journaled_chunks(const fs::path& out) {
-    int n = 0;
-    if (!fs::exists(out / ".ladder")) return 0;
-    for (const auto& e : fs::recursive_directory_iterator(out / ".ladder")) n += e.path().extension() == ".bin";
-    return n;
-}
-
 TEST(Resume, AfterKill9OnlyTheMissingChunksAreEncoded) {
     const fs::path src = make_clip("resume", {320, 180, "25", 12.0, true, ""});
     const fs::path out = fresh_dir("resume");
@@ -68,6 +61,43 @@ TEST(Resume, AfterKill9OnlyTheMissingChunksAreEncoded) {
                                       "--timeout-ms", "90000"});
     EXPECT_EQ(play.exit_code, 0) << play.out << play.err;
     EXPECT_NE(play.out.find("PLAYER-RESULT {\"ok\":true"), std::string::npos) << play.out;
+}
+
+// What a batch scheduler does on preemption: SIGTERM in the middle of the
+// chunks. The run stops with 143, keeps every chunk it finished, and the
+// same command with --resume encodes only the rest.
+TEST(Resume, AfterSigtermExits143AndTheSameCommandWithResumeFinishes) {
+    const fs::path src = make_clip("resume-term", {320, 180, "25", 12.0, true, ""});
+    const fs::path out = fresh_dir("resume-term");
+    std::vector<std::string> args{"encode", src.string(), "-o", out.string(), "--rung", "180p=320x180@400", "--rung",
+                                  "90p=160x90@150", "--preset", "10"};
+    const fs::path err_file = out.string() + ".stderr";
+    const int pid = spawn_ladder(args, err_file);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (journaled_chunks(out) < 3 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    kill(pid, SIGTERM);
+    ASSERT_EQ(wait_exit(pid), 143) << read_text(err_file);
+    EXPECT_NE(read_text(err_file).find("ladder: interrupted by SIGTERM"), std::string::npos) << read_text(err_file);
+    // Nothing is written after the exit: this is what the journal keeps.
+    const int journaled = journaled_chunks(out);
+    ASSERT_GE(journaled, 3);
+    ASSERT_LT(journaled, 12) << "stopped too late to prove anything";
+    EXPECT_FALSE(fs::exists(out / "master.m3u8"));
+
+    args.push_back("--resume");
+    const ProcessResult r = run_ladder(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto report = nlohmann::json::parse(read_text(out / "report.json"));
+    std::printf("[ metric   ] journaled %d chunks before SIGTERM, resumed %d\n", journaled,
+                report["resumed_chunks"].get<int>());
+    EXPECT_EQ(report["resumed_chunks"].get<int>(), journaled);
+    const ProcessResult v = run_ladder({"validate", out.string()});
+    EXPECT_EQ(v.exit_code, 0) << v.out;
+    for (const char* rung : {"180p", "90p"}) {
+        const FileFacts f = probe(out / rung / "index.m3u8");
+        EXPECT_EQ(f.video[0].frames, 300) << rung;
+    }
 }
 
 TEST(Resume, AJournalFromAnotherJobIsRefused) {
