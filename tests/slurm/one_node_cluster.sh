@@ -113,6 +113,16 @@ MinJobAge=600
 NodeName=$node NodeAddr=127.0.0.1 CPUs=32 RealMemory=70000 State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
+# Nothing here uses cgroups, but slurmd loads a cgroup plugin anyway. Slurm
+# 22.05 (Debian 12) finds the host's cgroups itself and knows no way to say
+# none; from 23.11 (Debian 13: 24.11) "disabled" says it, which a root
+# without /sys/fs/cgroup mounted (a chroot) needs.
+# `slurmd -V`: "slurm 24.11.5", or "slurm-wlm 22.05.8" from Debian.
+read -r major minor < <(slurmd -V | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\).*/\1 \2/p') || true
+major=${major:-0} minor=${minor:-0}
+if ((10#$major > 23 || (10#$major == 23 && 10#$minor >= 11))); then
+    echo "CgroupPlugin=disabled" >"$dir/cgroup.conf"
+fi
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -f "$SLURM_CONF"
 slurmd -f "$SLURM_CONF"
