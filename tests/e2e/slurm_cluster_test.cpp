@@ -111,11 +111,13 @@ TEST(SlurmCluster, SubmitShChainsPlanShardsAndStitchAndARequeuedShardKeepsItsChu
     const OneNodeCluster cluster(root / "cluster");
     ASSERT_EQ(cluster.start().exit_code, 0) << cluster.start().out << cluster.start().err;
 
-    // 48 s at 2-s chunks: 24 chunks, 6 per array task, so task 0 is still
-    // encoding when its first chunk is journaled.
+    // 320 s at 2-s chunks: 160 chunks, 40 per array task, five times the
+    // task's 8 encoder slots (--cpu-slots 8), so that task 0 has many chunks
+    // still to do when its first one is journaled. 10 fps at 160x120 keeps
+    // it cheap (20-frame chunks).
     const fs::path source = root / "in/title.mp4";
     fs::create_directories(source.parent_path());
-    fs::copy_file(make_clip("slurm-title", {320, 180, "25", 48.0, true, ""}), source);
+    fs::copy_file(make_clip("slurm-title", {160, 120, "10", 320.0, true, ""}), source);
     const fs::path workdir = root / "work/title";
     const fs::path outdir = root / "out/title";
     const fs::path logs = root / "submitted-from";
@@ -139,7 +141,7 @@ TEST(SlurmCluster, SubmitShChainsPlanShardsAndStitchAndARequeuedShardKeepsItsChu
     const auto plan_json = nlohmann::json::parse(read_text(workdir / "plan.json"));
     const int chunks = static_cast<int>(plan_json["chunks"].size());
     const int rungs = static_cast<int>(plan_json["ladder"]["rungs"].size());
-    ASSERT_EQ(chunks, 24);
+    ASSERT_EQ(chunks, 160);
     const int task0_end = chunks / 4;  // shard 0 of 4: chunks [0, C/4)
 
     // Task 0 once it has finished a chunk; the stitch meanwhile waits on the
@@ -217,7 +219,7 @@ TEST(SlurmCluster, SubmitShChainsPlanShardsAndStitchAndARequeuedShardKeepsItsChu
         const fs::path a = outdir / name / "index.m3u8", b = single / name / "index.m3u8";
         const FileFacts fa = probe(a), fb = probe(b);
         ASSERT_EQ(fa.video.size(), 1u);
-        EXPECT_EQ(fa.video[0].frames, 1200);
+        EXPECT_EQ(fa.video[0].frames, 3200);
         EXPECT_EQ(fa.video[0].frames, fb.video[0].frames);
         EXPECT_NEAR(fa.video[0].duration, fb.video[0].duration, 1e-6);
         EXPECT_EQ(key_frame_indexes(a), key_frame_indexes(b));
@@ -225,7 +227,7 @@ TEST(SlurmCluster, SubmitShChainsPlanShardsAndStitchAndARequeuedShardKeepsItsChu
         // Next to each other, frames of this moving picture differ by about
         // 22 dB; encoded in place they are near 40 (tests/e2e/shard_test.cpp).
         const auto psnr = psnr_per_frame(a, source, rung["width"].get<int>(), rung["height"].get<int>());
-        ASSERT_EQ(psnr.size(), 1200u);
+        ASSERT_EQ(psnr.size(), 3200u);
         for (std::size_t i = 0; i < psnr.size(); ++i) EXPECT_GT(psnr[i], 30.0) << "frame " << i;
     }
 }
