@@ -148,6 +148,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
         return plan;
     }
     const gpu::DeviceInventory inv = req.inventory ? req.inventory() : gpu::probe_devices({}, nvenc_probe_scope(req.policy));
+    plan.steps.emplace_back("gpu_inventory", std::chrono::steady_clock::now());
     gpu::PolicySelection selection;
     if (req.policy.wants_gpus()) {
         try {
@@ -168,6 +169,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
                                         fmt::format("{} cannot encode AV1 and is not used: {}", c.describe(), c.problem));
         }
     }
+    plan.steps.emplace_back("gpu_encoder_probes", std::chrono::steady_clock::now());
     if (usable.empty() && req.policy.requires_gpu())
         throw InputError(fmt::format("--policy {}: no GPU can encode AV1 here ({}): see 'ladder devices', or use "
                                      "--policy auto or --policy cpu to encode on the CPU",
@@ -193,6 +195,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
                                       gpu::describe_unusable(selection)));
     }
     plan_decode(req, inv, selection, src, plan);
+    plan.steps.emplace_back("decode_devices", std::chrono::steady_clock::now());
     return plan;
 }
 

@@ -4,6 +4,7 @@
 // GPU; CPU slots as fallback or on request) and where the source is decoded
 // (CPU, or NVDEC on the policy's first NVIDIA GPU). Everything that can be
 // wrong with the devices fails here, before a thread starts.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -49,6 +50,9 @@ struct DevicePlan {
     // What the run should say once the whole pre-flight has passed (a usage
     // error found later must stay the only line on stderr).
     std::vector<std::pair<NoteLevel, std::string>> notes;
+    // When each step of planning ended ("gpu_inventory", "gpu_encoder_probes",
+    // "decode_devices"), for report.json's phase_seconds.
+    std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> steps;
 };
 
 // probe_settings: a rung's encoder settings, used to open a test encoder on

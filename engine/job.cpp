@@ -387,6 +387,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // 1. Pre-flight: everything that can be wrong with the request fails
     // here, before a thread starts or a file is written.
     CheckedSource source = check_source_and_ladder(options, progress);
+    const auto source_checked = std::chrono::steady_clock::now();
     const SourceInfo& src = source.info;
     const FrameSpan span = frame_span(options, source.chunk_frames);
     Encoders encoders = plan_encoders(options, source);
@@ -434,6 +435,11 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     auto mark = [&phases, started](const char* phase) {
         phases.emplace_back(phase, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     };
+    const auto seconds_at = [started](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(t - started).count();
+    };
+    phases.emplace_back("source_checked", seconds_at(source_checked));
+    for (const auto& [step, at] : encoders.devices.steps) phases.emplace_back(step, seconds_at(at));
     mark("preflight");
     gpu::GpuPool pool(encoders.devices.slots);
     progress.note(NoteLevel::info,
