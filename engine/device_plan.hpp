@@ -47,6 +47,7 @@ struct DevicePlan {
     bool keep_frames_on_gpu = false; // every slot is NVENC on the decoding GPU
     std::uint64_t decode_gpu_memory = 0;  // the decoding GPU's memory (NVML); 0: unknown or none
     std::vector<std::string> dropped;  // "GPU 0 NVIDIA H100: no NVENC engine"
+    int encoder_probes = 0;            // test encoders the pre-flight opened
     // What the run should say once the whole pre-flight has passed (a usage
     // error found later must stay the only line on stderr).
     std::vector<std::pair<NoteLevel, std::string>> notes;

@@ -527,6 +527,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.decode_device = encoders.devices.decode_label;
     report.frames_decoded_on_gpu = decoded.frames_on_gpu;
     report.dropped_devices = encoders.devices.dropped;
+    report.gpu_encoder_probes = encoders.devices.encoder_probes;
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();
     if (gpu_memory) {

@@ -31,6 +31,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"decode_device", r.decode_device},
                        {"frames_decoded_on_gpu", r.frames_decoded_on_gpu},
                        {"dropped_devices", r.dropped_devices},
+                       {"gpu_encoder_probes", r.gpu_encoder_probes},
                        {"memory_budget", r.memory_budget},
                        {"peak_queued_bytes", r.peak_queued_bytes},
                        {"gpu_memory_budget", r.gpu_memory_budget},

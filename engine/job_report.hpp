@@ -126,6 +126,7 @@ struct JobReport {
     std::string decode_device = "cpu";  // or "GPU 0 ... (NVDEC)"
     std::int64_t frames_decoded_on_gpu = 0;
     std::vector<std::string> dropped_devices;  // selected GPUs that could not encode, with why
+    int gpu_encoder_probes = 0;                // test encoders the pre-flight opened (one per GPU model)
     std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
     std::uint64_t gpu_memory_budget = 0;   // the same on the decoding GPU; 0: no frames waited there
     std::uint64_t peak_gpu_queued_bytes = 0;

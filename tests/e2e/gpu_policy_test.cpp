@@ -194,6 +194,35 @@ TEST(GpuPolicy, ThePreflightOpensEncodersOnlyOnTheSelectedGpus) {
     EXPECT_TRUE(engine::validate_hls_ladder(o.outdir).problems.empty());
 }
 
+// The inventory opened an NVENC session on every GPU; FFmpeg's test encoder
+// is opened once per GPU model, and GPUs of an opened model are used
+// without one.
+TEST(GpuPolicy, ThePreflightOpensOneTestEncoderPerGpuModel) {
+    StandInGpus gpus;
+    engine::JobOptions o = small_job("gpu-one-probe-per-model", "nvidia");
+    o.inventory = two_l4;
+    o.encoder_factory = gpus.factory();
+    Notes notes;
+    engine::JobReport r = engine::run_job(o, notes);
+    EXPECT_EQ(gpus.probed, (std::set<std::string>{"gpu0:nvenc"}));
+    EXPECT_EQ(r.gpu_encoder_probes, 1);
+    EXPECT_EQ(slots_used(r), (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"})) << "GPU 1 encodes all the same";
+    EXPECT_TRUE(engine::validate_hls_ladder(o.outdir).problems.empty());
+
+    // Two models: a test encoder on each.
+    StandInGpus mixed;
+    o.inventory = [] {
+        gpu::DeviceInventory inv = two_l4();
+        inv.nvidia[1].name = "NVIDIA L40S";
+        return inv;
+    };
+    o.encoder_factory = mixed.factory();
+    o.outdir = fresh_dir("gpu-one-probe-per-model-mixed") / "out";
+    r = engine::run_job(o, notes);
+    EXPECT_EQ(mixed.probed, (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"}));
+    EXPECT_EQ(r.gpu_encoder_probes, 2);
+}
+
 TEST(GpuPolicy, AGpuWhoseEncoderWillNotOpenIsDroppedWithAWarning) {
     StandInGpus gpus;
     gpus.refuse_probe = {"gpu0:nvenc"};
@@ -202,7 +231,8 @@ TEST(GpuPolicy, AGpuWhoseEncoderWillNotOpenIsDroppedWithAWarning) {
     o.encoder_factory = gpus.factory();
     Notes notes;
     const engine::JobReport r = engine::run_job(o, notes);
-    EXPECT_EQ(gpus.probed, (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"}));
+    EXPECT_EQ(gpus.probed, (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"}))
+        << "a failed open is no verdict on the model: the next GPU of it is tried";
     EXPECT_TRUE(notes.any("warning: GPU 0 NVIDIA L4 cannot encode AV1 and is not used"));
     ASSERT_EQ(r.dropped_devices.size(), 1u);
     EXPECT_NE(r.dropped_devices[0].find("no capable device"), std::string::npos) << r.dropped_devices[0];
