@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/command_run.hpp"
+#include "cli/output_formats.hpp"
 #include "cli/failure_hint.hpp"
 #include "cli/progress_model.hpp"
 #include "cli/progress_renderer.hpp"
@@ -51,10 +52,10 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
     shard->needs(plan);
     plan->needs(shard);
     auto* format = cmd->add_option("--format", a.format,
-                    "Output packaging: hls = CMAF/HLS (OUTDIR/master.m3u8, OUTDIR/<rung>/ with init.mp4, "
-                    "seg_NNNNN.m4s, index.m3u8, iframes.m3u8, OUTDIR/audio/aac/); mp4 = one MP4 per rung "
-                    "(OUTDIR/<rung>.mp4, faststart, AAC audio); both = HLS and MP4 from the same encode")
-        ->check(CLI::IsMember({"hls", "mp4", "both"}))
+                    "Output packaging, a comma list: hls = CMAF/HLS (OUTDIR/master.m3u8, OUTDIR/<rung>/ with "
+                    "init.mp4, seg_NNNNN.m4s, index.m3u8, iframes.m3u8, OUTDIR/audio/aac/); dash = "
+                    "OUTDIR/manifest.mpd over the same CMAF segments (which it writes too); mp4 = one MP4 per rung "
+                    "(OUTDIR/<rung>.mp4, faststart, AAC audio); both = hls,mp4")
         ->capture_default_str();
     auto* ladder = cmd->add_option("--ladder", a.ladder_file,
                                    "Ladder preset JSON ({\"rungs\": [{\"name\", \"height\", \"bitrate_kbps\", "
@@ -235,9 +236,9 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.resume = a.resume;
     o.preset = a.preset;
     o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
-    o.format = a.format == "mp4" ? engine::OutputFormat::mp4
-               : a.format == "both" ? engine::OutputFormat::both
-                                    : engine::OutputFormat::hls;
+    const OutputFormats formats = parse_output_formats(a.format);
+    o.format = formats.packaging;
+    o.dash = formats.dash;
     return o;
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/command_run.hpp"
+#include "cli/output_formats.hpp"
 #include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
 #include "engine/errors.hpp"
@@ -19,8 +20,8 @@ CLI::App* add_stitch_command(CLI::App& app, StitchArgs& a) {
     cmd->add_option("workdir", a.workdir, "The plan's work folder (holds plan.json and the shards' chunks)")
         ->required();
     cmd->add_option("-o,--output", a.outdir, "Output directory (created if missing)")->required();
-    cmd->add_option("--format", a.format, "Output packaging: hls, mp4 or both, as for ladder encode")
-        ->check(CLI::IsMember({"hls", "mp4", "both"}))
+    cmd->add_option("--format", a.format,
+                    "Output packaging: a comma list of hls, dash and mp4 (both = hls,mp4), as for ladder encode")
         ->capture_default_str();
     cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
     cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
@@ -46,9 +47,9 @@ int run_stitch(const StitchArgs& a) {
         o.workdir = a.workdir;
         o.outdir = a.outdir;
         o.overwrite = a.overwrite;
-        o.format = a.format == "mp4"    ? engine::OutputFormat::mp4
-                   : a.format == "both" ? engine::OutputFormat::both
-                                        : engine::OutputFormat::hls;
+        const OutputFormats formats = parse_output_formats(a.format);
+        o.format = formats.packaging;
+        o.dash = formats.dash;
         const auto report_path = report_path_for(a.report, a.outdir);
         engine::JobReport report = engine::stitch_job(o, run->progress(), signals.token());
         std::optional<std::string> written;

@@ -418,7 +418,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (options.shard)
         std::filesystem::create_directories(options.outdir);
     else
-        output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format,
+        output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
                                      options.audio && src.audio_stream >= 0, options.overwrite || options.resume});
     // `ladder stitch` encodes a plan's audio, once.
     std::unique_ptr<AudioTrack> audio = options.shard ? nullptr : open_audio(options, source, progress);

@@ -82,6 +82,7 @@ struct JobOptions {
     int preset = -1;
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
     OutputFormat format = OutputFormat::hls;
+    bool dash = false;  // OUTDIR/manifest.mpd over the HLS segments too
     // Raw chunks waiting per rung; 0: as many as the memory budget allows,
     // so the source is decoded ahead and the dispatcher can start the
     // biggest rung's last chunks early instead of at the very end.

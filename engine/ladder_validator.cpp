@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "av/memory_input.hpp"
+#include "engine/dash_validator.hpp"
+#include "engine/init_segment_codecs.hpp"
 #include "engine/ladder_path.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/av1_sequence_header.hpp"
@@ -102,24 +104,9 @@ std::optional<mux::MediaPlaylist> Validator::load_media(const LadderFile& file) 
 }
 
 std::optional<std::string> Validator::codecs_of_init(const std::vector<std::uint8_t>& init, const fs::path& file) {
-    try {
-        av::MemoryInput in(init, file.string());
-        const AVCodecParameters* par = in.get()->streams[0]->codecpar;
-        if (par->codec_id != AV_CODEC_ID_AV1) return std::nullopt;
-        if (par->extradata_size <= 4) {
-            problem(file, "av1C has no sequence header");
-            return std::nullopt;
-        }
-        auto hdr = mux::parse_sequence_header({par->extradata + 4, static_cast<std::size_t>(par->extradata_size - 4)});
-        if (!hdr) {
-            problem(file, "av1C sequence header does not parse");
-            return std::nullopt;
-        }
-        return mux::av1_codecs_string(*hdr);
-    } catch (const std::exception& e) {
-        problem(file, fmt::format("not a readable init segment: {}", e.what()));
-        return std::nullopt;
-    }
+    InitCodecs c = av1_codecs_of_init(init, file);
+    if (!c.problem.empty()) problem(file, c.problem);
+    return c.codecs;
 }
 
 // Returns the segment's size in bytes (0 when it cannot be read).
@@ -323,6 +310,7 @@ ValidationReport Validator::run() {
     for (const auto& i : master.iframe_streams)
         if (auto uri = i.get("URI"))
             if (const auto playlist = follow(master_file, *uri)) check_iframes(*playlist);
+    report_.segments += validate_dash_manifest(folder_.path(), report_.problems);
     return report_;
 }
 

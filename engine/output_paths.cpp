@@ -48,6 +48,8 @@ LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vec
 
 std::filesystem::path master_playlist_path(const std::filesystem::path& outdir) { return outdir / "master.m3u8"; }
 
+std::filesystem::path dash_manifest_path(const std::filesystem::path& outdir) { return outdir / "manifest.mpd"; }
+
 void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<std::filesystem::path>& outputs,
                         bool overwrite) {
     std::error_code ec;

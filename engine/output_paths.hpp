@@ -23,6 +23,8 @@ std::filesystem::path hls_rung_dir(const std::filesystem::path& outdir, const st
 std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const std::string& rendition_name);
 // OUTDIR/master.m3u8
 std::filesystem::path master_playlist_path(const std::filesystem::path& outdir);
+// OUTDIR/manifest.mpd
+std::filesystem::path dash_manifest_path(const std::filesystem::path& outdir);
 
 struct LadderOutputs {
     std::vector<RungOutputs> rungs;             // parallel to the ladder's rungs

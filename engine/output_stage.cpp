@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "engine/dash_manifest_writer.hpp"
 #include "engine/master_playlist.hpp"
 
 namespace ladder::engine {
@@ -12,7 +13,10 @@ LadderOutputs paths_for(const OutputRequest& request) {
     std::vector<std::string> names;
     for (const auto& r : request.rungs) names.push_back(r.name);
     const bool hls = request.format != OutputFormat::mp4;
-    return ladder_outputs(request.outdir, names, request.format != OutputFormat::hls, hls, hls && request.audio);
+    LadderOutputs out =
+        ladder_outputs(request.outdir, names, request.format != OutputFormat::hls, hls, hls && request.audio);
+    if (request.dash && hls) out.finals.push_back(dash_manifest_path(request.outdir));
+    return out;
 }
 
 }  // namespace
@@ -22,6 +26,7 @@ OutputStage::OutputStage(OutputRequest request) : request_(std::move(request)), 
     // An old master playlist would point at a mix of old and new segments
     // while this run is under way: it goes first and comes back last.
     if (writes_hls()) std::filesystem::remove(master_playlist_path(request_.outdir));
+    if (writes_dash()) std::filesystem::remove(dash_manifest_path(request_.outdir));
 }
 
 void OutputStage::open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, ProgressSink& progress) {
@@ -52,8 +57,13 @@ void OutputStage::abandon(ProgressSink& progress) {
 void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTrack* audio) {
     if (!writes_hls()) return;
     try {
+        // The DASH manifest first: the master playlist, last, says the
+        // whole ladder is there.
+        if (writes_dash()) write_dash_manifest(request_.outdir, src, rungs, audio_rendition_.get(), audio);
         write_master_playlist(request_.outdir, src, rungs, audio_rendition_.get(), audio);
     } catch (...) {
+        std::error_code ec;
+        std::filesystem::remove(dash_manifest_path(request_.outdir), ec);
         withdraw();  // e.g. the disk filled up on the last file
         throw;
     }

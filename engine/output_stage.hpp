@@ -26,6 +26,7 @@ struct OutputRequest {
     std::filesystem::path outdir;
     std::vector<Rung> rungs;
     OutputFormat format = OutputFormat::hls;
+    bool dash = false;       // manifest.mpd over the HLS segments too (format is then never mp4 alone)
     bool audio = false;      // the ladder has an audio track
     bool overwrite = false;  // earlier outputs there may be replaced
 };
@@ -45,6 +46,7 @@ public:
     RungFinalizer& finalizer(std::size_t rung) { return *finalizers_.at(rung); }
     AudioRenditionWriter* audio_rendition() { return audio_rendition_.get(); }
     bool writes_hls() const { return request_.format != OutputFormat::mp4; }
+    bool writes_dash() const { return request_.dash && writes_hls(); }
 
     // The run did not complete: rungs left unfinished say so, and the
     // outputs that were finished are withdrawn (nothing looks complete).

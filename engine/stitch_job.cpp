@@ -159,7 +159,8 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
         src.frame_rate = plan.frame_rate;
     }
 
-    OutputStage output(OutputRequest{options.outdir, plan.ladder.rungs, options.format, plan.audio, options.overwrite});
+    OutputStage output(
+        OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash, plan.audio, options.overwrite});
     std::unique_ptr<AudioTrack> audio;
     if (plan.audio) audio = encode_audio(*input, src, plan, stop);
     output.open(audio.get(), plan.chunk_frames, plan.frame_rate, progress);

@@ -18,6 +18,7 @@ struct StitchOptions {
     std::filesystem::path workdir;  // holds plan.json and the shards' .ladder/
     std::filesystem::path outdir;
     OutputFormat format = OutputFormat::hls;
+    bool dash = false;  // OUTDIR/manifest.mpd over the HLS segments too
     bool overwrite = false;
 };
 

@@ -93,6 +93,7 @@ CmafSegment CmafTrackWriter::close_segment() {
     CmafSegment seg;
     seg.uri = segment_name(next_segment_++);
     seg.first_pts = seg_first_pts_;
+    seg.duration_pts = seg_end_pts_ - seg_first_pts_;
     seg.duration = static_cast<double>(seg_end_pts_ - seg_first_pts_) * av_q2d(time_base_);
     seg.bytes = bytes.size();
     seg.samples = seg_samples_;

@@ -16,6 +16,7 @@ namespace ladder::mux {
 struct CmafSegment {
     std::string uri;             // file name within the track's folder
     std::int64_t first_pts = 0;  // in the packets' time base
+    std::int64_t duration_pts = 0;  // the same, in the packets' time base
     double duration = 0;         // seconds, from the samples' timestamps and durations
     std::uint64_t bytes = 0;     // the whole file
     std::uint64_t iframe_bytes = 0;  // from the start through the first sample (moof included)

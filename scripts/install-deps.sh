@@ -68,6 +68,8 @@ BUILD_PACKAGES=(
   libffmpeg-nvenc-dev libvpl-dev
   # header/utility libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  # the DASH manifest (written and validated as XML)
+  libpugixml-dev
 )
 
 # Added for the test suite (scripts/run-tests.sh).

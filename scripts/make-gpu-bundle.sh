@@ -80,6 +80,8 @@ PACKAGES=(
   libffmpeg-nvenc-dev libsvtav1enc-dev libaom-dev libdav1d-dev zlib1g-dev
   # ladder's own dependencies (scripts/install-deps.sh)
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  # the DASH manifest (written and validated as XML)
+  libpugixml-dev
 )
 if [[ $SKIP_DEPS -eq 0 ]]; then
   missing=()

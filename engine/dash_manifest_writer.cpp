@@ -1,0 +1,89 @@
+#include "engine/dash_manifest_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/errors.hpp"
+#include "engine/output_paths.hpp"
+#include "mux/atomic_file.hpp"
+#include "mux/av1_codecs_string.hpp"
+#include "mux/dash_manifest.hpp"
+#include "mux/hls_bandwidth.hpp"
+#include "mux/hls_track_playlists.hpp"
+
+namespace ladder::engine {
+
+namespace {
+
+// Segment times in the packets' time base NUM/DEN are exact in units of
+// 1/DEN s: each tick is NUM of them. A track that starts before 0 (AAC's
+// priming samples) is shifted by the muxer so that its first fragment's
+// decode time (tfdt) is 0: the timeline is shifted the same way.
+mux::DashTimeline timeline_of(const std::vector<mux::CmafSegment>& segments, AVRational time_base) {
+    mux::DashTimeline t;
+    t.timescale = time_base.den;
+    const std::int64_t shift = segments.empty() ? 0 : std::min<std::int64_t>(0, segments.front().first_pts);
+    for (const auto& s : segments)
+        t.segments.push_back({(s.first_pts - shift) * time_base.num, s.duration_pts * time_base.num});
+    return t;
+}
+
+// As HLS's BANDWIDTH, for this track alone.
+std::uint64_t peak_of(const std::vector<mux::CmafSegment>& segments) {
+    const auto sizes = mux::segment_sizes(segments);
+    std::vector<double> durations;
+    for (const auto& s : sizes) durations.push_back(s.duration);
+    return mux::peak_bandwidth(sizes, mux::target_duration(durations));
+}
+
+double seconds_of(const std::vector<mux::CmafSegment>& segments) {
+    double total = 0;
+    for (const auto& s : segments) total += s.duration;
+    return total;
+}
+
+std::string folder_of(const std::filesystem::path& outdir, const std::filesystem::path& dir) {
+    return std::filesystem::relative(dir, outdir).generic_string();
+}
+
+}  // namespace
+
+void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
+                         const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,
+                         const AudioTrack* audio) {
+    mux::DashManifest m;
+    const AVRational video_tb = av_inv_q(src.frame_rate);
+    for (const auto& r : rungs) {
+        const auto contract = r.invariant->contract();
+        if (!contract) throw RunError(fmt::format("rung {}: no sequence header to describe", r.rung.name));
+        const auto& segments = r.finalizer->hls_segments();
+        mux::DashVideoRepresentation v;
+        v.id = r.rung.name;
+        v.folder = folder_of(outdir, hls_rung_dir(outdir, r.rung.name));
+        v.bandwidth = peak_of(segments);
+        v.codecs = mux::av1_codecs_string(*contract);
+        v.width = r.rung.width;
+        v.height = r.rung.height;
+        v.frame_rate_num = src.frame_rate.num;
+        v.frame_rate_den = src.frame_rate.den;
+        v.timeline = timeline_of(segments, video_tb);
+        m.duration_seconds = std::max(m.duration_seconds, seconds_of(segments));
+        for (const auto& s : segments) m.max_segment_seconds = std::max(m.max_segment_seconds, s.duration);
+        m.video.push_back(std::move(v));
+    }
+    if (audio_rendition && audio) {
+        mux::DashAudioRepresentation a;
+        a.id = "audio-aac";
+        a.folder = folder_of(outdir, audio_rendition->dir());
+        a.language = src.audio_language.empty() ? "und" : src.audio_language;
+        a.bandwidth = peak_of(audio_rendition->segments());
+        a.sample_rate = audio->codecpar()->sample_rate;
+        a.channels = audio->channels();
+        a.timeline = timeline_of(audio_rendition->segments(), audio->time_base());
+        m.audio = std::move(a);
+    }
+    mux::write_file_atomically(dash_manifest_path(outdir), mux::render_dash_manifest(m));
+}
+
+}  // namespace ladder::engine

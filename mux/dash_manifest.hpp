@@ -1,0 +1,63 @@
+#pragma once
+// The DASH manifest ladder writes next to the HLS master playlist, over the
+// same CMAF init and media segments (ISO/IEC 23009-1, static MPD, live
+// profile with the CMAF profile): one video AdaptationSet with one
+// Representation per rung and, when there is audio, one audio
+// AdaptationSet. Each Representation has a SegmentTemplate over its
+// folder's seg_NNNNN.m4s (numbered from 1) with a SegmentTimeline of the
+// segments' real start times and durations.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ladder::mux {
+
+// Segment times in units of 1/timescale seconds.
+struct DashTimeline {
+    std::int64_t timescale = 1;
+    struct Segment {
+        std::int64_t start = 0;
+        std::int64_t duration = 0;
+    };
+    std::vector<Segment> segments;
+};
+
+struct DashVideoRepresentation {
+    std::string id;         // the rung's name
+    std::string folder;     // "720p": init.mp4 and seg_NNNNN.m4s in it, relative to the MPD
+    std::uint64_t bandwidth = 0;  // bits/s, as HLS's BANDWIDTH of the video alone
+    std::string codecs;     // av01....
+    int width = 0;
+    int height = 0;
+    int frame_rate_num = 25;
+    int frame_rate_den = 1;
+    DashTimeline timeline;
+};
+
+struct DashAudioRepresentation {
+    std::string id;
+    std::string folder;     // "audio/aac"
+    std::string language;   // ISO 639 / BCP 47; "und" when unknown
+    std::uint64_t bandwidth = 0;
+    std::string codecs = "mp4a.40.2";
+    int sample_rate = 48000;
+    int channels = 2;
+    DashTimeline timeline;
+};
+
+struct DashManifest {
+    double duration_seconds = 0;  // mediaPresentationDuration
+    double max_segment_seconds = 0;
+    std::vector<DashVideoRepresentation> video;
+    std::optional<DashAudioRepresentation> audio;
+};
+
+// The MPD as XML text. Throws std::invalid_argument for a manifest without
+// video or a representation without segments.
+std::string render_dash_manifest(const DashManifest& manifest);
+
+// "PT1M2.500S"-style xs:duration for a non-negative number of seconds.
+std::string dash_duration(double seconds);
+
+}  // namespace ladder::mux
