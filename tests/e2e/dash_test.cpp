@@ -1,8 +1,9 @@
 // --format with dash: OUTDIR/manifest.mpd over the same CMAF segments as HLS
 // (never a second copy), read back with independent readers: Python's XML
 // parser for the MPD's attributes and timelines, FFmpeg's dash demuxer for
-// every representation's frames. Also through plan, shards and stitch, and
-// with a --format that names no format.
+// every representation's frames, Shaka Player in headless Chromium. Also
+// through plan, shards and stitch, broken manifests for ladder validate, and
+// a --format that names no format.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -220,6 +221,36 @@ TEST(Dash, ValidateNamesWhatIsWrongInABrokenManifest) {
         EXPECT_EQ(v.exit_code, 1) << v.out;
         EXPECT_NE((v.out + v.err).find(t.expected), std::string::npos) << v.out << v.err;
     }
+}
+
+// A second real client: Shaka Player in headless Chromium plays the DASH
+// manifest and the HLS master to the end and switches representations when
+// told to; a segment gone makes it fail (the check can fail).
+TEST(Dash, ShakaPlayerPlaysTheManifestAndTheMasterPlaylistAndSwitches) {
+    const fs::path src = make_clip("dash-shaka-src", {640, 360, "25", 8.0, true, ""});
+    const fs::path out = fresh_dir("dash-shaka") / "out";
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "hls,dash", "--rung",
+                                        "360p=640x360@700", "--rung", "270p=480x270@400", "--rung", "180p=320x180@200",
+                                        "--preset", "12"},
+                                       {}, 180);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string shaka = std::string(LADDER_SOURCE_DIR) + "/tests/player/play-shaka.mjs";
+    for (const char* manifest : {"manifest.mpd", "master.m3u8"}) {
+        SCOPED_TRACE(manifest);
+        const ProcessResult play =
+            run_process({"node", shaka, out.string(), "--manifest", manifest, "--switch", "--timeout-ms", "90000"}, {}, 150);
+        EXPECT_EQ(play.exit_code, 0) << play.out << play.err;
+        EXPECT_NE(play.out.find("PLAYER-RESULT {\"ok\":true"), std::string::npos) << play.out;
+        EXPECT_NE(play.out.find("loaded " + std::string(manifest) + ": 3 variant(s)"), std::string::npos) << play.out;
+        EXPECT_NE(play.out.find("switch to 640x360 confirmed"), std::string::npos) << play.out;
+    }
+    fs::remove(out / "180p" / "seg_00002.m4s");
+    fs::remove(out / "360p" / "seg_00002.m4s");
+    fs::remove(out / "270p" / "seg_00002.m4s");
+    const ProcessResult broken =
+        run_process({"node", shaka, out.string(), "--manifest", "manifest.mpd", "--timeout-ms", "60000"}, {}, 120);
+    EXPECT_EQ(broken.exit_code, 1) << broken.out << broken.err;
+    EXPECT_NE(broken.out.find("HTTP 404"), std::string::npos) << broken.out;
 }
 
 TEST(Dash, AFormatListWithAnUnknownNameIsAUsageError) {

@@ -70,7 +70,7 @@ TEST(Resume, AfterSigtermExits143AndTheSameCommandWithResumeFinishes) {
     const fs::path src = make_clip("resume-term", {320, 180, "25", 12.0, true, ""});
     const fs::path out = fresh_dir("resume-term");
     std::vector<std::string> args{"encode", src.string(), "-o", out.string(), "--rung", "180p=320x180@400", "--rung",
-                                  "90p=160x90@150", "--preset", "10"};
+                                  "90p=160x90@150", "--preset", "10", "--format", "hls,dash"};
     const fs::path err_file = out.string() + ".stderr";
     const int pid = spawn_ladder(args, err_file);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -84,6 +84,7 @@ TEST(Resume, AfterSigtermExits143AndTheSameCommandWithResumeFinishes) {
     ASSERT_GE(journaled, 3);
     ASSERT_LT(journaled, 12) << "stopped too late to prove anything";
     EXPECT_FALSE(fs::exists(out / "master.m3u8"));
+    EXPECT_FALSE(fs::exists(out / "manifest.mpd"));
 
     args.push_back("--resume");
     const ProcessResult r = run_ladder(args);
@@ -92,6 +93,7 @@ TEST(Resume, AfterSigtermExits143AndTheSameCommandWithResumeFinishes) {
     std::printf("[ metric   ] journaled %d chunks before SIGTERM, resumed %d\n", journaled,
                 report["resumed_chunks"].get<int>());
     EXPECT_EQ(report["resumed_chunks"].get<int>(), journaled);
+    EXPECT_TRUE(fs::exists(out / "manifest.mpd")) << "the resumed run writes the DASH manifest too";
     const ProcessResult v = run_ladder({"validate", out.string()});
     EXPECT_EQ(v.exit_code, 0) << v.out;
     for (const char* rung : {"180p", "90p"}) {

@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// A second real client for ladder's output: Shaka Player (npm, pinned by
+// package-lock.json) in headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core) plays a DASH manifest or an HLS master playlist
+// served from DIR on 127.0.0.1 to the end.
+//
+//   node tests/player/play-shaka.mjs DIR [--manifest manifest.mpd] [--switch]
+//                                    [--rate 4] [--timeout-ms 90000]
+//
+// Passes (exit 0) when the <video> fired 'ended', Shaka reported no error,
+// it listed as many variants as the manifest has video representations (or
+// HLS variants), and with --switch both manual switches were confirmed
+// (tests/player/shaka-page.js). Exit 1: playback failed; 2: usage or setup.
+// The last line of stdout is always PLAYER-RESULT {json}.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+import { startServer } from './static-server.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const PREFIX = '/__ladder_player__/';
+const result = { ok: false, exitCode: 2, reason: null, player: 'shaka', manifest: null, shakaVersion: null,
+                 browserVersion: null, expectedVariants: null, tracks: [], switches: [], errors: [], ended: false,
+                 currentTime: null, duration: null };
+const log = (line) => process.stdout.write(line + '\n');
+
+function parseArgs(argv) {
+  const o = { dir: null, manifest: 'manifest.mpd', switch: false, rate: 4, timeoutMs: 90000 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      if (i + 1 >= argv.length) throw new Error(a + ' needs a value');
+      return argv[++i];
+    };
+    if (a === '--manifest') o.manifest = val();
+    else if (a === '--switch') o.switch = true;
+    else if (a === '--rate') o.rate = Number(val());
+    else if (a === '--timeout-ms') o.timeoutMs = Number(val());
+    else if (a.startsWith('-')) throw new Error('unknown option ' + a);
+    else if (o.dir === null) o.dir = a;
+    else throw new Error('unexpected argument ' + a);
+  }
+  if (o.dir === null) throw new Error('DIR is required');
+  return o;
+}
+
+// Video representations of an MPD, or variant streams of an HLS master:
+// what the player must list.
+function expectedVariants(text, isDash) {
+  if (!isDash) return text.split(/\r?\n/).filter((l) => l.startsWith('#EXT-X-STREAM-INF')).length;
+  const video = /<AdaptationSet[^>]*contentType="video"[\s\S]*?<\/AdaptationSet>/.exec(text);
+  return video ? (video[0].match(/<Representation\b/g) || []).length : 0;
+}
+
+async function main() {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    result.reason = 'usage: ' + e.message;
+    return 2;
+  }
+  const root = path.resolve(opts.dir);
+  const manifestRel = opts.manifest.replace(/^\/+/, '');
+  const manifestPath = path.join(root, manifestRel);
+  result.manifest = manifestPath;
+  if (!fs.existsSync(manifestPath)) {
+    result.reason = `setup: ${manifestPath} not found`;
+    return 2;
+  }
+  result.expectedVariants = expectedVariants(fs.readFileSync(manifestPath, 'utf8'), manifestRel.endsWith('.mpd'));
+  const executablePath = process.env.LADDER_CHROMIUM || '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath)) {
+    result.reason = `setup: ${executablePath} not found (apt-get install chromium, or set LADDER_CHROMIUM)`;
+    return 2;
+  }
+  const require = createRequire(import.meta.url);
+  let chromium;
+  let shakaFile;
+  try {
+    ({ chromium } = await import('playwright-core'));
+    shakaFile = require.resolve('shaka-player/dist/shaka-player.compiled.js');
+  } catch (e) {
+    result.reason = `setup: node modules missing (run: npm ci --prefix tests/player): ${e.message}`;
+    return 2;
+  }
+  const page0 = `<!doctype html>
+<html><head><meta charset="utf-8"><title>ladder Shaka check</title></head>
+<body>
+<video id="video" muted playsinline width="640" height="360"></video>
+<script src="${PREFIX}shaka.js"></script>
+<script>window.LADDER_PLAYER_CONFIG = ${JSON.stringify({
+    src: '/' + manifestRel.split('/').map(encodeURIComponent).join('/'), switch: opts.switch, rate: opts.rate,
+  }).replace(/</g, '\\u003c')};</script>
+<script src="${PREFIX}shaka-page.js"></script>
+</body></html>
+`;
+  const files = { 'index.html': page0, 'shaka.js': shakaFile, 'shaka-page.js': path.join(HERE, 'shaka-page.js') };
+
+  let finish;
+  const done = new Promise((resolve) => { finish = resolve; });
+  const end = (code, reason) => finish({ code, reason });
+  const fail = (e) => {
+    result.errors.push(e);
+    log(`player: ERROR ${JSON.stringify(e)}`);
+    end(1, `${e.type}: ${e.reason}`);
+  };
+  let server = null;
+  let browser = null;
+  try {
+    server = await startServer(root, files, [], (entry) =>
+      fail({ type: 'http', reason: `HTTP ${entry.status} for ${entry.method} ${entry.url}` }), PREFIX);
+    const pageUrl = `http://127.0.0.1:${server.address().port}${PREFIX}index.html`;
+    try {
+      browser = await chromium.launch({ executablePath, headless: true, timeout: 30000,
+        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--autoplay-policy=no-user-gesture-required', '--mute-audio'] });
+    } catch (e) {
+      result.reason = `setup: cannot launch ${executablePath}: ${e.message.split('\n')[0]}`;
+      return 2;
+    }
+    result.browserVersion = browser.version();
+    const page = await (await browser.newContext()).newPage();
+    page.on('pageerror', (err) => fail({ type: 'page', reason: err.message }));
+    page.on('crash', () => end(1, 'the page crashed'));
+    page.on('console', (msg) => { if (msg.type() === 'error') log(`player: [console.error] ${msg.text()}`); });
+    await page.exposeFunction('__ladderReport', (msg) => {
+      const d = msg.data || {};
+      switch (msg.kind) {
+        case 'shakaInfo':
+          result.shakaVersion = d.version;
+          log(`player: Shaka Player ${d.version} in ${result.browserVersion}; supported: ${d.supported}`);
+          break;
+        case 'setupError':
+          end(2, 'setup: ' + d.message);
+          break;
+        case 'pageError':
+          fail({ type: 'page', reason: d.message });
+          break;
+        case 'shakaError':
+          fail({ type: 'shaka', reason: `error ${d.code} (category ${d.category}, severity ${d.severity}): ${d.data}` });
+          break;
+        case 'loaded':
+          result.tracks = d.tracks;
+          log(`player: loaded ${manifestRel}: ${d.tracks.length} variant(s), duration ${d.duration}`);
+          for (const t of d.tracks) log(`  ${t.width}x${t.height} ${Math.round(t.bandwidth / 1000)} kb/s ${t.videoCodec} ${t.audioCodec || ''}`);
+          if (d.tracks.length !== result.expectedVariants)
+            fail({ type: 'player', reason: `the manifest has ${result.expectedVariants} variants but Shaka lists ${d.tracks.length}` });
+          break;
+        case 'switchRequested':
+          log(`player: switch to ${d.width}x${d.height} requested`);
+          break;
+        case 'switched':
+          result.switches.push(d);
+          log(`player: switch to ${d.width}x${d.height} confirmed (active, and the video resized)`);
+          break;
+        case 'ended':
+          result.ended = true;
+          result.currentTime = d.currentTime;
+          result.duration = d.duration;
+          log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}`);
+          if (opts.switch && result.switches.length < 2)
+            end(1, `only ${result.switches.length} of 2 switches confirmed before the end`);
+          else end(0, null);
+          break;
+        default:
+          break;
+      }
+    });
+    const timer = setTimeout(() => end(1, `timeout after ${opts.timeoutMs} ms without 'ended'`), opts.timeoutMs);
+    await page.goto(pageUrl, { waitUntil: 'load', timeout: 30000 });
+    const outcome = await done;
+    clearTimeout(timer);
+    result.reason = outcome.reason;
+    return outcome.code;
+  } catch (e) {
+    result.reason = 'setup: ' + e.message.split('\n')[0];
+    return 2;
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    if (server) server.close();
+  }
+}
+
+const code = await main();
+result.exitCode = code;
+result.ok = code === 0;
+log('PLAYER-RESULT ' + JSON.stringify(result));
+process.exit(code);
