@@ -24,8 +24,14 @@ std::optional<engine::LadderSpec> ladder_from_arguments(const std::string& ladde
 void print_rung_lines(const engine::JobReport& report) {
     for (const auto& r : report.rungs) {
         const double seconds = report.frame_rate > 0 ? r.frames / report.frame_rate : 0.0;
-        fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s  {}\n", r.name, r.width, r.height, r.frames,
-                   seconds > 0 ? r.video_bytes * 8.0 / 1000.0 / seconds : 0.0, r.output);
+        std::string quality;
+        if (r.quality_mean && !report.quality_metric.empty()) {
+            const bool db = report.quality_metric != "ssim";
+            quality = fmt::format("  {} {:.{}f}{} (lowest chunk {:.{}f})", report.quality_metric, *r.quality_mean,
+                                  db ? 2 : 4, db ? " dB" : "", r.quality_min.value_or(0), db ? 2 : 4);
+        }
+        fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s{}  {}\n", r.name, r.width, r.height, r.frames,
+                   seconds > 0 ? r.video_bytes * 8.0 / 1000.0 / seconds : 0.0, quality, r.output);
     }
 }
 

@@ -172,13 +172,20 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                                    "Encoder speed preset: SVT-AV1 0-13 (default 8), libaom cpu-used 0-8 (default 6); "
                                    "higher is faster")
                        ->check(CLI::Range(-1, 13));
+    auto* quality = cmd->add_option("--quality", a.quality,
+                                    "Measure each rung: every chunk decoded again and compared with the frames its "
+                                    "encoder was given (the source scaled to the rung) by FFmpeg's psnr, ssim or "
+                                    "xpsnr filter (xpsnr where FFmpeg has it: 7.0 and newer); per chunk and per rung "
+                                    "(mean, lowest chunk) in report.json and the summary; none = off")
+                        ->capture_default_str();
     auto* splice = cmd->add_option("--splice-check", a.splice_check,
                     "How chunks of one rung must agree before they are stitched: strict = whole AV1 sequence "
                     "header; config = the fields in av1C only")
         ->check(CLI::IsMember({"strict", "config"}))
         ->capture_default_str();
     // The plan decides these for every shard alike.
-    for (CLI::Option* o : {format, ladder, rung, encoder, cpu_encoders, segment, audio, overwrite, resume, preset, splice})
+    for (CLI::Option* o :
+         {format, ladder, rung, encoder, cpu_encoders, segment, audio, overwrite, resume, preset, splice, quality})
         plan->excludes(o);
     cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
     cmd->add_option("--progress", a.progress,
@@ -239,6 +246,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     const OutputFormats formats = parse_output_formats(a.format);
     o.format = formats.packaging;
     o.dash = formats.dash;
+    o.quality = engine::parse_quality_metric(a.quality);
     return o;
 }
 

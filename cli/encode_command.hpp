@@ -35,6 +35,7 @@ struct EncodeArgs {
     bool overwrite = false;
     bool resume = false;
     int preset = -1;
+    std::string quality = "none";  // --quality psnr|ssim|xpsnr|none
     std::string splice_check = "strict";
     bool quiet = false;
     std::string progress = "auto";  // auto, bars, plain, json, none

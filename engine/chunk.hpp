@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,21 @@ struct RawChunk {
     std::vector<av::FramePtr> frames;
     std::size_t bytes = 0;  // pixel bytes held
     BudgetReservation reservation;  // returned when the raw frames go
+};
+
+// How per-frame values make a mean, as FFmpeg's filters make their
+// summaries: SSIM (lavfi.ssim.All) plainly; PSNR over the frames' mean
+// squared error (lavfi.psnr.mse_avg), then in dB; XPSNR (luma,
+// lavfi.xpsnr.xpsnr.y) over the frames' root weighted error, then in dB.
+enum class QualityAveraging { plain, mse, root_error };
+
+// What --quality measured of one chunk (engine/chunk_quality.hpp).
+struct ChunkQuality {
+    double value = 0;  // this chunk's dB (psnr, xpsnr) or SSIM
+    double sum = 0;    // per-frame sum of the averaged quantity, for the rung's mean
+    long frames = 0;
+    int max_sample = 255;  // (1 << bit depth) - 1, for psnr
+    QualityAveraging averaging = QualityAveraging::plain;
 };
 
 struct EncodedChunk {
@@ -39,6 +55,7 @@ struct EncodedChunk {
     int session = -1;        // the encoder session that made it (JobReport::sessions)
     double start_seconds = 0;  // since job start
     double end_seconds = 0;
+    std::optional<ChunkQuality> quality;  // with --quality, once accepted
 };
 
 }  // namespace ladder::engine

@@ -108,6 +108,8 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
         made.seconds += static_cast<double>(chunk.frame_count) / av_q2d(r.settings.frame_rate);
         session.record.chunks.push_back(chunk.index);
         session.record.bytes += chunk.bytes;
+        // Before the raw frames go (done() below): they are the reference.
+        if (s_.quality != QualityMetric::none) chunk.quality = measure_chunk_quality(chunk, p.raw, s_.quality);
         if (s_.journal) s_.journal->record(chunk, r.rung.name);
         s_.dispatcher->done(session.worker, p.raw, seconds);
         SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];

@@ -19,6 +19,7 @@
 #include "engine/chunk_journal.hpp"
 #include "engine/idle_encoders.hpp"
 #include "engine/job_report.hpp"
+#include "engine/chunk_quality.hpp"
 #include "engine/progress_sink.hpp"
 #include "engine/rung_runtime.hpp"
 #include "gpu/gpu_pool.hpp"
@@ -49,6 +50,7 @@ struct WorkerSetup {
     int cores = 0;
     std::atomic<int>* chunks_encoding = nullptr;  // sessions being encoded
     std::atomic<int>* session_ids = nullptr;      // numbers the sessions of the run
+    QualityMetric quality = QualityMetric::none;  // --quality: measured per accepted chunk
 };
 
 class EncoderWorker {

@@ -282,6 +282,7 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     setup.chunks_encoding = &w.chunks_encoding;
     setup.session_ids = &w.session_ids;
     setup.cores = options.tail_threads ? cpu.cores : 0;
+    setup.quality = options.quality;
     const bool fixed = options.dispatch == DispatchMode::fixed;
     const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
@@ -527,6 +528,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.decode_device = encoders.devices.decode_label;
     report.frames_decoded_on_gpu = decoded.frames_on_gpu;
     report.dropped_devices = encoders.devices.dropped;
+    if (options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(options.quality);
     report.gpu_encoder_probes = encoders.devices.encoder_probes;
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/chunk_quality.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/device_plan.hpp"
 #include "engine/encoder_backend.hpp"
@@ -83,6 +84,7 @@ struct JobOptions {
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
     OutputFormat format = OutputFormat::hls;
     bool dash = false;  // OUTDIR/manifest.mpd over the HLS segments too
+    QualityMetric quality = QualityMetric::none;  // --quality: each chunk compared with its encoder's input
     // Raw chunks waiting per rung; 0: as many as the memory budget allows,
     // so the source is decoded ahead and the dispatcher can start the
     // biggest rung's last chunks early instead of at the very end.

@@ -95,6 +95,9 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                          {"encoders", encoders},
                          {"retries", retries},
                          {"mismatches", mismatches}});
+        if (!r.quality_metric.empty() && g.quality_mean)
+            rungs.back()["quality"][r.quality_metric] = {
+                {"mean", *g.quality_mean}, {"min", *g.quality_min}, {"chunks", g.quality_chunks}};
     }
     auto& slots = j["slots"] = nlohmann::json::array();
     for (const auto& s : r.slots)
@@ -119,7 +122,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
         retries.push_back(
             {{"rung", t.rung}, {"chunk", t.chunk}, {"slot", t.slot}, {"cause", t.cause}, {"error", t.error}});
     auto& chunks = j["chunks"] = nlohmann::json::array();
-    for (const auto& c : r.chunks)
+    for (const auto& c : r.chunks) {
         chunks.push_back({{"rung", c.rung},
                           {"index", c.index},
                           {"first_frame", c.first_frame},
@@ -131,6 +134,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                           {"end_seconds", c.end_seconds},
                           {"requested_kbps", c.requested_kbps},
                           {"session", c.session}});
+        if (!r.quality_metric.empty() && c.quality) chunks.back()["quality"][r.quality_metric] = *c.quality;
+    }
     auto& sessions = j["sessions"] = nlohmann::json::array();
     for (const auto& s : r.sessions)
         sessions.push_back({{"id", s.id},

@@ -22,6 +22,7 @@ struct ChunkRecord {
     double end_seconds = 0;
     int requested_kbps = 0;  // 0: not encoded in this run (resumed)
     int session = -1;        // JobReport::sessions id; -1: not encoded in this run
+    std::optional<double> quality;  // --quality: this chunk's value; none for a resumed chunk
 };
 
 // One encoder session: consecutive chunks of a rung through one encoder.
@@ -53,6 +54,11 @@ struct RungReport {
     std::int64_t frames = 0;
     std::size_t video_bytes = 0;
     std::string output;  // path of the finished file
+    // --quality: the mean over the measured chunks' frames and the lowest
+    // chunk (JobReport::quality_metric names the metric).
+    std::optional<double> quality_mean;
+    std::optional<double> quality_min;
+    int quality_chunks = 0;
 };
 
 struct SlotReport {
@@ -127,6 +133,7 @@ struct JobReport {
     std::int64_t frames_decoded_on_gpu = 0;
     std::vector<std::string> dropped_devices;  // selected GPUs that could not encode, with why
     int gpu_encoder_probes = 0;                // test encoders the pre-flight opened (one per GPU model)
+    std::string quality_metric;                // --quality: "psnr", "ssim" or "xpsnr"; empty: none measured
     std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
     std::uint64_t gpu_memory_budget = 0;   // the same on the decoding GPU; 0: no frames waited there
     std::uint64_t peak_gpu_queued_bytes = 0;

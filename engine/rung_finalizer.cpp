@@ -98,7 +98,14 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
     ++report_.chunks;
     records_.push_back(ChunkRecord{chunk.rung, chunk.index, chunk.first_frame, chunk.frame_count, chunk.bytes,
                                    chunk.slot_label, chunk.encoder, chunk.start_seconds, chunk.end_seconds,
-                                   chunk.requested_kbps, chunk.session});
+                                   chunk.requested_kbps, chunk.session,
+                                   chunk.quality ? std::optional(chunk.quality->value) : std::nullopt});
+    if (chunk.quality) {
+        quality_.add(*chunk.quality);
+        report_.quality_mean = quality_.mean();
+        report_.quality_min = quality_.min;
+        report_.quality_chunks = quality_.chunks;
+    }
     if (mp4_ && audio_)
         write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
 }

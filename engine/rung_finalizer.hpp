@@ -12,6 +12,7 @@
 #include <stop_token>
 #include <vector>
 
+#include "engine/chunk_quality.hpp"
 #include "engine/audio_track.hpp"
 #include "engine/chunk.hpp"
 #include "engine/job_report.hpp"
@@ -74,6 +75,7 @@ private:
     RungReport report_;
     bool completed_ = false;
     std::vector<ChunkRecord> records_;
+    RungQuality quality_;  // --quality: the chunks measured so far
 };
 
 }  // namespace ladder::engine
