@@ -29,6 +29,9 @@ for isolation in process none lanes; do
 out="$work/out-$isolation"
 extra=(--isolation "$isolation" --segment-seconds 1)
 [[ "$isolation" == lanes ]] && extra=(--isolation none --decoders 3 --segment-seconds 0.5)
+# The in-process run also writes the DASH manifest and measures PSNR (a
+# decoder and a two-input filter graph on the encoder threads).
+[[ "$isolation" == none ]] && extra+=(--format hls,dash --quality psnr)
 "$LADDER" encode "$work/clip.mp4" -o "$out" --policy cpu --cpu-slots 2 --preset 12 \
   --rung 180p=320x180@300 --rung 90p=160x90@150 --progress plain --report "$work/report-$isolation.json" \
   "${extra[@]}" || fail "ladder encode ($isolation) failed (exit $?)"
@@ -54,5 +57,9 @@ variants="$(grep -c '^#EXT-X-STREAM-INF:' "$out/master.m3u8")" || true
 [[ "$variants" -eq 2 ]] || fail "master.m3u8 lists $variants variants, expected 2 ($isolation)"
 
 "$LADDER" validate "$out" -q || fail "ladder validate failed (exit $?, $isolation)"
+if [[ "$isolation" == none ]]; then
+  [[ -f "$out/manifest.mpd" ]] || fail "no manifest.mpd with --format hls,dash"
+  grep -q '"psnr"' "$work/report-$isolation.json" || fail "no psnr in report.json with --quality psnr"
+fi
 done
-echo "encode_smoke: ok (2 rungs x 75 frames, validate passed; in encoder processes, in-process and on 3 decode lanes)"
+echo "encode_smoke: ok (2 rungs x 75 frames, validate passed; in encoder processes, in-process with DASH and PSNR, and on 3 decode lanes)"
