@@ -226,8 +226,9 @@ async function main() {
   // Levels the test switched away from, with hls.currentLevel (an immediate
   // switch) or hls.nextLevel (a smooth one): hls.js aborts their in-flight
   // fragment loads by design and says so with a non-fatal 'aborted'
-  // (ErrorDetails.INTERNAL_ABORTED) error. (A CI run once failed on such an
-  // abort after a smooth switch, when only immediate switches counted.)
+  // (ErrorDetails.INTERNAL_ABORTED) error. (A CI run once failed on an
+  // 'aborted' load during the switch test, when only immediate switches
+  // counted; which switch it followed, its log did not say.)
   const switchedAwayFrom = new Set();
   const abortedBySwitch = (e) => !e.fatal && e.details === 'aborted' && switchedAwayFrom.has(e.level);
   const addError = (e) => {
