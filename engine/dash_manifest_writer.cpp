@@ -68,6 +68,9 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         v.frame_rate_num = src.frame_rate.num;
         v.frame_rate_den = src.frame_rate.den;
         v.timeline = timeline_of(segments, video_tb);
+        m.colour_primaries = contract->pri;
+        m.transfer_characteristics = contract->trc;
+        m.matrix_coefficients = contract->mtrx;
         m.duration_seconds = std::max(m.duration_seconds, seconds_of(segments));
         for (const auto& s : segments) m.max_segment_seconds = std::max(m.max_segment_seconds, s.duration);
         m.video.push_back(std::move(v));

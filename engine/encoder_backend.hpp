@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "av/hdr_metadata.hpp"
 #include "engine/chunk.hpp"
 #include "gpu/gpu_pool.hpp"
 
@@ -34,6 +35,9 @@ struct EncoderSettings {
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
     AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
+    // The source's HDR10 metadata: SVT-AV1 writes it as metadata OBUs
+    // (libaom and NVENC through FFmpeg cannot).
+    av::HdrMetadata hdr;
 };
 
 // Where CPU encoders run (engine/process_encoder.hpp).

@@ -34,8 +34,53 @@ gpu::EncoderSlot slot_from_json(const nlohmann::json& j) {
     return s;
 }
 
+namespace {
+
+// HDR10 metadata as numbers: the mastering display's R, G, B primaries and
+// white point (x, y each) and its max and min luminance, as rationals; the
+// content light levels as MaxCLL, MaxFALL.
+nlohmann::json hdr_to_json(const av::HdrMetadata& h) {
+    nlohmann::json j = nlohmann::json::object();
+    auto q = [](AVRational r) { return nlohmann::json{r.num, r.den}; };
+    if (h.mastering) {
+        const auto& m = *h.mastering;
+        nlohmann::json points = nlohmann::json::array();
+        for (const auto& p : m.display_primaries) points.push_back({q(p[0]), q(p[1])});
+        points.push_back({q(m.white_point[0]), q(m.white_point[1])});
+        j["mastering"] = {{"points", points}, {"luminance", {q(m.max_luminance), q(m.min_luminance)}}};
+    }
+    if (h.content_light) j["content_light"] = {h.content_light->MaxCLL, h.content_light->MaxFALL};
+    return j;
+}
+
+av::HdrMetadata hdr_from_json(const nlohmann::json& j) {
+    av::HdrMetadata h;
+    auto q = [](const nlohmann::json& r) { return AVRational{r.at(0).get<int>(), r.at(1).get<int>()}; };
+    if (j.contains("mastering")) {
+        AVMasteringDisplayMetadata m{};
+        const auto& points = j.at("mastering").at("points");
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 2; ++c) m.display_primaries[i][c] = q(points.at(i).at(c));
+        for (int c = 0; c < 2; ++c) m.white_point[c] = q(points.at(3).at(c));
+        m.max_luminance = q(j.at("mastering").at("luminance").at(0));
+        m.min_luminance = q(j.at("mastering").at("luminance").at(1));
+        m.has_primaries = m.has_luminance = 1;
+        h.mastering = m;
+    }
+    if (j.contains("content_light")) {
+        AVContentLightMetadata c{};
+        c.MaxCLL = j.at("content_light").at(0).get<unsigned>();
+        c.MaxFALL = j.at("content_light").at(1).get<unsigned>();
+        h.content_light = c;
+    }
+    return h;
+}
+
+}  // namespace
+
 nlohmann::json settings_to_json(const EncoderSettings& s) {
-    return {{"width", s.width},
+    return {{"hdr", hdr_to_json(s.hdr)},
+            {"width", s.width},
             {"height", s.height},
             {"pix_fmt", s.pix_fmt},
             {"frame_rate", {s.frame_rate.num, s.frame_rate.den}},
@@ -65,6 +110,7 @@ EncoderSettings settings_from_json(const nlohmann::json& j) {
     s.color_trc = as<AVColorTransferCharacteristic>(j, "color_trc");
     s.colorspace = as<AVColorSpace>(j, "colorspace");
     s.color_range = as<AVColorRange>(j, "color_range");
+    if (j.contains("hdr")) s.hdr = hdr_from_json(j.at("hdr"));
     return s;
 }
 

@@ -55,6 +55,7 @@ EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset
     s.color_trc = src.color_trc;
     s.colorspace = src.colorspace;
     s.color_range = src.color_range;
+    s.hdr = src.hdr;
     return s;
 }
 
@@ -451,7 +452,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                               describe_slots(pool), encoders.devices.decode_label));
 
     // 3. The rungs, and the writers of their outputs.
-    if (output) output->open(audio.get(), source.chunk_frames, src.frame_rate, progress);
+    if (output) output->open(audio.get(), source.chunk_frames, src.frame_rate, src.hdr, progress);
     const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
     std::vector<RungRuntime> rungs = make_rungs(options, source, frames, output ? &*output : nullptr, progress);
     AudioRenditionWriter* audio_rendition = output ? output->audio_rendition() : nullptr;

@@ -210,7 +210,8 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
     if (slot_.encoder == "libsvtav1") {
         // SVT-AV1 1.4 supports a max rate only in CRF mode: plain VBR here.
         av_dict_set_int(&opts, "preset", std::clamp(preset, 0, 13), 0);
-        av_dict_set(&opts, "svtav1-params", fmt::format("lp={}", slot_.threads).c_str(), 0);
+        av_dict_set(&opts, "svtav1-params",
+                    fmt::format("lp={}{}", slot_.threads, av::svtav1_hdr_params(s.hdr)).c_str(), 0);
         if (s.crf >= 0) {
             ctx->bit_rate = 0;
             ctx->rc_buffer_size = 0;

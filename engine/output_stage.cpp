@@ -29,11 +29,12 @@ OutputStage::OutputStage(OutputRequest request) : request_(std::move(request)), 
     if (writes_dash()) std::filesystem::remove(dash_manifest_path(request_.outdir));
 }
 
-void OutputStage::open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, ProgressSink& progress) {
+void OutputStage::open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
+                       ProgressSink& progress) {
     const bool mp4 = request_.format != OutputFormat::hls;
     for (std::size_t i = 0; i < request_.rungs.size(); ++i)
         finalizers_.push_back(std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], paths_.rungs[i],
-                                                              frame_rate, mp4 ? audio : nullptr, progress));
+                                                              frame_rate, mp4 ? audio : nullptr, hdr, progress));
     if (writes_hls() && audio)
         audio_rendition_ = std::make_unique<AudioRenditionWriter>(hls_audio_dir(request_.outdir, kAudioRendition),
                                                                   *audio, chunk_frames, frame_rate);

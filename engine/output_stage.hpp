@@ -41,7 +41,8 @@ public:
 
     // The writers: a finalizer per rung (its MP4 gets audio's track too)
     // and, for HLS with audio, the audio rendition.
-    void open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, ProgressSink& progress);
+    void open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
+              ProgressSink& progress);
 
     RungFinalizer& finalizer(std::size_t rung) { return *finalizers_.at(rung); }
     AudioRenditionWriter* audio_rendition() { return audio_rendition_.get(); }

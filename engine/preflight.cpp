@@ -13,6 +13,7 @@ CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& p
     CheckedSource checked;
     checked.input = open_source(options.input);
     checked.info = describe_source(*checked.input);
+    read_source_hdr(checked.info);
     if (options.shard) check_source_matches_plan(options.shard->plan, checked.info);
     checked.chunk_frames = options.shard ? options.shard->plan.chunk_frames
                                          : chunk_frames_for(options.segment_seconds, checked.info.frame_rate);

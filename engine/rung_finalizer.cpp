@@ -9,8 +9,9 @@
 namespace ladder::engine {
 
 RungFinalizer::RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate,
-                             AudioTrack* audio, ProgressSink& progress)
-    : rung_index_(rung_index),
+                             AudioTrack* audio, av::HdrMetadata hdr, ProgressSink& progress)
+    : hdr_(std::move(hdr)),
+      rung_index_(rung_index),
       rung_(std::move(rung)),
       outputs_(std::move(outputs)),
       frame_rate_(frame_rate),
@@ -73,8 +74,9 @@ void RungFinalizer::open_outputs(const EncodedChunk& first) {
     if (outputs_.mp4)
         mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb,
                                                        audio_ ? audio_->codecpar() : nullptr,
-                                                       audio_ ? audio_->time_base() : AVRational{1, 1});
-    if (outputs_.hls_dir) cmaf_ = std::make_unique<mux::CmafTrackWriter>(*outputs_.hls_dir, first.codecpar.get(), tb);
+                                                       audio_ ? audio_->time_base() : AVRational{1, 1}, hdr_);
+    if (outputs_.hls_dir)
+        cmaf_ = std::make_unique<mux::CmafTrackWriter>(*outputs_.hls_dir, first.codecpar.get(), tb, hdr_);
 }
 
 void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {

@@ -28,8 +28,9 @@ class RungFinalizer {
 public:
     // audio (may be null) is interleaved into the MP4 output only; HLS audio
     // is its own rendition.
+    // hdr: the source's HDR10 metadata, for the outputs' mdcv and clli boxes.
     RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate, AudioTrack* audio,
-                  ProgressSink& progress);
+                  av::HdrMetadata hdr, ProgressSink& progress);
 
     // From encoder workers, in any order.
     void deliver(EncodedChunk chunk);
@@ -55,6 +56,7 @@ private:
     void open_outputs(const EncodedChunk& first);
     void finish_hls();
 
+    av::HdrMetadata hdr_;
     int rung_index_;
     Rung rung_;
     RungOutputs outputs_;

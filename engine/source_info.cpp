@@ -117,6 +117,7 @@ SourceInfo describe_source(const av::InputFile& input) {
     s.colorspace = par->color_space;
     s.color_range = par->color_range;
     fill_missing_color(s);
+    s.hdr = av::hdr_of_stream(vs);
 
     if (vs->duration > 0 && vs->duration != AV_NOPTS_VALUE)
         s.duration_seconds = vs->duration * av_q2d(vs->time_base);
@@ -140,6 +141,26 @@ SourceInfo describe_source(const av::InputFile& input) {
         }
     }
     return s;
+}
+
+void read_source_hdr(SourceInfo& src) {
+    if (!src.hdr.empty()) return;
+    if (src.color_trc != AVCOL_TRC_SMPTE2084 && src.color_trc != AVCOL_TRC_ARIB_STD_B67) return;
+    const auto input = open_source(src.path);
+    const AVStream* vs = input->get()->streams[src.video_stream];
+    av::CodecContextPtr decoder = av::open_decoder(vs, 1);
+    av::PacketPtr pkt = av::make_packet();
+    av::FramePtr frame = av::make_frame();
+    // Up to a second of packets: the first decodable frame carries it.
+    for (int read = 0; read < 256 && av_read_frame(input->get(), pkt.get()) >= 0; av_packet_unref(pkt.get())) {
+        if (pkt->stream_index != src.video_stream) continue;
+        ++read;
+        if (avcodec_send_packet(decoder.get(), pkt.get()) < 0) continue;
+        if (avcodec_receive_frame(decoder.get(), frame.get()) == 0) {
+            src.hdr = av::hdr_of_frame(frame.get());
+            return;
+        }
+    }
 }
 
 }  // namespace ladder::engine

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "av/hdr_metadata.hpp"
 #include "av/input_file.hpp"
 
 namespace ladder::engine {
@@ -34,6 +35,9 @@ struct SourceInfo {
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
     AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
+    // HDR10 static metadata: from the container, or (PQ and HLG sources
+    // without it there) from the first decoded frame (read_source_hdr).
+    av::HdrMetadata hdr;
 };
 
 // Opens the file; throws InputError for a missing file or one libavformat
@@ -42,5 +46,11 @@ std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path);
 
 // Describes an opened source; throws InputError when it has no usable video.
 SourceInfo describe_source(const av::InputFile& input);
+
+// The HDR metadata of a PQ or HLG source that its container does not carry:
+// x265 writes it as SEI, which the decoder gives as the first frame's side
+// data. Opens the source again and decodes up to its first frame; leaves
+// src.hdr as it is for SDR sources or when the container had it.
+void read_source_hdr(SourceInfo& src);
 
 }  // namespace ladder::engine

@@ -154,6 +154,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
         input = open_source(plan.input);
         src = describe_source(*input);
         check_source_matches_plan(plan, src);
+        read_source_hdr(src);  // for the containers' mdcv and clli boxes
     } else {
         src.path = plan.input.string();
         src.frame_rate = plan.frame_rate;
@@ -163,7 +164,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
         OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash, plan.audio, options.overwrite});
     std::unique_ptr<AudioTrack> audio;
     if (plan.audio) audio = encode_audio(*input, src, plan, stop);
-    output.open(audio.get(), plan.chunk_frames, plan.frame_rate, progress);
+    output.open(audio.get(), plan.chunk_frames, plan.frame_rate, src.hdr, progress);
     std::vector<RungRuntime> rungs;
     for (std::size_t i = 0; i < plan.ladder.rungs.size(); ++i) {
         RungRuntime rt;

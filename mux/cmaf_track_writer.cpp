@@ -30,7 +30,8 @@ std::vector<std::uint8_t> CmafTrackWriter::take_bytes() {
     return out;
 }
 
-CmafTrackWriter::CmafTrackWriter(std::filesystem::path dir, const AVCodecParameters* par, AVRational time_base)
+CmafTrackWriter::CmafTrackWriter(std::filesystem::path dir, const AVCodecParameters* par, AVRational time_base,
+                                 const av::HdrMetadata& hdr)
     : dir_(std::move(dir)), time_base_(time_base) {
     std::filesystem::create_directories(dir_);
     AVFormatContext* raw = nullptr;
@@ -56,6 +57,7 @@ CmafTrackWriter::CmafTrackWriter(std::filesystem::path dir, const AVCodecParamet
     av::check(avcodec_parameters_copy(st->codecpar, par), "copying stream parameters");
     st->codecpar->codec_tag = 0;
     st->time_base = time_base_;
+    av::add_hdr_side_data(st, hdr);
 
     AVDictionary* opts = nullptr;
     // cmaf: iso6/cmfc brands; frag_custom: a fragment exactly where ladder

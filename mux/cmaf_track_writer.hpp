@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "av/hdr_metadata.hpp"
 #include "av/compat.hpp"
 #include "av/handles.hpp"
 
@@ -26,7 +27,9 @@ struct CmafSegment {
 class CmafTrackWriter {
 public:
     // Creates dir and writes dir/init.mp4. Packets are in time_base.
-    CmafTrackWriter(std::filesystem::path dir, const AVCodecParameters* par, AVRational time_base);
+    // hdr: put on the track (the muxer writes mdcv and clli boxes into init.mp4).
+    CmafTrackWriter(std::filesystem::path dir, const AVCodecParameters* par, AVRational time_base,
+                    const av::HdrMetadata& hdr = {});
     ~CmafTrackWriter();
     CmafTrackWriter(const CmafTrackWriter&) = delete;
     CmafTrackWriter& operator=(const CmafTrackWriter&) = delete;

@@ -49,6 +49,13 @@ struct DashAudioRepresentation {
 struct DashManifest {
     double duration_seconds = 0;  // mediaPresentationDuration
     double max_segment_seconds = 0;
+    // The video's colour description (ISO/IEC 23091-2 code points, as in
+    // the AV1 sequence header): SupplementalProperty elements of the video
+    // AdaptationSet (urn:mpeg:mpegB:cicp:...), so that players know PQ
+    // (16) and HLG (18) from SDR; 0 = leave out.
+    int colour_primaries = 0;
+    int transfer_characteristics = 0;
+    int matrix_coefficients = 0;
     std::vector<DashVideoRepresentation> video;
     std::optional<DashAudioRepresentation> audio;
 };

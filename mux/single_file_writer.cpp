@@ -13,7 +13,7 @@ std::filesystem::path temporary_path_for(const std::filesystem::path& final_path
 
 SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video,
                                    AVRational video_time_base, const AVCodecParameters* audio,
-                                   AVRational audio_time_base)
+                                   AVRational audio_time_base, const av::HdrMetadata& hdr)
     : final_path_(std::move(final_path)),
       temp_path_(temporary_path_for(final_path_)),
       video_tb_(video_time_base),
@@ -28,6 +28,7 @@ SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCod
     av::check(avcodec_parameters_copy(vs->codecpar, video), "copying video parameters");
     vs->codecpar->codec_tag = 0;
     vs->time_base = video_tb_;
+    av::add_hdr_side_data(vs, hdr);
     if (audio) {
         AVStream* as = avformat_new_stream(ctx_.get(), nullptr);
         if (!as) throw std::bad_alloc();

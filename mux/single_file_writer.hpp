@@ -4,6 +4,7 @@
 // temporary file, so no partial file ever looks complete.
 #include <filesystem>
 
+#include "av/hdr_metadata.hpp"
 #include "av/handles.hpp"
 
 namespace ladder::mux {
@@ -12,8 +13,9 @@ class SingleFileWriter {
 public:
     // video/audio: stream parameters (audio may be null). Packets passed to
     // write_* are in video_time_base / audio_time_base.
+    // hdr: put on the video stream (the muxer writes mdcv and clli boxes).
     SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video, AVRational video_time_base,
-                     const AVCodecParameters* audio, AVRational audio_time_base);
+                     const AVCodecParameters* audio, AVRational audio_time_base, const av::HdrMetadata& hdr = {});
     ~SingleFileWriter();
     SingleFileWriter(const SingleFileWriter&) = delete;
     SingleFileWriter& operator=(const SingleFileWriter&) = delete;
