@@ -35,8 +35,8 @@ struct EncoderSettings {
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
     AVColorRange color_range = AVCOL_RANGE_UNSPECIFIED;
-    // The source's HDR10 metadata: SVT-AV1 writes it as metadata OBUs
-    // (libaom and NVENC through FFmpeg cannot).
+    // The source's HDR10 metadata: SVT-AV1 writes it as metadata OBUs from
+    // its parameters; for the other encoders ladder inserts the OBUs.
     av::HdrMetadata hdr;
 };
 

@@ -11,6 +11,7 @@
 #include "av/hw_device.hpp"
 #include "engine/errors.hpp"
 #include "engine/thread_name.hpp"
+#include "mux/av1_metadata_obu.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 extern "C" {
@@ -22,6 +23,7 @@ namespace ladder::engine {
 
 LibavcodecEncoder::LibavcodecEncoder(gpu::EncoderSlot slot, EncoderSettings settings)
     : slot_(std::move(slot)), settings_(settings), chunks_(slot_.encoder, slot_.label) {
+    if (slot_.encoder != "libsvtav1") hdr_obus_ = mux::hdr_metadata_obus(settings_.hdr);
     codec_ = avcodec_find_encoder_by_name(slot_.encoder.c_str());
     if (!codec_)
         throw RunError(fmt::format("encoder {} is not in this FFmpeg build (slot {})", slot_.encoder, slot_.label));
@@ -298,6 +300,10 @@ void LibavcodecEncoder::drain(const PacketSink& sink, std::stop_token stop) {
                                        slot_.encoder, pkt->pts, session_first_frame_, next_frame_ - 1));
         pkt->dts = pkt->pts;
         pkt->duration = 1;
+        if (!hdr_obus_.empty() && (pkt->flags & AV_PKT_FLAG_KEY) &&
+            !mux::insert_before_first_frame(pkt.get(), hdr_obus_))
+            throw RunError(fmt::format("{}: a key frame packet whose OBUs cannot be walked: no place for the HDR "
+                                       "metadata", slot_.encoder));
         sink(std::move(pkt));
     }
 }

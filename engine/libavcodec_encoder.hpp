@@ -66,6 +66,9 @@ private:
 
     gpu::EncoderSlot slot_;
     EncoderSettings settings_;
+    // HDR10 metadata OBUs for the key frames of encoders that write none
+    // themselves (all but SVT-AV1, which gets svtav1-params); empty for SDR.
+    std::vector<std::uint8_t> hdr_obus_;
     const AVCodec* codec_ = nullptr;
     mutable av::SwsPtr sws_;  // only for encoders that need another pixel layout
     av::CodecContextPtr ctx_;             // the session's encoder, once open

@@ -101,6 +101,29 @@ TEST(Hdr, Hdr10MetadataReachesTheAv1StreamTheContainersAndTheManifests) {
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
 }
 
+// FFmpeg's libaom-av1 wrapper writes no HDR metadata OBUs: ladder puts
+// them into each key frame's temporal unit itself (mux/av1_metadata_obu.*).
+TEST(Hdr, LibaomChunksGetTheMetadataObusFromLadder) {
+    const fs::path src = x265_source("hdr10-aom-src", "smpte2084", true);
+    const fs::path out = fresh_dir("hdr10-aom") / "out";
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "mp4", "--rung",
+                                        "240p=320x240@500", "--encoder", "aom", "--preset", "8"},
+                                       {}, 240);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Every chunk starts with a key frame: the frames at 0 s and 2 s both
+    // decode with the metadata.
+    const json frames = ffprobe_json({"-select_streams", "v", "-show_frames", "-show_entries",
+                                      "frame=pts,key_frame,side_data_list", (out / "240p.mp4").string()});
+    int keys = 0;
+    for (const json& f : frames["frames"]) {
+        if (f.value("key_frame", 0) != 1) continue;
+        ++keys;
+        expect_source_hdr10(f.value("side_data_list", json::array()), "key frame at pts " + f["pts"].dump());
+    }
+    EXPECT_EQ(keys, 2) << "one key frame per 2-s chunk of the 4-s source";
+    EXPECT_EQ(decode_errors(out / "240p.mp4"), "") << "the inserted OBUs keep the stream decodable";
+}
+
 TEST(Hdr, HlgIsSaidInTheManifestsAndGetsNoMasteringMetadata) {
     const fs::path src = x265_source("hlg-src", "arib-std-b67", false);
     const fs::path out = fresh_dir("hlg") / "out";
