@@ -143,15 +143,16 @@ SourceInfo describe_source(const av::InputFile& input) {
     return s;
 }
 
-void read_source_hdr(SourceInfo& src) {
-    if (!src.hdr.empty()) return;
-    if (src.color_trc != AVCOL_TRC_SMPTE2084 && src.color_trc != AVCOL_TRC_ARIB_STD_B67) return;
+namespace {
+
+void read_first_frame_hdr(SourceInfo& src) {
     const auto input = open_source(src.path);
     const AVStream* vs = input->get()->streams[src.video_stream];
     av::CodecContextPtr decoder = av::open_decoder(vs, 1);
     av::PacketPtr pkt = av::make_packet();
     av::FramePtr frame = av::make_frame();
-    // Up to a second of packets: the first decodable frame carries it.
+    // The first frame that decodes carries it; 256 packets is far past any
+    // key frame interval that matters here.
     for (int read = 0; read < 256 && av_read_frame(input->get(), pkt.get()) >= 0; av_packet_unref(pkt.get())) {
         if (pkt->stream_index != src.video_stream) continue;
         ++read;
@@ -160,6 +161,19 @@ void read_source_hdr(SourceInfo& src) {
             src.hdr = av::hdr_of_frame(frame.get());
             return;
         }
+    }
+}
+
+}  // namespace
+
+void read_source_hdr(SourceInfo& src) {
+    if (!src.hdr.empty()) return;
+    if (src.color_trc != AVCOL_TRC_SMPTE2084 && src.color_trc != AVCOL_TRC_ARIB_STD_B67) return;
+    try {
+        read_first_frame_hdr(src);
+    } catch (const std::exception&) {
+        // A source that does not decode here is reported by the run's own
+        // decode, with what it could not read; the metadata stays unknown.
     }
 }
 
