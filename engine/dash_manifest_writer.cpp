@@ -1,10 +1,7 @@
 #include "engine/dash_manifest_writer.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
-#include "engine/errors.hpp"
 #include "engine/output_paths.hpp"
 #include "mux/atomic_file.hpp"
 #include "mux/av1_codecs_string.hpp"
@@ -43,10 +40,6 @@ double seconds_of(const std::vector<mux::CmafSegment>& segments) {
     return total;
 }
 
-std::string folder_of(const std::filesystem::path& outdir, const std::filesystem::path& dir) {
-    return std::filesystem::relative(dir, outdir).generic_string();
-}
-
 }  // namespace
 
 void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
@@ -55,22 +48,21 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
     mux::DashManifest m;
     const AVRational video_tb = av_inv_q(src.frame_rate);
     for (const auto& r : rungs) {
-        const auto contract = r.invariant->contract();
-        if (!contract) throw RunError(fmt::format("rung {}: no sequence header to describe", r.rung.name));
+        const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
         const auto& segments = r.finalizer->hls_segments();
         mux::DashVideoRepresentation v;
         v.id = r.rung.name;
-        v.folder = folder_of(outdir, hls_rung_dir(outdir, r.rung.name));
+        v.folder = uri_in_ladder(outdir, hls_rung_dir(outdir, r.rung.name));
         v.bandwidth = peak_of(segments);
-        v.codecs = mux::av1_codecs_string(*contract);
+        v.codecs = mux::av1_codecs_string(contract);
         v.width = r.rung.width;
         v.height = r.rung.height;
         v.frame_rate_num = src.frame_rate.num;
         v.frame_rate_den = src.frame_rate.den;
         v.timeline = timeline_of(segments, video_tb);
-        m.colour_primaries = contract->pri;
-        m.transfer_characteristics = contract->trc;
-        m.matrix_coefficients = contract->mtrx;
+        m.colour_primaries = contract.pri;
+        m.transfer_characteristics = contract.trc;
+        m.matrix_coefficients = contract.mtrx;
         m.duration_seconds = std::max(m.duration_seconds, seconds_of(segments));
         for (const auto& s : segments) m.max_segment_seconds = std::max(m.max_segment_seconds, s.duration);
         m.video.push_back(std::move(v));
@@ -78,7 +70,7 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
     if (audio_rendition && audio) {
         mux::DashAudioRepresentation a;
         a.id = "audio-aac";
-        a.folder = folder_of(outdir, audio_rendition->dir());
+        a.folder = uri_in_ladder(outdir, audio_rendition->dir());
         a.language = src.audio_language.empty() ? "und" : src.audio_language;
         a.bandwidth = peak_of(audio_rendition->segments());
         a.sample_rate = audio->codecpar()->sample_rate;

@@ -8,9 +8,9 @@
 
 #include "engine/init_segment_codecs.hpp"
 #include "engine/ladder_path.hpp"
+#include "engine/validation_text.hpp"
 #include "mux/hls_bandwidth.hpp"
 #include "mux/hls_playlist.hpp"
-#include "mux/hls_syntax.hpp"
 
 namespace ladder::engine {
 
@@ -21,12 +21,9 @@ namespace dash_check {
 namespace fs = std::filesystem;
 
 constexpr const char* kManifest = "manifest.mpd";
-constexpr double kBandwidthTolerance = 0.10;
 // Audio segments end on an AAC frame (1024 samples), not on a video frame.
 constexpr double kAudioTolerance = 0.05;
-constexpr std::size_t kShownBytes = 100;
-
-std::string shown(std::string_view text) { return mux::hls_syntax::excerpt(text, kShownBytes); }
+std::string shown(std::string_view text) { return shown_in_problem(text); }
 
 // One Representation as its SegmentTemplate describes it.
 struct Timeline {

@@ -9,6 +9,7 @@
 #include "engine/dash_validator.hpp"
 #include "engine/init_segment_codecs.hpp"
 #include "engine/ladder_path.hpp"
+#include "engine/validation_text.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/av1_sequence_header.hpp"
 #include "mux/bmff_boxes.hpp"
@@ -26,10 +27,6 @@ namespace fs = std::filesystem;
 constexpr double kExtinfTolerance = 0.002;
 // Audio segments end on the first AAC frame at or after a video boundary.
 constexpr double kAudioAlignment = 0.05;
-constexpr double kBandwidthTolerance = 0.10;
-// URIs are names, longer than the excerpts of other content: a rung name
-// alone may have 64 characters.
-constexpr std::size_t kShownUriBytes = 100;
 
 struct TrackCheck {
     std::vector<double> boundaries;  // cumulative EXTINF
@@ -39,8 +36,7 @@ struct TrackCheck {
     bool ok = false;
 };
 
-// A URI or a value from a file, in a problem line: short and escaped.
-std::string shown(std::string_view text) { return mux::hls_syntax::excerpt(text, kShownUriBytes); }
+std::string shown(std::string_view text) { return shown_in_problem(text); }
 
 class Validator {
 public:

@@ -1,8 +1,5 @@
 #include "engine/master_playlist.hpp"
 
-#include <fmt/format.h>
-
-#include "engine/errors.hpp"
 #include "engine/output_paths.hpp"
 #include "mux/atomic_file.hpp"
 #include "mux/av1_codecs_string.hpp"
@@ -11,30 +8,21 @@
 
 namespace ladder::engine {
 
-namespace {
-
-std::string relative_uri(const std::filesystem::path& outdir, const std::filesystem::path& file) {
-    return std::filesystem::relative(file, outdir).generic_string();
-}
-
-}  // namespace
-
 void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
                            const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,
                            const AudioTrack* audio) {
     std::vector<mux::VideoRenditionSummary> video;
     for (const auto& r : rungs) {
-        const auto contract = r.invariant->contract();
-        if (!contract) throw RunError(fmt::format("rung {}: no sequence header to describe", r.rung.name));
+        const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
         mux::VideoRenditionSummary v;
         const auto dir = hls_rung_dir(outdir, r.rung.name);
-        v.uri = relative_uri(outdir, dir / "index.m3u8");
-        v.iframe_uri = relative_uri(outdir, dir / "iframes.m3u8");
+        v.uri = uri_in_ladder(outdir, dir / "index.m3u8");
+        v.iframe_uri = uri_in_ladder(outdir, dir / "iframes.m3u8");
         v.width = r.rung.width;
         v.height = r.rung.height;
         v.frame_rate = av_q2d(src.frame_rate);
-        v.codecs = mux::av1_codecs_string(*contract);
-        v.video_range = mux::video_range_for_transfer(contract->trc);
+        v.codecs = mux::av1_codecs_string(contract);
+        v.video_range = mux::video_range_for_transfer(contract.trc);
         v.segments = mux::segment_sizes(r.finalizer->hls_segments());
         v.iframes = mux::iframe_sizes(r.finalizer->hls_segments());
         video.push_back(std::move(v));
@@ -45,7 +33,7 @@ void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo
         a.group_id = "audio-aac";
         a.language = src.audio_language.empty() ? "und" : src.audio_language;
         a.name = a.language == "und" ? "Audio" : a.language;
-        a.uri = relative_uri(outdir, audio_rendition->dir() / "index.m3u8");
+        a.uri = uri_in_ladder(outdir, audio_rendition->dir() / "index.m3u8");
         a.channels = audio->channels();
         a.segments = mux::segment_sizes(audio_rendition->segments());
         audio_summary = std::move(a);

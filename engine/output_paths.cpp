@@ -50,6 +50,10 @@ std::filesystem::path master_playlist_path(const std::filesystem::path& outdir) 
 
 std::filesystem::path dash_manifest_path(const std::filesystem::path& outdir) { return outdir / "manifest.mpd"; }
 
+std::string uri_in_ladder(const std::filesystem::path& outdir, const std::filesystem::path& path) {
+    return std::filesystem::relative(path, outdir).generic_string();
+}
+
 void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<std::filesystem::path>& outputs,
                         bool overwrite) {
     std::error_code ec;

@@ -25,6 +25,8 @@ std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const s
 std::filesystem::path master_playlist_path(const std::filesystem::path& outdir);
 // OUTDIR/manifest.mpd
 std::filesystem::path dash_manifest_path(const std::filesystem::path& outdir);
+// A path inside OUTDIR as the manifests name it: relative, with '/'.
+std::string uri_in_ladder(const std::filesystem::path& outdir, const std::filesystem::path& path);
 
 struct LadderOutputs {
     std::vector<RungOutputs> rungs;             // parallel to the ladder's rungs

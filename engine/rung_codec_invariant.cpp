@@ -1,5 +1,9 @@
 #include "engine/rung_codec_invariant.hpp"
 
+#include <fmt/format.h>
+
+#include "engine/errors.hpp"
+
 namespace ladder::engine {
 
 RungCodecInvariant::Verdict RungCodecInvariant::check(const EncodedChunk& chunk) {
@@ -23,6 +27,12 @@ RungCodecInvariant::Verdict RungCodecInvariant::check(const Dav1dSequenceHeader&
 std::optional<Dav1dSequenceHeader> RungCodecInvariant::contract() const {
     std::lock_guard lock(mu_);
     return contract_;
+}
+
+Dav1dSequenceHeader RungCodecInvariant::finished_contract(const std::string& rung_name) const {
+    const auto c = contract();
+    if (!c) throw RunError(fmt::format("rung {}: no sequence header to describe", rung_name));
+    return *c;
 }
 
 }  // namespace ladder::engine

@@ -28,6 +28,9 @@ public:
     Verdict check(const Dav1dSequenceHeader& header);
 
     std::optional<Dav1dSequenceHeader> contract() const;
+    // The contract of a finished rung, which the manifests describe; throws
+    // RunError naming the rung when no chunk set one.
+    Dav1dSequenceHeader finished_contract(const std::string& rung_name) const;
 
 private:
     mux::SpliceCheck level_;

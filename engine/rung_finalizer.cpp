@@ -102,12 +102,7 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
                                    chunk.slot_label, chunk.encoder, chunk.start_seconds, chunk.end_seconds,
                                    chunk.requested_kbps, chunk.session,
                                    chunk.quality ? std::optional(chunk.quality->value) : std::nullopt});
-    if (chunk.quality) {
-        quality_.add(*chunk.quality);
-        report_.quality_mean = quality_.mean();
-        report_.quality_min = quality_.min;
-        report_.quality_chunks = quality_.chunks;
-    }
+    if (chunk.quality) quality_.add(*chunk.quality);
     if (mp4_ && audio_)
         write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
 }
@@ -151,7 +146,15 @@ void RungFinalizer::run(std::stop_token stop) {
     progress_.rung_state(rung_index_, rung_.name, RungState::completed);
 }
 
-RungReport RungFinalizer::report() const { return report_; }
+RungReport RungFinalizer::report() const {
+    RungReport r = report_;
+    if (quality_.chunks > 0) {
+        r.quality_mean = quality_.mean();
+        r.quality_min = quality_.min;
+        r.quality_chunks = quality_.chunks;
+    }
+    return r;
+}
 std::vector<ChunkRecord> RungFinalizer::chunk_records() const { return records_; }
 
 }  // namespace ladder::engine

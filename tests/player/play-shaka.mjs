@@ -14,9 +14,9 @@
 // The last line of stdout is always PLAYER-RESULT {json}.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+import { browserSetup } from './browser-setup.mjs';
 import { startServer } from './static-server.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -71,21 +71,12 @@ async function main() {
     return 2;
   }
   result.expectedVariants = expectedVariants(fs.readFileSync(manifestPath, 'utf8'), manifestRel.endsWith('.mpd'));
-  const executablePath = process.env.LADDER_CHROMIUM || '/usr/bin/chromium';
-  if (!fs.existsSync(executablePath)) {
-    result.reason = `setup: ${executablePath} not found (apt-get install chromium, or set LADDER_CHROMIUM)`;
+  const setup = await browserSetup('shaka-player/dist/shaka-player.compiled.js');
+  if (setup.error) {
+    result.reason = setup.error;
     return 2;
   }
-  const require = createRequire(import.meta.url);
-  let chromium;
-  let shakaFile;
-  try {
-    ({ chromium } = await import('playwright-core'));
-    shakaFile = require.resolve('shaka-player/dist/shaka-player.compiled.js');
-  } catch (e) {
-    result.reason = `setup: node modules missing (run: npm ci --prefix tests/player): ${e.message}`;
-    return 2;
-  }
+  const { chromium, executablePath, libraryFile: shakaFile } = setup;
   const page0 = `<!doctype html>
 <html><head><meta charset="utf-8"><title>ladder Shaka check</title></head>
 <body>

@@ -14,9 +14,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+import { browserSetup } from './browser-setup.mjs';
 import { startServer } from './static-server.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -167,26 +167,12 @@ async function main() {
   result.manifestVariants = counts.variants;
   result.manifestAudioRenditions = counts.audio;
 
-  const nodeMajor = Number(process.versions.node.split('.')[0]);
-  if (nodeMajor < 18) {
-    result.reason = `setup: Node.js ${process.versions.node} is too old (playwright-core 1.61 needs >= 18)`;
+  const setup = await browserSetup('hls.js/dist/hls.js');
+  if (setup.error) {
+    result.reason = setup.error;
     return 2;
   }
-  const executablePath = process.env.LADDER_CHROMIUM || '/usr/bin/chromium';
-  if (!fs.existsSync(executablePath)) {
-    result.reason = `setup: ${executablePath} not found (apt-get install chromium, or set LADDER_CHROMIUM)`;
-    return 2;
-  }
-  const require = createRequire(import.meta.url);
-  let chromium;
-  let hlsFile;
-  try {
-    ({ chromium } = await import('playwright-core'));
-    hlsFile = require.resolve('hls.js/dist/hls.js');
-  } catch (e) {
-    result.reason = `setup: node modules missing (run: npm ci --prefix tests/player): ${e.message}`;
-    return 2;
-  }
+  const { chromium, executablePath, libraryFile: hlsFile } = setup;
 
   const page0 = `<!doctype html>
 <html><head><meta charset="utf-8"><title>ladder player check</title></head>
