@@ -160,8 +160,9 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                                     "Chunk (and segment) length in seconds; every chunk starts with a key frame")
                         ->capture_default_str();
     auto* audio = cmd->add_option("--audio", a.audio,
-                                  "aac = encode the source's audio once to AAC for every rung; none = no audio")
-                      ->check(CLI::IsMember({"aac", "none"}))
+                                  "aac = every audio track of the source, encoded once to AAC for every rung (stereo "
+                                  "per track, plus 5.1 for a track with more channels); aac:LANG[,LANG...] = the "
+                                  "tracks tagged with these languages (e.g. aac:eng,fra); none = no audio")
                       ->capture_default_str();
     auto* overwrite = cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
     auto* resume = cmd->add_flag("--resume", a.resume,
@@ -238,7 +239,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.memory_budget = byte_size("--memory-budget", a.memory_budget);
     o.gpu_memory_budget = byte_size("--gpu-memory-budget", a.gpu_memory_budget);
     o.segment_seconds = a.segment_seconds;
-    o.audio = a.audio == "aac";
+    o.audio = engine::parse_audio_choice(a.audio);
     o.overwrite = a.overwrite;
     o.resume = a.resume;
     o.preset = a.preset;

@@ -31,8 +31,8 @@ CLI::App* add_plan_command(CLI::App& app, PlanArgs& a) {
     cmd->add_option("--segment-seconds", a.segment_seconds,
                     "Chunk (and segment) length in seconds; the plan's chunks are what shards share out")
         ->capture_default_str();
-    cmd->add_option("--audio", a.audio, "aac = the outputs carry the source's audio (encoded by ladder stitch); none")
-        ->check(CLI::IsMember({"aac", "none"}))
+    cmd->add_option("--audio", a.audio,
+                    "As for ladder encode (aac, aac:LANG[,LANG...] or none); ladder stitch encodes the audio")
         ->capture_default_str();
     cmd->add_option("--splice-check", a.splice_check, "How chunks of one rung must agree, as for ladder encode")
         ->check(CLI::IsMember({"strict", "config"}))
@@ -69,7 +69,7 @@ int run_plan(const PlanArgs& a) {
         o.encoder = gpu::cpu_encoder_name(a.encoder);
         o.preset = a.preset;
         o.segment_seconds = a.segment_seconds;
-        o.audio = a.audio == "aac";
+        o.audio = engine::parse_audio_choice(a.audio);
         o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
         const engine::JobPlan plan = engine::make_plan(o, run->progress(), signals.token());
         // A new plan's chunks would not match the old ones: they go.

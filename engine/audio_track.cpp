@@ -32,15 +32,14 @@ std::string describe_layout(const AVChannelLayout& layout) {
 
 }  // namespace
 
-AudioTrack::AudioTrack(const AVStream* source, std::int64_t video_start)
+AudioTrack::AudioTrack(const AVStream* source, std::int64_t video_start, int channels)
     : source_tb_(source->time_base) {
     decoder_ = av::open_decoder(source, 1);
     start_in_source_tb_ = av_rescale_q(video_start, av::kTimeBaseQ, source_tb_);
 
     const int sample_rate = aac_sample_rate(decoder_->sample_rate);
-    // Stereo at most for now: the AAC rendition every player can decode.
     AVChannelLayout out_layout{};
-    av_channel_layout_default(&out_layout, std::min(2, decoder_->ch_layout.nb_channels));
+    av_channel_layout_default(&out_layout, channels);  // 6: 5.1(back), a layout FFmpeg's AAC encoder takes
 
     const AVCodec* aac = avcodec_find_encoder_by_name("aac");
     if (!aac) throw av::AvError(AVERROR_ENCODER_NOT_FOUND, "this FFmpeg build has no AAC encoder");
@@ -48,7 +47,8 @@ AudioTrack::AudioTrack(const AVStream* source, std::int64_t video_start)
     encoder_->sample_rate = sample_rate;
     encoder_->sample_fmt = AV_SAMPLE_FMT_FLTP;
     av::check(av_channel_layout_copy(&encoder_->ch_layout, &out_layout), "setting the AAC channel layout");
-    encoder_->bit_rate = out_layout.nb_channels >= 2 ? 128000 : 64000;
+    // Apple's authoring specification: 32-160 kb/s stereo, 5.1 higher.
+    encoder_->bit_rate = out_layout.nb_channels > 2 ? 384000 : out_layout.nb_channels == 2 ? 128000 : 64000;
     encoder_->time_base = AVRational{1, sample_rate};
     encoder_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     av::check(avcodec_open2(encoder_.get(), aac, nullptr), "opening the AAC encoder");

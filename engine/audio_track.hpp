@@ -21,7 +21,8 @@ class AudioTrack {
 public:
     // video_start: the first video timestamp, in AV_TIME_BASE units; audio
     // before it is trimmed and a late start is padded with silence.
-    AudioTrack(const AVStream* source, std::int64_t video_start);
+    // channels: the AAC's (1, 2 or 6: 5.1); the source is mixed to it.
+    AudioTrack(const AVStream* source, std::int64_t video_start, int channels);
     AudioTrack(const AudioTrack&) = delete;
     AudioTrack& operator=(const AudioTrack&) = delete;
 

@@ -43,8 +43,8 @@ double seconds_of(const std::vector<mux::CmafSegment>& segments) {
 }  // namespace
 
 void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
-                         const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,
-                         const AudioTrack* audio) {
+                         const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                         const AudioTracks* audio) {
     mux::DashManifest m;
     const AVRational video_tb = av_inv_q(src.frame_rate);
     for (const auto& r : rungs) {
@@ -67,16 +67,21 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         for (const auto& s : segments) m.max_segment_seconds = std::max(m.max_segment_seconds, s.duration);
         m.video.push_back(std::move(v));
     }
-    if (audio_rendition && audio) {
+    for (std::size_t i = 0; audio && i < audio_renditions.size(); ++i) {
+        const AudioRenditionSpec& spec = audio->spec(i);
+        const AudioTrack& track = audio->track(i);
+        const AudioRenditionWriter& rendition = *audio_renditions[i];
         mux::DashAudioRepresentation a;
-        a.id = "audio-aac";
-        a.folder = uri_in_ladder(outdir, audio_rendition->dir());
-        a.language = src.audio_language.empty() ? "und" : src.audio_language;
-        a.bandwidth = peak_of(audio_rendition->segments());
-        a.sample_rate = audio->codecpar()->sample_rate;
-        a.channels = audio->channels();
-        a.timeline = timeline_of(audio_rendition->segments(), audio->time_base());
-        m.audio = std::move(a);
+        a.id = "audio-" + spec.id;
+        a.folder = uri_in_ladder(outdir, rendition.dir());
+        a.language = spec.language;
+        a.label = spec.name;
+        a.is_default = spec.is_default;
+        a.bandwidth = peak_of(rendition.segments());
+        a.sample_rate = track.codecpar()->sample_rate;
+        a.channels = track.channels();
+        a.timeline = timeline_of(rendition.segments(), track.time_base());
+        m.audio.push_back(std::move(a));
     }
     mux::write_file_atomically(dash_manifest_path(outdir), mux::render_dash_manifest(m));
 }

@@ -15,7 +15,7 @@ extern "C" {
 namespace ladder::engine {
 
 DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
-                         int consumers, std::size_t channel_capacity, AudioTrack* audio, ProgressSink& progress,
+                         int consumers, std::size_t channel_capacity, AudioTracks* audio, ProgressSink& progress,
                          std::vector<Device> devices, bool growable)
     : source_input_(source_input),
       source_(source),
@@ -146,7 +146,7 @@ void DecodeLanes::read_audio(std::stop_token stop) {
     av::InputFile input(source_input_.path());
     AVFormatContext* ic = input.get();
     for (unsigned i = 0; i < ic->nb_streams; ++i)
-        if (static_cast<int>(i) != source_.audio_stream) ic->streams[i]->discard = AVDISCARD_ALL;
+        if (!audio_->reads(static_cast<int>(i))) ic->streams[i]->discard = AVDISCARD_ALL;
     av::PacketPtr pkt = av::make_packet();
     for (;;) {
         if (stop.stop_requested()) throw Cancelled();
@@ -155,12 +155,12 @@ void DecodeLanes::read_audio(std::stop_token stop) {
         } catch (const av::AvError&) {
             break;  // a cut or damaged file: the video lanes say so
         }
-        if (pkt->stream_index == source_.audio_stream) audio_->feed(pkt.get());
+        audio_->feed(pkt.get());
         av_packet_unref(pkt.get());
     }
     const auto frames = source_end_.wait(stop);
     if (!frames) throw Cancelled();
-    audio_->finish(av_rescale_q(*frames, av_inv_q(source_.frame_rate), audio_->time_base()));
+    audio_->finish(*frames, source_.frame_rate);
 }
 
 void DecodeLanes::note_frames_missing() const {

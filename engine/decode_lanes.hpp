@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "av/input_file.hpp"
-#include "engine/audio_track.hpp"
+#include "engine/audio_tracks.hpp"
 #include "engine/decode_pump.hpp"
 #include "engine/job_report.hpp"
 #include "engine/lane_bounds.hpp"
@@ -41,7 +41,7 @@ public:
     // more lanes may start later (the audio is then read on its own from the
     // start, even with one lane).
     DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
-                int consumers, std::size_t channel_capacity, AudioTrack* audio, ProgressSink& progress,
+                int consumers, std::size_t channel_capacity, AudioTracks* audio, ProgressSink& progress,
                 std::vector<Device> devices, bool growable = false);
 
     int size() const;
@@ -90,7 +90,7 @@ private:
     const SourceInfo& source_;
     int consumers_;
     std::size_t channel_capacity_;
-    AudioTrack* audio_;
+    AudioTracks* audio_;
     ProgressSink& progress_;
     std::vector<Device> devices_;
     bool separate_audio_;

@@ -19,7 +19,7 @@ extern "C" {
 namespace ladder::engine {
 
 DecodePump::DecodePump(av::InputFile& input, const SourceInfo& source, std::vector<FrameChannel*> outputs,
-                       AudioTrack* audio, ProgressSink& progress, av::BufferRefPtr hw_device)
+                       AudioTracks* audio, ProgressSink& progress, av::BufferRefPtr hw_device)
     : input_(input),
       source_(source),
       outputs_(std::move(outputs)),
@@ -101,7 +101,7 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
     decoder_ = hw_device_ ? av::open_hw_decoder(vs, hw_device_.get(), AV_PIX_FMT_CUDA) : av::open_decoder(vs, 0);
     // Only the streams ladder uses are demuxed at all.
     for (unsigned i = 0; i < input_.get()->nb_streams; ++i)
-        if (static_cast<int>(i) != source_.video_stream && !(audio_ && static_cast<int>(i) == source_.audio_stream))
+        if (static_cast<int>(i) != source_.video_stream && !(audio_ && audio_->reads(static_cast<int>(i))))
             input_.get()->streams[i]->discard = AVDISCARD_ALL;
 
     if (range_) seek_to_range();
@@ -116,7 +116,7 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
             ++counters_.video_packets;
             if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
             decode_video(pkt.get(), stop);
-        } else if (audio_ && pkt->stream_index == source_.audio_stream) {
+        } else if (audio_ && audio_->reads(pkt->stream_index)) {
             audio_->feed(pkt.get());
         }
         av_packet_unref(pkt.get());
@@ -143,7 +143,7 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
                                    "it is not the source that was planned (make a new plan)",
                                    source_.path, range_->first, range_->end - 1, counters_.frames_normalized));
     if (audio_)
-        audio_->finish(av_rescale_q(counters_.frames_normalized, av_inv_q(source_.frame_rate), audio_->time_base()));
+        audio_->finish(counters_.frames_normalized, source_.frame_rate);
 }
 
 bool DecodePump::read_packet(AVPacket* pkt) {

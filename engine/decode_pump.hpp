@@ -3,7 +3,7 @@
 // once (deinterlaced and turned upright when the source says so, constant
 // frame rate from the stream's rate, one pixel format) and
 // handed to every rung scaler as new references to the same buffers (no
-// pixel copy); audio packets go to the AudioTrack.
+// pixel copy); audio packets go to the AudioTracks.
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -13,7 +13,7 @@
 #include "av/hw_device.hpp"
 #include "av/input_file.hpp"
 #include "av/logging.hpp"
-#include "engine/audio_track.hpp"
+#include "engine/audio_tracks.hpp"
 #include "engine/bounded_channel.hpp"
 #include "engine/errors.hpp"
 #include "engine/lane_bounds.hpp"
@@ -79,7 +79,7 @@ public:
     // hw_device (may be null): a CUDA device context to decode on with
     // NVDEC; frames then stay in GPU memory and the scalers use scale_cuda.
     DecodePump(av::InputFile& input, const SourceInfo& source, std::vector<FrameChannel*> outputs,
-               AudioTrack* audio, ProgressSink& progress, av::BufferRefPtr hw_device = nullptr);
+               AudioTracks* audio, ProgressSink& progress, av::BufferRefPtr hw_device = nullptr);
 
     // Runs to the end of the source, then closes every output channel and
     // finishes the audio track. A source of which no video frame decodes
@@ -117,7 +117,7 @@ private:
     av::InputFile& input_;
     const SourceInfo& source_;
     std::vector<FrameChannel*> outputs_;
-    AudioTrack* audio_;
+    AudioTracks* audio_;
     ProgressSink& progress_;
     av::BufferRefPtr hw_device_;
     std::unique_ptr<av::GpuFrameCopier> gpu_copier_;

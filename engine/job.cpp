@@ -142,36 +142,47 @@ Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
     return e;
 }
 
-// The source's audio track for the outputs, or null (none, or not asked for).
-std::unique_ptr<AudioTrack> open_audio(const JobOptions& options, const CheckedSource& source, ProgressSink& progress) {
-    const SourceInfo& src = source.info;
-    AVFormatContext* input = source.input->get();
-    if (!options.audio) return nullptr;
-    if (src.audio_stream < 0) {
+// Which audio renditions the outputs get, with the notes that say what was
+// left out. InputError when --audio names languages the source lacks.
+AudioSelection choose_audio(const JobOptions& options, const SourceInfo& src, ProgressSink& progress) {
+    if (options.shard) return {};  // `ladder stitch` encodes a plan's audio, once
+    AudioSelection selection = select_audio(src.audio_tracks, options.audio, src.path);
+    for (const auto& note : selection.notes) progress.note(NoteLevel::info, note);
+    if (options.audio.enabled && selection.renditions.empty())
         progress.note(NoteLevel::info, fmt::format("input {} has no usable audio stream: outputs are video only",
                                                     src.path));
-        return nullptr;
+    if (selection.renditions.size() > 1) {
+        std::vector<std::string> listed;
+        for (const auto& r : selection.renditions)
+            listed.push_back(fmt::format("{} (track {}, {}, {} ch{})", r.id, r.ordinal, r.language, r.channels,
+                                         r.is_default ? ", default" : ""));
+        progress.note(NoteLevel::info, fmt::format("input {}: {} audio renditions: {}", src.path,
+                                                    selection.renditions.size(), fmt::join(listed, ", ")));
     }
+    return selection;
+}
+
+// The selected audio renditions, decoded and encoded once each; null when
+// there are none.
+std::unique_ptr<AudioTracks> open_audio(const AudioSelection& selection, const CheckedSource& source) {
+    if (selection.renditions.empty()) return nullptr;
+    const SourceInfo& src = source.info;
+    AVFormatContext* input = source.input->get();
     const AVStream* vs = input->streams[src.video_stream];
     const std::int64_t video_start =
         vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
-    std::unique_ptr<AudioTrack> audio;
     try {
-        audio = std::make_unique<AudioTrack>(input->streams[src.audio_stream], video_start);
+        return std::make_unique<AudioTracks>(input, selection.renditions, video_start);
     } catch (const av::AvError& e) {
         throw InputError(fmt::format("input {}: cannot decode its audio ({}): pass --audio none to skip audio",
                                      src.path, e.what()));
     }
-    if (src.audio_streams > 1) {
-        int ordinal = 1;  // among the audio streams, as players number tracks
-        for (int i = 0; i < src.audio_stream; ++i) ordinal += input->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO;
-        progress.note(NoteLevel::info,
-                      fmt::format("input {} has {} audio streams: encoding audio track {} (stream #{}, {}, {} ch), "
-                                  "the one marked default (else FFmpeg's best ranked); the others are left out",
-                                  src.path, src.audio_streams, ordinal, src.audio_stream, src.audio_language,
-                                  input->streams[src.audio_stream]->codecpar->ch_layout.nb_channels));
-    }
-    return audio;
+}
+
+std::vector<std::string> rendition_ids(const AudioSelection& selection) {
+    std::vector<std::string> ids;
+    for (const auto& r : selection.renditions) ids.push_back(r.id);
+    return ids;
 }
 
 void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
@@ -300,7 +311,8 @@ struct StagesOutcome {
 StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most_lanes,
                          std::vector<RungRuntime>& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
                          ChunkDispatcher& dispatcher,
-                         ChunkAnalyzer* analyzer, AudioRenditionWriter* audio_rendition, EncoderWorkers& workers,
+                         ChunkAnalyzer* analyzer, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                         EncoderWorkers& workers,
                          const std::function<void(const char*)>& mark,
                          std::stop_token external_stop) {
     StageThreads stages(external_stop, options.start_thread);
@@ -312,8 +324,9 @@ StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most
         if (RungFinalizer* fin = rungs[i].finalizer)
             stages.start(fmt::format("rung {} writer", rungs[i].rung.name), [fin](std::stop_token t) { fin->run(t); });
     }
-    if (audio_rendition)
-        stages.start("audio rendition", [audio_rendition](std::stop_token t) { audio_rendition->run(t); });
+    for (AudioRenditionWriter* rendition : audio_renditions)
+        stages.start(fmt::format("audio rendition {}", rendition->dir().filename().string()),
+                     [rendition](std::stop_token t) { rendition->run(t); });
     for (std::size_t i = 0; i < workers.workers.size(); ++i)
         stages.start(fmt::format("encoder worker {}", i),
                      [w = workers.workers[i].get()](std::stop_token t) { w->run(t); });
@@ -414,6 +427,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                           "NVDEC decoding for NVENC sessions on the same GPU)";
     }
 
+    const AudioSelection audio_selection = choose_audio(options, src, progress);
+
     // 2. The output folder, checked and prepared. A shard writes no
     // outputs: the plan's journal, shared by all shards, is its output.
     std::optional<OutputStage> output;
@@ -421,9 +436,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         std::filesystem::create_directories(options.outdir);
     else
         output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
-                                     options.audio && src.audio_stream >= 0, options.overwrite || options.resume});
-    // `ladder stitch` encodes a plan's audio, once.
-    std::unique_ptr<AudioTrack> audio = options.shard ? nullptr : open_audio(options, source, progress);
+                                     rendition_ids(audio_selection), options.overwrite || options.resume});
+    std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source);
     note_source_handling(src, progress);
     ChunkJournal journal(options.outdir, options.shard ? options.shard->plan.fingerprint() : job_fingerprint(options, source),
                          options.shard ? JournalMode::shared : options.resume ? JournalMode::resume : JournalMode::fresh);
@@ -455,7 +469,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (output) output->open(audio.get(), source.chunk_frames, src.frame_rate, src.hdr, progress);
     const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
     std::vector<RungRuntime> rungs = make_rungs(options, source, frames, output ? &*output : nullptr, progress);
-    AudioRenditionWriter* audio_rendition = output ? output->audio_rendition() : nullptr;
+    const std::vector<AudioRenditionWriter*> audio_renditions =
+        output ? output->audio_renditions() : std::vector<AudioRenditionWriter*>{};
 
     // 4. The data path: the pump decodes once and feeds every rung's
     // scaler; a scaler's chunks go to the dispatcher's queue (or, when an
@@ -486,7 +501,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     consumer_setup.dispatcher = dispatcher.get();
     consumer_setup.memory = gpu_memory ? &*gpu_memory : &memory;
     consumer_setup.journaled = &journaled;
-    consumer_setup.audio_rendition = audio_rendition;
+    consumer_setup.audio_renditions = audio_renditions;
     consumer_setup.analyzer = analyzer.get();
     consumer_setup.pix_fmt = src.pix_fmt;
     consumer_setup.chunk_frames = source.chunk_frames;
@@ -499,7 +514,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // the run is stopped.
     const StagesOutcome outcome =
         run_stages(options, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
-                   audio_rendition, workers, mark, external_stop);
+                   audio_renditions, workers, mark, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.

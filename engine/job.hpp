@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/audio_selection.hpp"
 #include "engine/chunk_quality.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/device_plan.hpp"
@@ -75,7 +76,7 @@ struct JobOptions {
     // longer) before it is killed as hung.
     std::chrono::milliseconds encoder_stall_timeout{std::chrono::seconds(120)};
     double segment_seconds = 2.0;
-    bool audio = true;
+    AudioChoice audio;  // --audio: which tracks become AAC renditions
     bool overwrite = false;
     // Reuse the chunks journaled under OUTDIR/.ladder by an interrupted run
     // with the same source, ladder and settings (implies overwrite).

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "engine/audio_selection.hpp"
 #include "engine/ladder_spec.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -37,7 +38,7 @@ struct JobPlan {
     std::string encoder = "libsvtav1";
     int preset = -1;
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
-    bool audio = true;
+    AudioChoice audio;  // as --audio asked; disabled when the source has no audio it selects
 
     int chunk_count() const;
     std::vector<PlanChunk> chunks() const;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <optional>
 
 #include "av/memory_input.hpp"
@@ -59,10 +62,16 @@ private:
                                 bool video);
     void check_iframes(const LadderFile& playlist);
     void check_bandwidth(const fs::path& master, const mux::HlsAttributes& attrs, const TrackCheck& video,
-                         const TrackCheck* audio);
+                         const std::vector<const TrackCheck*>& audio);
+    // Every AUDIO rendition's track, by URI, and each group's members.
+    void check_audio_media(const fs::path& master_file, const mux::MasterPlaylist& master);
+    std::vector<const TrackCheck*> audio_group(const fs::path& master_file, const mux::HlsAttributes& variant);
+    void check_audio_alignment(const fs::path& master_file, const TrackCheck& reference);
 
     LadderFolder folder_;
     ValidationReport report_;
+    std::map<std::string, TrackCheck> audio_tracks_;  // by URI as the master playlist writes it
+    std::map<std::string, std::vector<std::string>> audio_groups_;  // GROUP-ID -> URIs
 };
 
 // The file a URI in playlist names (relative to the playlist's folder), or
@@ -212,13 +221,20 @@ void Validator::check_iframes(const LadderFile& playlist) {
 }
 
 void Validator::check_bandwidth(const fs::path& master, const mux::HlsAttributes& attrs, const TrackCheck& video,
-                                const TrackCheck* audio) {
+                                const std::vector<const TrackCheck*>& audio) {
     std::uint64_t peak = mux::peak_bandwidth(video.sizes, video.target_duration);
     std::uint64_t average = mux::average_bandwidth(video.sizes);
-    if (audio && audio->ok) {
-        peak += mux::peak_bandwidth(audio->sizes, audio->target_duration);
-        average += mux::average_bandwidth(audio->sizes);
+    // The variant may be played with any rendition of its group: its numbers
+    // hold for the largest.
+    std::uint64_t audio_peak = 0;
+    std::uint64_t audio_average = 0;
+    for (const TrackCheck* a : audio) {
+        if (!a->ok) continue;
+        audio_peak = std::max(audio_peak, mux::peak_bandwidth(a->sizes, a->target_duration));
+        audio_average = std::max(audio_average, mux::average_bandwidth(a->sizes));
     }
+    peak += audio_peak;
+    average += audio_average;
     auto compare = [&](const char* name, std::uint64_t measured) {
         auto v = attrs.get(name);
         if (!v) {
@@ -232,6 +248,63 @@ void Validator::check_bandwidth(const fs::path& master, const mux::HlsAttributes
     };
     compare("BANDWIDTH", peak);
     compare("AVERAGE-BANDWIDTH", average);
+}
+
+void Validator::check_audio_media(const fs::path& master_file, const mux::MasterPlaylist& master) {
+    std::map<std::string, std::set<std::string>> names;  // per group: NAME must tell renditions apart
+    std::map<std::string, int> defaults;
+    for (const auto& m : master.media) {
+        if (m.get("TYPE") != "AUDIO") continue;
+        const std::string group = m.get("GROUP-ID").value_or("");
+        const std::string name = m.get("NAME").value_or("");
+        if (!names[group].insert(name).second)
+            problem(master_file, fmt::format("audio group \"{}\" has two renditions named \"{}\"", shown(group),
+                                             shown(name)));
+        defaults[group] += m.get("DEFAULT") == "YES";
+        auto uri = m.get("URI");
+        if (!uri) continue;
+        audio_groups_[group].push_back(*uri);
+        if (audio_tracks_.count(*uri)) continue;
+        if (const auto playlist = follow(master_file, *uri)) audio_tracks_[*uri] = check_track(*playlist, false);
+    }
+    for (const auto& [group, count] : defaults)
+        if (count > 1)
+            problem(master_file, fmt::format("audio group \"{}\" has {} renditions with DEFAULT=YES (at most one)",
+                                             shown(group), count));
+}
+
+std::vector<const TrackCheck*> Validator::audio_group(const fs::path& master_file, const mux::HlsAttributes& variant) {
+    std::vector<const TrackCheck*> out;
+    const auto group = variant.get("AUDIO");
+    if (!group) return out;
+    const auto it = audio_groups_.find(*group);
+    if (it == audio_groups_.end()) {
+        problem(master_file, fmt::format("variant {}: AUDIO=\"{}\" names no EXT-X-MEDIA group",
+                                         shown(variant.get("RESOLUTION").value_or("?")), shown(*group)));
+        return out;
+    }
+    for (const auto& uri : it->second)
+        if (const auto t = audio_tracks_.find(uri); t != audio_tracks_.end()) out.push_back(&t->second);
+    return out;
+}
+
+void Validator::check_audio_alignment(const fs::path& master_file, const TrackCheck& reference) {
+    const auto& r = reference.boundaries;
+    for (const auto& [uri, track] : audio_tracks_) {
+        if (!track.ok) continue;
+        const auto& a = track.boundaries;
+        if (a.size() != r.size()) {
+            problem(master_file, fmt::format("audio {} has {} segments and the video {}: they do not line up",
+                                             shown(uri), a.size(), r.size()));
+            continue;
+        }
+        for (std::size_t i = 0; i + 1 < a.size(); ++i)
+            if (std::abs(a[i] - r[i]) > kAudioAlignment) {
+                problem(master_file, fmt::format("audio {} segment {} ends at {:.3f} s, video at {:.3f} s", shown(uri),
+                                                 i + 1, a[i], r[i]));
+                break;
+            }
+    }
 }
 
 ValidationReport Validator::run() {
@@ -251,13 +324,7 @@ ValidationReport Validator::run() {
     if (master.variants.empty()) problem(master_file, "no variant streams");
     if (!master.independent_segments) problem(master_file, "no EXT-X-INDEPENDENT-SEGMENTS");
 
-    std::optional<TrackCheck> audio;
-    for (const auto& m : master.media) {
-        if (m.get("TYPE") != "AUDIO") continue;
-        auto uri = m.get("URI");
-        if (!uri) continue;
-        if (const auto playlist = follow(master_file, *uri)) audio = check_track(*playlist, false);
-    }
+    check_audio_media(master_file, master);
     std::optional<TrackCheck> reference;
     std::string reference_uri;
     for (const auto& v : master.variants) {
@@ -272,7 +339,7 @@ ValidationReport Validator::run() {
         if (!t.codecs.empty() && declared_video != t.codecs)
             problem(master_file, fmt::format("variant {}: CODECS says {} but its init segment's av1C says {}",
                                              shown(v.uri), shown(declared_video), t.codecs));
-        check_bandwidth(master_file, v.attributes, t, audio ? &*audio : nullptr);
+        check_bandwidth(master_file, v.attributes, t, audio_group(master_file, v.attributes));
         if (!reference) {
             reference = t;
             reference_uri = shown(v.uri);
@@ -289,20 +356,7 @@ ValidationReport Validator::run() {
                 }
         }
     }
-    if (audio && audio->ok && reference) {
-        const auto& a = audio->boundaries;
-        const auto& r = reference->boundaries;
-        if (a.size() != r.size())
-            problem(master_file, fmt::format("the audio has {} segments and the video {}: they do not line up",
-                                             a.size(), r.size()));
-        else
-            for (std::size_t i = 0; i + 1 < a.size(); ++i)
-                if (std::abs(a[i] - r[i]) > kAudioAlignment) {
-                    problem(master_file, fmt::format("audio segment {} ends at {:.3f} s, video at {:.3f} s", i + 1,
-                                                     a[i], r[i]));
-                    break;
-                }
-    }
+    if (reference) check_audio_alignment(master_file, *reference);
     for (const auto& i : master.iframe_streams)
         if (auto uri = i.get("URI"))
             if (const auto playlist = follow(master_file, *uri)) check_iframes(*playlist);

@@ -27,7 +27,7 @@ struct LaneConsumerSetup {
     ChunkDispatcher* dispatcher = nullptr;
     MemoryBudget* memory = nullptr;  // the budget chunks are queued under (host or GPU)
     JournaledChunkRoute* journaled = nullptr;
-    AudioRenditionWriter* audio_rendition = nullptr;  // may be null
+    std::vector<AudioRenditionWriter*> audio_renditions;  // told where the video ends
     ChunkAnalyzer* analyzer = nullptr;                // may be null; its channel is the lanes' last
     AVPixelFormat pix_fmt = AV_PIX_FMT_NONE;
     int chunk_frames = 0;

@@ -9,8 +9,8 @@
 namespace ladder::engine {
 
 void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
-                           const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,
-                           const AudioTrack* audio) {
+                           const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                           const AudioTracks* audio) {
     std::vector<mux::VideoRenditionSummary> video;
     for (const auto& r : rungs) {
         const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
@@ -27,16 +27,18 @@ void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo
         v.iframes = mux::iframe_sizes(r.finalizer->hls_segments());
         video.push_back(std::move(v));
     }
-    std::optional<mux::AudioRenditionSummary> audio_summary;
-    if (audio_rendition && audio) {
+    std::vector<mux::AudioRenditionSummary> audio_summary;
+    for (std::size_t i = 0; audio && i < audio_renditions.size(); ++i) {
+        const AudioRenditionSpec& spec = audio->spec(i);
         mux::AudioRenditionSummary a;
-        a.group_id = "audio-aac";
-        a.language = src.audio_language.empty() ? "und" : src.audio_language;
-        a.name = a.language == "und" ? "Audio" : a.language;
-        a.uri = uri_in_ladder(outdir, audio_rendition->dir() / "index.m3u8");
-        a.channels = audio->channels();
-        a.segments = mux::segment_sizes(audio_rendition->segments());
-        audio_summary = std::move(a);
+        a.track = spec.ordinal;
+        a.language = spec.language;
+        a.name = spec.name;
+        a.is_default = spec.is_default;
+        a.uri = uri_in_ladder(outdir, audio_renditions[i]->dir() / "index.m3u8");
+        a.channels = audio->track(i).channels();
+        a.segments = mux::segment_sizes(audio_renditions[i]->segments());
+        audio_summary.push_back(std::move(a));
     }
     mux::write_file_atomically(master_playlist_path(outdir),
                                mux::render_master_playlist(mux::build_master_playlist(video, audio_summary)));

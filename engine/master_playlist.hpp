@@ -6,15 +6,16 @@
 #include <vector>
 
 #include "engine/audio_rendition_writer.hpp"
-#include "engine/audio_track.hpp"
+#include "engine/audio_tracks.hpp"
 #include "engine/rung_runtime.hpp"
 #include "engine/source_info.hpp"
 
 namespace ladder::engine {
 
-// audio_rendition and audio: both null for a ladder without audio.
+// audio_renditions: parallel to audio's tracks; audio is null (and the
+// renditions empty) for a ladder without audio.
 void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
-                           const std::vector<RungRuntime>& rungs, const AudioRenditionWriter* audio_rendition,
-                           const AudioTrack* audio);
+                           const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                           const AudioTracks* audio);
 
 }  // namespace ladder::engine

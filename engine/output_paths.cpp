@@ -25,7 +25,7 @@ std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const s
 }
 
 LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vector<std::string>& rung_names,
-                             bool write_mp4, bool write_hls, bool hls_audio) {
+                             bool write_mp4, bool write_hls, const std::vector<std::string>& hls_audio) {
     LadderOutputs out;
     for (const auto& name : rung_names) {
         RungOutputs o;
@@ -41,7 +41,7 @@ LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vec
     }
     if (write_hls) {
         out.finals.push_back(master_playlist_path(outdir));
-        if (hls_audio) out.finals.push_back(hls_audio_dir(outdir, kAudioRendition) / "index.m3u8");
+        for (const auto& id : hls_audio) out.finals.push_back(hls_audio_dir(outdir, id) / "index.m3u8");
     }
     return out;
 }
@@ -80,7 +80,7 @@ void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<s
 }
 
 void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std::vector<bool>& finished,
-                               const std::optional<std::filesystem::path>& audio_dir) {
+                               const std::vector<std::filesystem::path>& audio_dirs) {
     std::error_code ec;  // best effort: unlink works on a full disk, and nothing here may mask the run's error
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         if (rungs[i].hls_dir) {
@@ -89,7 +89,7 @@ void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std:
         }
         if (rungs[i].mp4 && i < finished.size() && finished[i]) std::filesystem::remove(*rungs[i].mp4, ec);
     }
-    if (audio_dir) std::filesystem::remove(*audio_dir / "index.m3u8", ec);
+    for (const auto& dir : audio_dirs) std::filesystem::remove(dir / "index.m3u8", ec);
 }
 
 }  // namespace ladder::engine

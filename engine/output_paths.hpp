@@ -11,9 +11,9 @@
 
 namespace ladder::engine {
 
-// The HLS audio rendition's folder: OUTDIR/audio/aac/.
+// The HLS audio renditions' folders: OUTDIR/audio/<id>/ (ids from
+// AudioRenditionSpec: "aac" for the default track's stereo).
 constexpr const char* kAudioFolder = "audio";
-constexpr const char* kAudioRendition = "aac";
 
 // OUTDIR/<rung>.mp4
 std::filesystem::path single_file_path(const std::filesystem::path& outdir, const std::string& rung_name);
@@ -35,9 +35,9 @@ struct LadderOutputs {
 
 // Where each rung's outputs go for this packaging, and the files that must
 // not exist already (for prepare_output_dir). Throws InputError for a rung
-// named like the HLS audio folder.
+// named like the HLS audio folder. hls_audio: the audio renditions' ids.
 LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vector<std::string>& rung_names,
-                             bool write_mp4, bool write_hls, bool hls_audio);
+                             bool write_mp4, bool write_hls, const std::vector<std::string>& hls_audio);
 
 // Creates outdir if needed and proves it is writable; throws InputError when
 // it is not, or when one of `outputs` exists and overwrite is false.
@@ -51,6 +51,6 @@ void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<s
 // the chunk journal stay, so --resume rebuilds them without encoding again.
 // The master playlist is written only at the very end and never exists here.
 void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std::vector<bool>& finished,
-                               const std::optional<std::filesystem::path>& audio_dir);
+                               const std::vector<std::filesystem::path>& audio_dirs);
 
 }  // namespace ladder::engine

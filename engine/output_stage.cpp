@@ -14,7 +14,8 @@ LadderOutputs paths_for(const OutputRequest& request) {
     for (const auto& r : request.rungs) names.push_back(r.name);
     const bool hls = request.format != OutputFormat::mp4;
     LadderOutputs out =
-        ladder_outputs(request.outdir, names, request.format != OutputFormat::hls, hls, hls && request.audio);
+        ladder_outputs(request.outdir, names, request.format != OutputFormat::hls, hls,
+                                       hls ? request.audio : std::vector<std::string>{});
     if (request.dash && hls) out.finals.push_back(dash_manifest_path(request.outdir));
     return out;
 }
@@ -29,23 +30,31 @@ OutputStage::OutputStage(OutputRequest request) : request_(std::move(request)), 
     if (writes_dash()) std::filesystem::remove(dash_manifest_path(request_.outdir));
 }
 
-void OutputStage::open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
+void OutputStage::open(AudioTracks* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
                        ProgressSink& progress) {
     const bool mp4 = request_.format != OutputFormat::hls;
     for (std::size_t i = 0; i < request_.rungs.size(); ++i)
         finalizers_.push_back(std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], paths_.rungs[i],
                                                               frame_rate, mp4 ? audio : nullptr, hdr, progress));
     if (writes_hls() && audio)
-        audio_rendition_ = std::make_unique<AudioRenditionWriter>(hls_audio_dir(request_.outdir, kAudioRendition),
-                                                                  *audio, chunk_frames, frame_rate);
+        for (std::size_t i = 0; i < audio->size(); ++i)
+            audio_renditions_.push_back(std::make_unique<AudioRenditionWriter>(
+                hls_audio_dir(request_.outdir, audio->spec(i).id), audio->track(i), chunk_frames, frame_rate));
+}
+
+std::vector<AudioRenditionWriter*> OutputStage::audio_renditions() const {
+    std::vector<AudioRenditionWriter*> out;
+    for (const auto& w : audio_renditions_) out.push_back(w.get());
+    return out;
 }
 
 void OutputStage::withdraw() {
     std::vector<bool> finished;
     for (std::size_t i = 0; i < paths_.rungs.size(); ++i)
         finished.push_back(i < finalizers_.size() && finalizers_[i]->completed());
-    withdraw_finished_outputs(paths_.rungs, finished,
-                              audio_rendition_ ? std::optional(audio_rendition_->dir()) : std::nullopt);
+    std::vector<std::filesystem::path> audio_dirs;
+    for (const auto& w : audio_renditions_) audio_dirs.push_back(w->dir());
+    withdraw_finished_outputs(paths_.rungs, finished, audio_dirs);
 }
 
 void OutputStage::abandon(ProgressSink& progress) {
@@ -55,13 +64,14 @@ void OutputStage::abandon(ProgressSink& progress) {
     withdraw();
 }
 
-void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTrack* audio) {
+void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio) {
     if (!writes_hls()) return;
     try {
         // The DASH manifest first: the master playlist, last, says the
         // whole ladder is there.
-        if (writes_dash()) write_dash_manifest(request_.outdir, src, rungs, audio_rendition_.get(), audio);
-        write_master_playlist(request_.outdir, src, rungs, audio_rendition_.get(), audio);
+        const auto renditions = audio_renditions();
+        if (writes_dash()) write_dash_manifest(request_.outdir, src, rungs, renditions, audio);
+        write_master_playlist(request_.outdir, src, rungs, renditions, audio);
     } catch (...) {
         std::error_code ec;
         std::filesystem::remove(dash_manifest_path(request_.outdir), ec);

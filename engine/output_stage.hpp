@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/audio_rendition_writer.hpp"
-#include "engine/audio_track.hpp"
+#include "engine/audio_tracks.hpp"
 #include "engine/job.hpp"
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
@@ -27,7 +27,7 @@ struct OutputRequest {
     std::vector<Rung> rungs;
     OutputFormat format = OutputFormat::hls;
     bool dash = false;       // manifest.mpd over the HLS segments too (format is then never mp4 alone)
-    bool audio = false;      // the ladder has an audio track
+    std::vector<std::string> audio;  // the ids of the ladder's audio renditions (none: no audio)
     bool overwrite = false;  // earlier outputs there may be replaced
 };
 
@@ -39,13 +39,14 @@ public:
     OutputStage(const OutputStage&) = delete;
     OutputStage& operator=(const OutputStage&) = delete;
 
-    // The writers: a finalizer per rung (its MP4 gets audio's track too)
-    // and, for HLS with audio, the audio rendition.
-    void open(AudioTrack* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
+    // The writers: a finalizer per rung (its MP4 gets every audio track
+    // too) and, for HLS, one writer per audio rendition.
+    void open(AudioTracks* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
               ProgressSink& progress);
 
     RungFinalizer& finalizer(std::size_t rung) { return *finalizers_.at(rung); }
-    AudioRenditionWriter* audio_rendition() { return audio_rendition_.get(); }
+    // Parallel to the AudioTracks given to open(); empty without HLS or audio.
+    std::vector<AudioRenditionWriter*> audio_renditions() const;
     bool writes_hls() const { return request_.format != OutputFormat::mp4; }
     bool writes_dash() const { return request_.dash && writes_hls(); }
 
@@ -54,7 +55,7 @@ public:
     void abandon(ProgressSink& progress);
     // Every rung is complete: the master playlist is written, last; when
     // that fails, the outputs are withdrawn.
-    void publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTrack* audio);
+    void publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio);
 
     // Each rung's report and its chunks.
     void fill_report(JobReport& report) const;
@@ -65,7 +66,7 @@ private:
     OutputRequest request_;
     LadderOutputs paths_;
     std::vector<std::unique_ptr<RungFinalizer>> finalizers_;
-    std::unique_ptr<AudioRenditionWriter> audio_rendition_;
+    std::vector<std::unique_ptr<AudioRenditionWriter>> audio_renditions_;
 };
 
 }  // namespace ladder::engine

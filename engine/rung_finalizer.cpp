@@ -9,7 +9,7 @@
 namespace ladder::engine {
 
 RungFinalizer::RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate,
-                             AudioTrack* audio, av::HdrMetadata hdr, ProgressSink& progress)
+                             AudioTracks* audio, av::HdrMetadata hdr, ProgressSink& progress)
     : hdr_(std::move(hdr)),
       rung_index_(rung_index),
       rung_(std::move(rung)),
@@ -59,22 +59,30 @@ std::optional<EncodedChunk> RungFinalizer::wait_for(int index, std::stop_token s
     return c;
 }
 
-void RungFinalizer::write_audio_until(std::int64_t limit, std::stop_token stop) {
+void RungFinalizer::write_audio_until(std::int64_t frames, std::stop_token stop) {
     if (!audio_) return;
-    while (auto pkt = audio_->packet(audio_cursor_, stop)) {
-        if ((*pkt)->pts >= limit) break;
-        mp4_->write_audio(pkt->get());
-        ++audio_cursor_;
+    audio_cursors_.resize(audio_->size());
+    for (std::size_t t = 0; t < audio_->size(); ++t) {
+        AudioTrack& track = audio_->track(t);
+        const std::int64_t limit = av_rescale_q(frames, av_inv_q(frame_rate_), track.time_base());
+        while (auto pkt = track.packet(audio_cursors_[t], stop)) {
+            if ((*pkt)->pts >= limit) break;
+            mp4_->write_audio(t, pkt->get());
+            ++audio_cursors_[t];
+        }
+        if (stop.stop_requested()) throw Cancelled();
     }
-    if (stop.stop_requested()) throw Cancelled();
 }
 
 void RungFinalizer::open_outputs(const EncodedChunk& first) {
     const AVRational tb = av_inv_q(frame_rate_);
-    if (outputs_.mp4)
-        mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb,
-                                                       audio_ ? audio_->codecpar() : nullptr,
-                                                       audio_ ? audio_->time_base() : AVRational{1, 1}, hdr_);
+    if (outputs_.mp4) {
+        std::vector<mux::Mp4AudioTrack> audio;
+        for (std::size_t t = 0; audio_ && t < audio_->size(); ++t)
+            audio.push_back({audio_->track(t).codecpar(), audio_->track(t).time_base(), audio_->spec(t).language,
+                             audio_->spec(t).name, audio_->spec(t).is_default});
+        mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb, audio, hdr_);
+    }
     if (outputs_.hls_dir)
         cmaf_ = std::make_unique<mux::CmafTrackWriter>(*outputs_.hls_dir, first.codecpar.get(), tb, hdr_);
 }
@@ -103,8 +111,7 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
                                    chunk.requested_kbps, chunk.session,
                                    chunk.quality ? std::optional(chunk.quality->value) : std::nullopt});
     if (chunk.quality) quality_.add(*chunk.quality);
-    if (mp4_ && audio_)
-        write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
+    if (mp4_) write_audio_until(report_.frames, stop);
 }
 
 void RungFinalizer::finish_hls() {
@@ -134,7 +141,7 @@ void RungFinalizer::run(std::stop_token stop) {
     }
     if (mp4_) {
         // Audio that runs on after the video is cut at its end.
-        if (audio_) write_audio_until(av_rescale_q(report_.frames, av_inv_q(frame_rate_), audio_->time_base()), stop);
+        write_audio_until(report_.frames, stop);
         mp4_->finish();
         report_.output = outputs_.mp4->string();
     }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/chunk_quality.hpp"
-#include "engine/audio_track.hpp"
+#include "engine/audio_tracks.hpp"
 #include "engine/chunk.hpp"
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
@@ -29,7 +29,7 @@ public:
     // audio (may be null) is interleaved into the MP4 output only; HLS audio
     // is its own rendition.
     // hdr: the source's HDR10 metadata, for the outputs' mdcv and clli boxes.
-    RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate, AudioTrack* audio,
+    RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate, AudioTracks* audio,
                   av::HdrMetadata hdr, ProgressSink& progress);
 
     // From encoder workers, in any order.
@@ -52,7 +52,8 @@ public:
 private:
     std::optional<EncodedChunk> wait_for(int index, std::stop_token stop);
     void write_chunk(EncodedChunk& chunk, std::stop_token stop);
-    void write_audio_until(std::int64_t limit, std::stop_token stop);
+    // Every audio track's packets that start before the video's frame `frames`.
+    void write_audio_until(std::int64_t frames, std::stop_token stop);
     void open_outputs(const EncodedChunk& first);
     void finish_hls();
 
@@ -61,7 +62,7 @@ private:
     Rung rung_;
     RungOutputs outputs_;
     AVRational frame_rate_;
-    AudioTrack* audio_;
+    AudioTracks* audio_;
     ProgressSink& progress_;
 
     mutable std::mutex mu_;
@@ -73,7 +74,7 @@ private:
     std::unique_ptr<mux::SingleFileWriter> mp4_;
     std::unique_ptr<mux::CmafTrackWriter> cmaf_;
     std::vector<mux::CmafSegment> hls_segments_;
-    std::size_t audio_cursor_ = 0;
+    std::vector<std::size_t> audio_cursors_;  // per audio track
     RungReport report_;
     bool completed_ = false;
     std::vector<ChunkRecord> records_;

@@ -126,19 +126,20 @@ SourceInfo describe_source(const av::InputFile& input) {
     s.estimated_frames = vs->nb_frames > 0 ? vs->nb_frames
                                             : static_cast<std::int64_t>(std::llround(s.duration_seconds * av_q2d(s.frame_rate)));
 
-    for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i)
-        s.audio_streams += fmt_ctx->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO;
-    s.audio_stream = input.best_stream(AVMEDIA_TYPE_AUDIO);
-    if (s.audio_stream >= 0) {
-        AVStream* as = fmt_ctx->streams[s.audio_stream];
-        if (!avcodec_find_decoder(as->codecpar->codec_id) || as->codecpar->ch_layout.nb_channels <= 0 ||
-            as->codecpar->sample_rate <= 0) {
-            s.audio_stream = -1;  // reported by the job as "audio skipped"
-        } else {
-            s.audio_codec_name = avcodec_get_name(as->codecpar->codec_id);
-            if (const AVDictionaryEntry* lang = av_dict_get(as->metadata, "language", nullptr, 0))
-                s.audio_language = lang->value;
-        }
+    for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i) {
+        const AVStream* as = fmt_ctx->streams[i];
+        if (as->codecpar->codec_type != AVMEDIA_TYPE_AUDIO) continue;
+        SourceAudioStream a;
+        a.stream = static_cast<int>(i);
+        a.ordinal = static_cast<int>(s.audio_tracks.size()) + 1;
+        a.channels = as->codecpar->ch_layout.nb_channels;
+        a.codec_name = avcodec_get_name(as->codecpar->codec_id);
+        a.is_default = (as->disposition & AV_DISPOSITION_DEFAULT) != 0;
+        a.decodable = avcodec_find_decoder(as->codecpar->codec_id) && a.channels > 0 && as->codecpar->sample_rate > 0;
+        if (const AVDictionaryEntry* lang = av_dict_get(as->metadata, "language", nullptr, 0); lang && *lang->value)
+            a.language = lang->value;
+        if (const AVDictionaryEntry* title = av_dict_get(as->metadata, "title", nullptr, 0)) a.title = title->value;
+        s.audio_tracks.push_back(std::move(a));
     }
     return s;
 }

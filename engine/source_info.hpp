@@ -5,15 +5,17 @@
 #include <memory>
 #include <string>
 
+#include <vector>
+
 #include "av/hdr_metadata.hpp"
 #include "av/input_file.hpp"
+#include "engine/audio_selection.hpp"
 
 namespace ladder::engine {
 
 struct SourceInfo {
     std::string path;
     int video_stream = -1;
-    int audio_stream = -1;  // -1: no audio
     int width = 0;          // coded size
     int height = 0;
     AVRational sample_aspect{1, 1};
@@ -28,9 +30,7 @@ struct SourceInfo {
     double duration_seconds = 0;
     std::int64_t estimated_frames = 0;
     std::string codec_name;
-    std::string audio_codec_name;
-    std::string audio_language = "und";
-    int audio_streams = 0;  // how many the file has; ladder encodes one (audio_stream)
+    std::vector<SourceAudioStream> audio_tracks;  // every audio stream of the file, in its order
     AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;

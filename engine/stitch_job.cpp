@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "engine/audio_rendition_writer.hpp"
-#include "engine/audio_track.hpp"
+#include "engine/audio_tracks.hpp"
 #include "engine/chunk_journal.hpp"
 #include "engine/errors.hpp"
 #include "engine/journaled_chunk_route.hpp"
@@ -76,23 +76,23 @@ std::vector<std::unique_ptr<RungCodecInvariant>> check_chunks(const JobPlan& pla
     return invariants;
 }
 
-// The source's audio, encoded once: demuxed alone, no video decoded.
-std::unique_ptr<AudioTrack> encode_audio(av::InputFile& input, const SourceInfo& src, const JobPlan& plan,
-                                         std::stop_token stop) {
+// The source's audio renditions, encoded once: demuxed alone, no video decoded.
+std::unique_ptr<AudioTracks> encode_audio(av::InputFile& input, const SourceInfo& src, const JobPlan& plan,
+                                          const AudioSelection& selection, std::stop_token stop) {
     AVFormatContext* fmt_ctx = input.get();
     const AVStream* vs = fmt_ctx->streams[src.video_stream];
     const std::int64_t video_start =
         vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
-    auto audio = std::make_unique<AudioTrack>(fmt_ctx->streams[src.audio_stream], video_start);
+    auto audio = std::make_unique<AudioTracks>(fmt_ctx, selection.renditions, video_start);
     for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i)
-        if (static_cast<int>(i) != src.audio_stream) fmt_ctx->streams[i]->discard = AVDISCARD_ALL;
+        if (!audio->reads(static_cast<int>(i))) fmt_ctx->streams[i]->discard = AVDISCARD_ALL;
     av::PacketPtr pkt = av::make_packet();
     while (input.read(pkt.get())) {
         if (stop.stop_requested()) throw Cancelled();
-        if (pkt->stream_index == src.audio_stream) audio->feed(pkt.get());
+        audio->feed(pkt.get());
         av_packet_unref(pkt.get());
     }
-    audio->finish(av_rescale_q(plan.frames, av_inv_q(plan.frame_rate), audio->time_base()));
+    audio->finish(plan.frames, plan.frame_rate);
     return audio;
 }
 
@@ -150,7 +150,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     // The source: for its audio, and to be sure it is the planned one.
     std::unique_ptr<av::InputFile> input;
     SourceInfo src;
-    if (plan.audio) {
+    if (plan.audio.enabled) {
         input = open_source(plan.input);
         src = describe_source(*input);
         check_source_matches_plan(plan, src);
@@ -160,10 +160,14 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
         src.frame_rate = plan.frame_rate;
     }
 
+    AudioSelection selection;
+    if (plan.audio.enabled) selection = select_audio(src.audio_tracks, plan.audio, src.path);
+    std::vector<std::string> audio_ids;
+    for (const auto& r : selection.renditions) audio_ids.push_back(r.id);
     OutputStage output(
-        OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash, plan.audio, options.overwrite});
-    std::unique_ptr<AudioTrack> audio;
-    if (plan.audio) audio = encode_audio(*input, src, plan, stop);
+        OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash, audio_ids, options.overwrite});
+    std::unique_ptr<AudioTracks> audio;
+    if (!selection.renditions.empty()) audio = encode_audio(*input, src, plan, selection, stop);
     output.open(audio.get(), plan.chunk_frames, plan.frame_rate, src.hdr, progress);
     std::vector<RungRuntime> rungs;
     for (std::size_t i = 0; i < plan.ladder.rungs.size(); ++i) {
@@ -178,7 +182,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     try {
         for (std::size_t i = 0; i < rungs.size(); ++i)
             stitch_rung(static_cast<int>(i), rungs[i].rung.name, *rungs[i].finalizer, plan, journal, progress, stop);
-        if (AudioRenditionWriter* audio_rendition = output.audio_rendition()) {
+        for (AudioRenditionWriter* audio_rendition : output.audio_renditions()) {
             audio_rendition->set_video_frames(plan.frames);
             audio_rendition->run(stop);
         }

@@ -123,15 +123,19 @@ std::string render_dash_manifest(const DashManifest& m) {
         add_segment_template(rep, v.folder, v.timeline, "representation " + v.id);
     }
 
-    if (m.audio) {
-        const auto& a = *m.audio;
+    int set_id = 1;
+    for (const auto& a : m.audio) {
         auto set = period.append_child("AdaptationSet");
-        set.append_attribute("id") = 1;
+        set.append_attribute("id") = set_id++;
         set.append_attribute("contentType") = "audio";
         set.append_attribute("mimeType") = "audio/mp4";
         set.append_attribute("lang") = a.language.c_str();
         set.append_attribute("segmentAlignment") = "true";
         set.append_attribute("startWithSAP") = 1;
+        if (!a.label.empty()) set.append_child("Label").text() = a.label.c_str();
+        auto role = set.append_child("Role");
+        role.append_attribute("schemeIdUri") = "urn:mpeg:dash:role:2011";
+        role.append_attribute("value") = a.is_default ? "main" : "alternate";
         auto rep = set.append_child("Representation");
         rep.append_attribute("id") = a.id.c_str();
         rep.append_attribute("bandwidth") = static_cast<unsigned long long>(a.bandwidth);

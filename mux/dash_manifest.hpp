@@ -2,8 +2,9 @@
 // The DASH manifest ladder writes next to the HLS master playlist, over the
 // same CMAF init and media segments (ISO/IEC 23009-1, static MPD, live
 // profile with the CMAF profile): one video AdaptationSet with one
-// Representation per rung and, when there is audio, one audio
-// AdaptationSet. Each Representation has a SegmentTemplate over its
+// Representation per rung and an audio AdaptationSet per audio rendition
+// (one per language and channel layout: lang, Role main on the default
+// track's, AudioChannelConfiguration, a Label with its name). Each Representation has a SegmentTemplate over its
 // folder's seg_NNNNN.m4s (numbered from 1) with a SegmentTimeline of the
 // segments' real start times and durations.
 #include <cstdint>
@@ -39,6 +40,8 @@ struct DashAudioRepresentation {
     std::string id;
     std::string folder;     // "audio/aac"
     std::string language;   // ISO 639 / BCP 47; "und" when unknown
+    std::string label;      // shown to viewers
+    bool is_default = false;
     std::uint64_t bandwidth = 0;
     std::string codecs = "mp4a.40.2";
     int sample_rate = 48000;
@@ -57,7 +60,7 @@ struct DashManifest {
     int transfer_characteristics = 0;
     int matrix_coefficients = 0;
     std::vector<DashVideoRepresentation> video;
-    std::optional<DashAudioRepresentation> audio;
+    std::vector<DashAudioRepresentation> audio;
 };
 
 // The MPD as XML text. Throws std::invalid_argument for a manifest without

@@ -12,12 +12,9 @@ std::filesystem::path temporary_path_for(const std::filesystem::path& final_path
 }
 
 SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video,
-                                   AVRational video_time_base, const AVCodecParameters* audio,
-                                   AVRational audio_time_base, const av::HdrMetadata& hdr)
-    : final_path_(std::move(final_path)),
-      temp_path_(temporary_path_for(final_path_)),
-      video_tb_(video_time_base),
-      audio_tb_(audio_time_base) {
+                                   AVRational video_time_base, const std::vector<Mp4AudioTrack>& audio,
+                                   const av::HdrMetadata& hdr)
+    : final_path_(std::move(final_path)), temp_path_(temporary_path_for(final_path_)), video_tb_(video_time_base) {
     AVFormatContext* raw = nullptr;
     av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", temp_path_.c_str()),
               fmt::format("creating MP4 muxer for {}", final_path_.string()));
@@ -29,13 +26,18 @@ SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCod
     vs->codecpar->codec_tag = 0;
     vs->time_base = video_tb_;
     av::add_hdr_side_data(vs, hdr);
-    if (audio) {
+    for (const auto& track : audio) {
         AVStream* as = avformat_new_stream(ctx_.get(), nullptr);
         if (!as) throw std::bad_alloc();
-        av::check(avcodec_parameters_copy(as->codecpar, audio), "copying audio parameters");
+        av::check(avcodec_parameters_copy(as->codecpar, track.codecpar), "copying audio parameters");
         as->codecpar->codec_tag = 0;
-        as->time_base = audio_tb_;
-        audio_stream_ = as->index;
+        as->time_base = track.time_base;
+        // The mp4 muxer puts the tracks of one kind in one alternate group
+        // and enables only the default one (tkhd), so players play one.
+        as->disposition = track.is_default ? AV_DISPOSITION_DEFAULT : 0;
+        av_dict_set(&as->metadata, "language", track.language.c_str(), 0);
+        if (!track.title.empty()) av_dict_set(&as->metadata, "title", track.title.c_str(), 0);
+        audio_tb_.push_back(track.time_base);
     }
 
     av::check(avio_open(&ctx_->pb, temp_path_.c_str(), AVIO_FLAG_WRITE), fmt::format("creating {}", temp_path_.string()));
@@ -61,8 +63,8 @@ void SingleFileWriter::write(AVPacket* pkt, int stream, AVRational from) {
 
 void SingleFileWriter::write_video(AVPacket* pkt) { write(pkt, 0, video_tb_); }
 
-void SingleFileWriter::write_audio(AVPacket* pkt) {
-    if (audio_stream_ >= 0) write(pkt, audio_stream_, audio_tb_);
+void SingleFileWriter::write_audio(std::size_t track, AVPacket* pkt) {
+    write(pkt, static_cast<int>(track) + 1, audio_tb_.at(track));
 }
 
 void SingleFileWriter::finish() {

@@ -1,27 +1,37 @@
 #pragma once
-// One MP4 file (video + optional audio) written under a temporary name and
+// One MP4 file (video and any number of audio tracks) written under a temporary name and
 // renamed into place by finish(); destroyed unfinished, it removes the
 // temporary file, so no partial file ever looks complete.
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "av/hdr_metadata.hpp"
 #include "av/handles.hpp"
 
 namespace ladder::mux {
 
+struct Mp4AudioTrack {
+    const AVCodecParameters* codecpar = nullptr;
+    AVRational time_base{1, 1};  // of the packets given to write_audio
+    std::string language;        // ISO 639-2, "und" when unknown
+    std::string title;
+    bool is_default = false;  // the track players pick; the others are alternates to it
+};
+
 class SingleFileWriter {
 public:
-    // video/audio: stream parameters (audio may be null). Packets passed to
-    // write_* are in video_time_base / audio_time_base.
+    // video: stream parameters; packets given to write_video are in
+    // video_time_base. audio: one track each, in this order.
     // hdr: put on the video stream (the muxer writes mdcv and clli boxes).
     SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video, AVRational video_time_base,
-                     const AVCodecParameters* audio, AVRational audio_time_base, const av::HdrMetadata& hdr = {});
+                     const std::vector<Mp4AudioTrack>& audio, const av::HdrMetadata& hdr = {});
     ~SingleFileWriter();
     SingleFileWriter(const SingleFileWriter&) = delete;
     SingleFileWriter& operator=(const SingleFileWriter&) = delete;
 
     void write_video(AVPacket* pkt);
-    void write_audio(AVPacket* pkt);
+    void write_audio(std::size_t track, AVPacket* pkt);
     // Writes the trailer (moov moved to the front: faststart) and renames.
     void finish();
 
@@ -34,8 +44,7 @@ private:
     std::filesystem::path temp_path_;
     av::OutputFormatPtr ctx_;
     AVRational video_tb_;
-    AVRational audio_tb_;
-    int audio_stream_ = -1;
+    std::vector<AVRational> audio_tb_;  // stream 1 + i is audio track i
     bool finished_ = false;
 };
 

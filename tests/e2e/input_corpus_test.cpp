@@ -44,11 +44,13 @@ struct Outcome {
         concat_files(parts, whole);
         return whole;
     }
-    fs::path audio_track() const {
-        PlaylistLines p = read_playlist(out / "audio/aac/index.m3u8");
-        std::vector<fs::path> parts{out / "audio/aac/init.mp4"};
-        for (const auto& u : p.uris) parts.push_back(out / "audio/aac" / u);
-        const fs::path whole = scratch / "audio.mp4";
+    // An audio rendition's init and media segments joined into one file.
+    fs::path audio_track(const std::string& id = "aac") const {
+        const fs::path dir = out / "audio" / id;
+        PlaylistLines p = read_playlist(dir / "index.m3u8");
+        std::vector<fs::path> parts{dir / "init.mp4"};
+        for (const auto& u : p.uris) parts.push_back(dir / u);
+        const fs::path whole = scratch / ("audio-" + id + ".mp4");
         concat_files(parts, whole);
         return whole;
     }
@@ -59,9 +61,20 @@ struct Outcome {
         return it == m.stream_inf_by_uri.end() ? "" : it->second;
     }
     std::string media_tag() const {
+        const auto tags = media_tags();
+        return tags.empty() ? "" : tags.front();
+    }
+    std::vector<std::string> media_tags() const {
+        std::vector<std::string> out;
         for (const auto& t : master().tags)
-            if (t.rfind("#EXT-X-MEDIA:", 0) == 0) return t.substr(13);
-        return "";
+            if (t.rfind("#EXT-X-MEDIA:", 0) == 0) out.push_back(t.substr(13));
+        return out;
+    }
+    int variants_with_audio_group(const std::string& group) const {
+        int n = 0;
+        for (const auto& t : master().tags)
+            n += t.rfind("#EXT-X-STREAM-INF:", 0) == 0 && attribute(t.substr(18), "AUDIO") == group;
+        return n;
     }
     double extinf_total(const std::string& playlist) const {
         auto p = read_playlist(out / playlist);
@@ -472,13 +485,21 @@ std::vector<CorpusEntry> corpus() {
                  kSmall,
                  [](const Outcome& o) {
                      REQUIRE_LADDER(o, {"120p"});
-                     const std::string media = o.media_tag();
-                     EXPECT_EQ(attribute(media, "LANGUAGE"), "eng") << "the first (default) track";
-                     EXPECT_EQ(attribute(media, "CHANNELS"), "2");
-                     int media_tags = 0;
-                     for (const auto& t : o.master().tags) media_tags += t.rfind("#EXT-X-MEDIA:", 0) == 0;
-                     EXPECT_EQ(media_tags, 1) << "one audio rendition";
-                     EXPECT_NE(o.run.err.find("2 audio streams"), std::string::npos) << "says which: " << o.run.err;
+                     const auto media = o.media_tags();
+                     ASSERT_EQ(media.size(), 2u) << "a rendition per track";
+                     EXPECT_EQ(attribute(media[0], "LANGUAGE"), "eng") << "the default track first";
+                     EXPECT_EQ(attribute(media[0], "CHANNELS"), "2");
+                     EXPECT_EQ(attribute(media[0], "DEFAULT"), "YES");
+                     EXPECT_EQ(attribute(media[0], "URI"), "audio/aac/index.m3u8");
+                     EXPECT_EQ(attribute(media[1], "LANGUAGE"), "fra");
+                     EXPECT_EQ(attribute(media[1], "CHANNELS"), "1") << "mono stays mono";
+                     EXPECT_EQ(attribute(media[1], "DEFAULT"), "NO");
+                     EXPECT_EQ(attribute(media[1], "AUTOSELECT"), "YES");
+                     EXPECT_EQ(attribute(media[1], "URI"), "audio/aac_fra/index.m3u8");
+                     EXPECT_EQ(attribute(media[0], "GROUP-ID"), attribute(media[1], "GROUP-ID"));
+                     EXPECT_EQ(stream_of(o.audio_track("aac_fra"), "a:0").value("channels", 0), 1);
+                     EXPECT_NEAR(o.extinf_total("audio/aac_fra/index.m3u8"), 2.0, 0.1);
+                     EXPECT_NE(o.run.err.find("2 audio renditions"), std::string::npos) << "says which: " << o.run.err;
                  }});
     c.push_back({"Surround51", "surround.mp4",
                  [](const fs::path& f) {
@@ -496,6 +517,17 @@ std::vector<CorpusEntry> corpus() {
                      const fs::path audio = o.audio_track();
                      EXPECT_EQ(stream_of(audio, "a:0").value("channels", 0), 2);
                      EXPECT_GT(mean_volume_db(audio), -40.0) << "the centre channel is in the downmix";
+                     // And a 5.1 rendition in a group of its own, every rung offered with each group.
+                     const auto media = o.media_tags();
+                     ASSERT_EQ(media.size(), 2u);
+                     EXPECT_EQ(attribute(media[1], "GROUP-ID"), "audio-aac-51");
+                     EXPECT_EQ(attribute(media[1], "CHANNELS"), "6");
+                     EXPECT_EQ(attribute(media[1], "DEFAULT"), "YES") << "the only track of its group";
+                     const fs::path surround = o.audio_track("aac_51");
+                     EXPECT_EQ(stream_of(surround, "a:0").value("channels", 0), 6);
+                     EXPECT_GT(mean_volume_db(surround), -40.0);
+                     EXPECT_EQ(o.variants_with_audio_group("audio-aac"), 1);
+                     EXPECT_EQ(o.variants_with_audio_group("audio-aac-51"), 1);
                  }});
     return c;
 }

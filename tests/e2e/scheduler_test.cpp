@@ -58,7 +58,7 @@ engine::JobOptions four_rungs(const fs::path& src, const fs::path& out) {
     o.preset = 13;
     o.cpu_slots = 3;
     o.segment_seconds = 0.2;  // 5-frame chunks, 10 per rung
-    o.audio = false;
+    o.audio.enabled = false;
     o.queue_chunks = 100;     // the fixed baseline must not stall the pump
     o.encoder_factory = [](const gpu::EncoderSlot& slot, const engine::EncoderSettings& s) {
         const double speed = slot.id == 2 ? 0.5 : 1.0;  // the third slot is twice as slow

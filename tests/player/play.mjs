@@ -4,7 +4,8 @@
 // driven by playwright-core) and plays the master playlist to the end.
 //
 //   node tests/player/play.mjs DIR [--master master.m3u8] [--timeout-ms 60000]
-//                              [--switch] [--rate 4] [--tolerate a,b] [--verbose]
+//                              [--switch] [--audio-switch] [--subtitles] [--rate 4]
+//                              [--tolerate a,b] [--verbose]
 //
 // Exit codes: 0 played to the end, no untolerated error; 1 playback failure;
 // 2 usage or setup problem (bad arguments, chromium or node_modules missing,
@@ -36,6 +37,9 @@ const result = {
   manifestVariants: null,
   manifestAudioRenditions: null,
   audioTracks: [],
+  audioSwitch: null,
+  subtitleTracks: [],
+  textTracks: [],
   bufferCodecs: [],
   switches: [],
   levelSwitched: [],
@@ -63,7 +67,8 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { dir: null, master: 'master.m3u8', timeoutMs: 60000, switch: false, rate: 4, tolerate: null, verbose: false };
+  const o = { dir: null, master: 'master.m3u8', timeoutMs: 60000, switch: false, audioSwitch: false, subtitles: false,
+    rate: 4, tolerate: null, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -73,6 +78,8 @@ function parseArgs(argv) {
     if (a === '--master') o.master = val();
     else if (a === '--timeout-ms') o.timeoutMs = Number(val());
     else if (a === '--switch') o.switch = true;
+    else if (a === '--audio-switch') o.audioSwitch = true;
+    else if (a === '--subtitles') o.subtitles = true;
     else if (a === '--rate') o.rate = Number(val());
     else if (a === '--tolerate') o.tolerate = val().split(',').map((s) => s.trim()).filter(Boolean);
     else if (a === '--verbose' || a === '-v') o.verbose = true;
@@ -182,6 +189,8 @@ async function main() {
 <script>window.LADDER_PLAYER_CONFIG = ${JSON.stringify({
     src: '/' + masterRel.split('/').map(encodeURIComponent).join('/'),
     switch: opts.switch,
+    audioSwitch: opts.audioSwitch,
+    subtitles: opts.subtitles,
     rate: opts.rate,
   }).replace(/</g, '\\u003c')};</script>
 <script src="${PREFIX}player-page.js"></script>
@@ -339,6 +348,9 @@ async function main() {
         case 'manifestParsed':
           result.levels = d.levels;
           result.audioTracks = d.audioTracks;
+          result.subtitleTracks = d.subtitleTracks || [];
+          for (const s of result.subtitleTracks)
+            log(`  subtitles ${s.id}: "${s.name}" group=${s.groupId} lang=${s.lang ?? '-'} default=${s.default} forced=${s.forced}`);
           log(`player: MANIFEST_PARSED ${d.levels.length} level(s), ${d.audioTracks.length} audio track(s); first level ${d.firstLevel}`);
           for (const l of d.levels) log(fmtLevel(l));
           for (const a of d.audioTracks) {
@@ -388,6 +400,14 @@ async function main() {
           break;
         case 'switchImpossible':
           break;
+        case 'audioSwitchRequested':
+          result.audioSwitch = d;
+          log(`player: audio switch requested at t=${d.requestedAtTime}: track ${d.from} (${d.fromLang}) -> ${d.to} (${d.toLang})`);
+          break;
+        case 'audioSwitchConfirmed':
+          result.audioSwitch = d;
+          log(`player: audio switch to track ${d.to} (${d.toLang}) confirmed at t=${d.confirmedAtTime} (AUDIO_TRACK_SWITCHED, FRAG_BUFFERED)`);
+          break;
         case 'rate':
           result.playbackRate = d.playbackRate;
           log(`player: playbackRate ${d.playbackRate} from t=${d.at}`);
@@ -422,6 +442,9 @@ async function main() {
           result.currentTime = d.currentTime;
           result.duration = d.duration;
           result.quality = d.quality;
+          result.textTracks = d.textTracks || [];
+          for (const tt of result.textTracks)
+            log(`player: text track "${tt.label}" (${tt.language}, ${tt.mode}): ${tt.cues.length} cue(s)`);
           log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}; buffered ${JSON.stringify(d.buffered)}; frames ${JSON.stringify(d.quality)}`);
           end(0, null);
           break;
@@ -481,6 +504,11 @@ async function main() {
       if (bad.length) {
         code = 1;
         reason = `${bad.length} untolerated error(s), first: ${bad[0].type}/${bad[0].details}`;
+      } else if (opts.audioSwitch && !(result.audioSwitch && result.audioSwitch.confirmed)) {
+        code = 1;
+        const r = result.audioSwitch;
+        reason = r ? `the audio switch to track ${r.to} (${r.toLang}) was not confirmed before the end (AUDIO_TRACK_SWITCHED=${r.switched} FRAG_BUFFERED=${r.fragBuffered})`
+          : 'no audio switch was requested before the end';
       } else if (opts.switch) {
         const want = result.levels.length >= 2 ? 2 : 0;
         const confirmed = result.switches.filter((s) => s.confirmed).length;

@@ -17,6 +17,12 @@
 // the decoder really output pictures of the new rendition (the element's size
 // is the display size, so it may differ from RESOLUTION by the pixel aspect
 // ratio: 2 % is accepted and play.mjs prints a warning).
+//
+// With config.audioSwitch it switches the audio track once (hls.audioTrack =
+// a track of another language) and confirms it by AUDIO_TRACK_SWITCHED and a
+// buffered audio fragment of that track. With config.subtitles it turns the
+// first subtitle track on and reports the cues the <video> element's text
+// tracks hold when playback ends.
 (function () {
   'use strict';
   const C = window.LADDER_PLAYER_CONFIG || {};
@@ -138,7 +144,52 @@
       if (sw.phase === 4) setRate();
     }
   }
+  // ---- audio track switch ---------------------------------------------------
+  const asw = { request: null, done: false };
+  function driveAudioSwitch() {
+    if (!C.audioSwitch || asw.request || !sw.firstFragBuffered || video.currentTime <= 0.5) return;
+    const tracks = hls.audioTracks || [];
+    const cur = hls.audioTrack;
+    const from = tracks[cur];
+    const to = tracks.findIndex((a, i) => i !== cur && (!from || a.lang !== from.lang));
+    asw.request = {
+      from: cur, to, fromLang: from ? from.lang : null, toLang: to >= 0 ? tracks[to].lang : null,
+      toName: to >= 0 ? tracks[to].name : null, requestedAtTime: t(),
+      switched: false, fragBuffered: false, confirmed: false, confirmedAtTime: null,
+    };
+    report('audioSwitchRequested', asw.request);
+    if (to < 0) {
+      asw.done = true;
+      setRate();
+      return;
+    }
+    hls.audioTrack = to;
+  }
+  function checkAudioSwitch() {
+    const r = asw.request;
+    if (!r || r.confirmed || !r.switched || !r.fragBuffered) return;
+    r.confirmed = true;
+    r.confirmedAtTime = t();
+    asw.done = true;
+    report('audioSwitchConfirmed', r);
+    setRate();
+  }
+  function textTracks() {
+    const out = [];
+    for (let i = 0; i < video.textTracks.length; i++) {
+      const tt = video.textTracks[i];
+      const cues = [];
+      for (let j = 0; tt.cues && j < tt.cues.length; j++) {
+        const c = tt.cues[j];
+        cues.push({ start: Math.round(c.startTime * 1000) / 1000, end: Math.round(c.endTime * 1000) / 1000, text: c.text });
+      }
+      out.push({ label: tt.label, language: tt.language, kind: tt.kind, mode: tt.mode, cues });
+    }
+    return out;
+  }
+
   function driveSwitches() {
+    driveAudioSwitch();
     if (!C.switch) return;
     const n = hls.levels.length;
     if (sw.phase === 0) {
@@ -188,7 +239,15 @@
       })),
       firstLevel: hls.firstLevel,
       startLevel: hls.startLevel,
+      subtitleTracks: (hls.allSubtitleTracks || data.subtitleTracks || []).map((s) => ({
+        id: s.id, name: s.name, groupId: s.groupId, lang: s.lang || null, default: !!s.default,
+        forced: !!s.forced, autoselect: !!s.autoselect, url: s.url || null,
+      })),
     });
+    if (C.subtitles) {
+      hls.subtitleDisplay = true;
+      hls.subtitleTrack = 0;
+    }
     const p = video.play();
     if (p && p.catch) p.catch((e) => report('playRejected', { message: String(e && e.message || e) }));
   });
@@ -227,7 +286,16 @@
     const r = pending();
     if (r && f.type === 'main' && f.level === r.to) { r.fragBuffered = true; checkConfirmed(); }
   });
-  hls.on(E.AUDIO_TRACK_SWITCHED, (_ev, data) => report('audioTrackSwitched', { id: data.id }));
+  hls.on(E.AUDIO_TRACK_SWITCHED, (_ev, data) => {
+    report('audioTrackSwitched', { id: data.id });
+    const r = asw.request;
+    if (r && data.id === r.to) { r.switched = true; checkAudioSwitch(); }
+  });
+  hls.on(E.FRAG_BUFFERED, (_ev, data) => {
+    const f = frag(data);
+    const r = asw.request;
+    if (r && f.type === 'audio' && f.level === r.to) { r.fragBuffered = true; checkAudioSwitch(); }
+  });
   hls.on(E.MEDIA_ENDED, (_ev, data) => report('hlsMediaEnded', { stalled: !!(data && data.stalled), at: t() }));
   hls.on(E.ERROR, (_ev, data) => {
     const ctx = data.context || {};
@@ -265,7 +333,7 @@
   }
   video.addEventListener('playing', () => {
     report('playing', { at: t() });
-    if (!C.switch) setRate();
+    if (!C.switch && !C.audioSwitch) setRate();
   });
   video.addEventListener('waiting', () => report('waiting', { at: t() }));
   video.addEventListener('resize', () => {
@@ -290,6 +358,7 @@
     report('ended', {
       currentTime: video.currentTime, duration: video.duration, buffered: bufferedRanges(),
       quality: quality(), videoWidth: video.videoWidth, videoHeight: video.videoHeight,
+      textTracks: textTracks(),
     });
   });
   video.addEventListener('error', () => {
@@ -312,6 +381,8 @@
     currentLevel: hls.currentLevel,
     switches: sw.requests,
     switchPhase: sw.phase,
+    audioSwitch: asw.request,
+    textTracks: textTracks(),
   });
 
   hls.attachMedia(video);
