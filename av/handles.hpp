@@ -77,6 +77,15 @@ using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphDeleter>;
 using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefDeleter>;
 using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutDeleter>;
 
+// A subtitle event avcodec_decode_subtitle2 filled in; its rects are freed with it.
+struct DecodedSubtitle {
+    AVSubtitle value{};
+    DecodedSubtitle() = default;
+    ~DecodedSubtitle() { avsubtitle_free(&value); }
+    DecodedSubtitle(const DecodedSubtitle&) = delete;
+    DecodedSubtitle& operator=(const DecodedSubtitle&) = delete;
+};
+
 // Allocation helpers throw std::bad_alloc instead of returning null.
 FramePtr make_frame();
 PacketPtr make_packet();

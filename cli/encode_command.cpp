@@ -164,6 +164,12 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                                   "per track, plus 5.1 for a track with more channels); aac:LANG[,LANG...] = the "
                                   "tracks tagged with these languages (e.g. aac:eng,fra); none = no audio")
                       ->capture_default_str();
+    auto* subtitles = cmd->add_option("--subtitles", a.subtitles,
+                                      "all = every text subtitle track (SubRip, mov_text, ASS/SSA, WebVTT) as a "
+                                      "segmented WebVTT rendition (and a mov_text track in MP4 outputs); LANG[,LANG...] "
+                                      "= the tracks tagged with these languages; none. Picture-based subtitles (PGS, "
+                                      "DVB, VobSub) are skipped with a warning")
+                          ->capture_default_str();
     auto* overwrite = cmd->add_flag("--overwrite", a.overwrite, "Replace outputs that already exist in OUTDIR");
     auto* resume = cmd->add_flag("--resume", a.resume,
                   "Continue an interrupted run (crash, kill -9, Ctrl-C, SIGTERM) into the same OUTDIR: chunks journaled in "
@@ -186,7 +192,7 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->capture_default_str();
     // The plan decides these for every shard alike.
     for (CLI::Option* o :
-         {format, ladder, rung, encoder, cpu_encoders, segment, audio, overwrite, resume, preset, splice, quality})
+         {format, ladder, rung, encoder, cpu_encoders, segment, audio, subtitles, overwrite, resume, preset, splice, quality})
         plan->excludes(o);
     cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
     cmd->add_option("--progress", a.progress,
@@ -240,6 +246,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.gpu_memory_budget = byte_size("--gpu-memory-budget", a.gpu_memory_budget);
     o.segment_seconds = a.segment_seconds;
     o.audio = engine::parse_audio_choice(a.audio);
+    o.subtitles = engine::parse_subtitle_choice(a.subtitles);
     o.overwrite = a.overwrite;
     o.resume = a.resume;
     o.preset = a.preset;

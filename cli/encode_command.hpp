@@ -32,6 +32,7 @@ struct EncodeArgs {
     std::string gpu_memory_budget;
     double segment_seconds = 2.0;
     std::string audio = "aac";
+    std::string subtitles = "all";
     bool overwrite = false;
     bool resume = false;
     int preset = -1;

@@ -34,6 +34,9 @@ CLI::App* add_plan_command(CLI::App& app, PlanArgs& a) {
     cmd->add_option("--audio", a.audio,
                     "As for ladder encode (aac, aac:LANG[,LANG...] or none); ladder stitch encodes the audio")
         ->capture_default_str();
+    cmd->add_option("--subtitles", a.subtitles,
+                    "As for ladder encode (all, LANG[,LANG...] or none); ladder stitch converts them")
+        ->capture_default_str();
     cmd->add_option("--splice-check", a.splice_check, "How chunks of one rung must agree, as for ladder encode")
         ->check(CLI::IsMember({"strict", "config"}))
         ->capture_default_str();
@@ -70,6 +73,7 @@ int run_plan(const PlanArgs& a) {
         o.preset = a.preset;
         o.segment_seconds = a.segment_seconds;
         o.audio = engine::parse_audio_choice(a.audio);
+        o.subtitles = engine::parse_subtitle_choice(a.subtitles);
         o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
         const engine::JobPlan plan = engine::make_plan(o, run->progress(), signals.token());
         // A new plan's chunks would not match the old ones: they go.

@@ -18,6 +18,7 @@ struct PlanArgs {
     int preset = -1;
     double segment_seconds = 2.0;
     std::string audio = "aac";
+    std::string subtitles = "all";
     std::string splice_check = "strict";
     bool overwrite = false;
     bool quiet = false;

@@ -8,27 +8,17 @@
 #include <set>
 
 #include "engine/errors.hpp"
+#include "engine/track_tags.hpp"
 
 namespace ladder::engine {
 
 namespace {
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-}
-
-// A language tag that can name a folder as it is: letters, digits and '-'.
-bool folder_safe(const std::string& s) {
-    return !s.empty() && s.size() <= 16 &&
-           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) || c == '-'; });
-}
-
 bool wanted(const SourceAudioStream& s, const AudioChoice& choice) {
     if (choice.languages.empty()) return true;
-    const std::string lang = lower(s.language);
+    const std::string lang = lowercase(s.language);
     return std::any_of(choice.languages.begin(), choice.languages.end(),
-                       [&](const std::string& l) { return lower(l) == lang; });
+                       [&](const std::string& l) { return lowercase(l) == lang; });
 }
 
 std::string describe(const SourceAudioStream& s) {
@@ -47,7 +37,7 @@ std::string base_id(const SourceAudioStream& s, bool first, const std::vector<So
     const bool unique_language =
         std::count_if(kept.begin(), kept.end(), [&](const SourceAudioStream& o) { return o.language == s.language; }) ==
         1;
-    if (unique_language && s.language != "und" && folder_safe(s.language)) return "aac_" + lower(s.language);
+    if (unique_language && s.language != "und" && folder_safe_tag(s.language)) return "aac_" + lowercase(s.language);
     return fmt::format("aac_track{}", s.ordinal);
 }
 
@@ -109,7 +99,7 @@ AudioSelection select_audio(const std::vector<SourceAudioStream>& streams, const
         }
     }
     for (const auto& lang : choice.languages)
-        if (std::none_of(kept.begin(), kept.end(), [&](const SourceAudioStream& s) { return lower(s.language) == lower(lang); }))
+        if (std::none_of(kept.begin(), kept.end(), [&](const SourceAudioStream& s) { return lowercase(s.language) == lowercase(lang); }))
             out.notes.push_back(fmt::format("input {}: no audio track in language {}", source_path, lang));
     if (kept.empty() && !choice.languages.empty() && !streams.empty()) {
         std::vector<std::string> present;

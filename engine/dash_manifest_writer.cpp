@@ -44,7 +44,9 @@ double seconds_of(const std::vector<mux::CmafSegment>& segments) {
 
 void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
                          const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
-                         const AudioTracks* audio) {
+                         const AudioTracks* audio,
+                         const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
+                         const SubtitleTracks* subtitles) {
     mux::DashManifest m;
     const AVRational video_tb = av_inv_q(src.frame_rate);
     for (const auto& r : rungs) {
@@ -82,6 +84,20 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         a.channels = track.channels();
         a.timeline = timeline_of(rendition.segments(), track.time_base());
         m.audio.push_back(std::move(a));
+    }
+    for (const SubtitleRenditionWriter* w : subtitle_renditions) {
+        const SubtitleRenditionSpec& spec = subtitles->spec(w->track());
+        const auto file = w->dir() / SubtitleRenditionWriter::whole_track_name;
+        mux::DashTextRepresentation t;
+        t.id = "subtitles-" + spec.id;
+        t.file = uri_in_ladder(outdir, file);
+        t.language = spec.language;
+        t.label = spec.name;
+        t.is_forced = spec.is_forced;
+        if (w->duration_seconds() > 0)
+            t.bandwidth = static_cast<std::uint64_t>(8.0 * static_cast<double>(std::filesystem::file_size(file)) /
+                                                     w->duration_seconds());
+        m.text.push_back(std::move(t));
     }
     mux::write_file_atomically(dash_manifest_path(outdir), mux::render_dash_manifest(m));
 }

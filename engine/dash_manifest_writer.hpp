@@ -8,6 +8,7 @@
 
 #include "engine/audio_rendition_writer.hpp"
 #include "engine/audio_tracks.hpp"
+#include "engine/subtitle_rendition_writer.hpp"
 #include "engine/rung_runtime.hpp"
 #include "engine/source_info.hpp"
 
@@ -17,6 +18,8 @@ namespace ladder::engine {
 // renditions empty) for a ladder without audio.
 void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
                          const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
-                         const AudioTracks* audio);
+                         const AudioTracks* audio,
+                           const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions = {},
+                           const SubtitleTracks* subtitles = nullptr);
 
 }  // namespace ladder::engine

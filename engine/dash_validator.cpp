@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <pugixml.hpp>
@@ -63,6 +64,8 @@ private:
     void problem(const std::string& what) { problems_.push_back(fmt::format("{}: {}", kManifest, what)); }
     std::optional<Timeline> timeline_of(pugi::xml_node rep, pugi::xml_node set);
     void check_representation(const Timeline& t, pugi::xml_node rep);
+    // A subtitle Representation: one whole WebVTT file named by BaseURL.
+    void check_text(pugi::xml_node rep);
     std::optional<std::vector<std::uint8_t>> read(const std::string& uri, const std::string& what);
 
     LadderFolder folder_;
@@ -82,6 +85,21 @@ std::optional<std::vector<std::uint8_t>> DashCheck::read(const std::string& uri,
         return std::nullopt;
     }
     return std::move(b.bytes);
+}
+
+void DashCheck::check_text(pugi::xml_node rep) {
+    const std::string id = rep.attribute("id").as_string();
+    const std::string uri = rep.child_value("BaseURL");
+    if (uri.empty()) {
+        problem(fmt::format("text representation {} has no BaseURL", shown(id)));
+        return;
+    }
+    const auto bytes = read(uri, fmt::format("text representation {}'s file", shown(id)));
+    if (!bytes) return;
+    ++segments_;
+    const std::string head(bytes->begin(), bytes->begin() + std::min<std::size_t>(bytes->size(), 6));
+    if (head != "WEBVTT")
+        problem(fmt::format("text representation {}: \"{}\" does not start with WEBVTT", shown(id), shown(uri)));
 }
 
 std::optional<Timeline> DashCheck::timeline_of(pugi::xml_node rep, pugi::xml_node set) {
@@ -213,6 +231,10 @@ int DashCheck::run() {
         for (pugi::xml_node set : period.children("AdaptationSet"))
             for (pugi::xml_node rep : set.children("Representation")) {
                 ++representations;
+                if (std::string(set.attribute("mimeType").as_string()) == "text/vtt") {
+                    check_text(rep);
+                    continue;
+                }
                 auto t = timeline_of(rep, set);
                 if (!t) continue;
                 check_representation(*t, rep);

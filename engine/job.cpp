@@ -26,6 +26,7 @@ extern "C" {
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
 #include "engine/frame_budget.hpp"
+#include "engine/job_media.hpp"
 #include "engine/journaled_chunk_route.hpp"
 #include "engine/lane_consumers.hpp"
 #include "engine/output_stage.hpp"
@@ -140,49 +141,6 @@ Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
             cpu_encoders.push_back(s.encoder);
     check_encoders(cpu_encoders, source.ladder);
     return e;
-}
-
-// Which audio renditions the outputs get, with the notes that say what was
-// left out. InputError when --audio names languages the source lacks.
-AudioSelection choose_audio(const JobOptions& options, const SourceInfo& src, ProgressSink& progress) {
-    if (options.shard) return {};  // `ladder stitch` encodes a plan's audio, once
-    AudioSelection selection = select_audio(src.audio_tracks, options.audio, src.path);
-    for (const auto& note : selection.notes) progress.note(NoteLevel::info, note);
-    if (options.audio.enabled && selection.renditions.empty())
-        progress.note(NoteLevel::info, fmt::format("input {} has no usable audio stream: outputs are video only",
-                                                    src.path));
-    if (selection.renditions.size() > 1) {
-        std::vector<std::string> listed;
-        for (const auto& r : selection.renditions)
-            listed.push_back(fmt::format("{} (track {}, {}, {} ch{})", r.id, r.ordinal, r.language, r.channels,
-                                         r.is_default ? ", default" : ""));
-        progress.note(NoteLevel::info, fmt::format("input {}: {} audio renditions: {}", src.path,
-                                                    selection.renditions.size(), fmt::join(listed, ", ")));
-    }
-    return selection;
-}
-
-// The selected audio renditions, decoded and encoded once each; null when
-// there are none.
-std::unique_ptr<AudioTracks> open_audio(const AudioSelection& selection, const CheckedSource& source) {
-    if (selection.renditions.empty()) return nullptr;
-    const SourceInfo& src = source.info;
-    AVFormatContext* input = source.input->get();
-    const AVStream* vs = input->streams[src.video_stream];
-    const std::int64_t video_start =
-        vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
-    try {
-        return std::make_unique<AudioTracks>(input, selection.renditions, video_start);
-    } catch (const av::AvError& e) {
-        throw InputError(fmt::format("input {}: cannot decode its audio ({}): pass --audio none to skip audio",
-                                     src.path, e.what()));
-    }
-}
-
-std::vector<std::string> rendition_ids(const AudioSelection& selection) {
-    std::vector<std::string> ids;
-    for (const auto& r : selection.renditions) ids.push_back(r.id);
-    return ids;
 }
 
 void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
@@ -311,7 +269,7 @@ struct StagesOutcome {
 StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most_lanes,
                          std::vector<RungRuntime>& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
                          ChunkDispatcher& dispatcher,
-                         ChunkAnalyzer* analyzer, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                         ChunkAnalyzer* analyzer, OutputStage* output, SubtitleTracks* subtitles,
                          EncoderWorkers& workers,
                          const std::function<void(const char*)>& mark,
                          std::stop_token external_stop) {
@@ -324,9 +282,10 @@ StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most
         if (RungFinalizer* fin = rungs[i].finalizer)
             stages.start(fmt::format("rung {} writer", rungs[i].rung.name), [fin](std::stop_token t) { fin->run(t); });
     }
-    for (AudioRenditionWriter* rendition : audio_renditions)
-        stages.start(fmt::format("audio rendition {}", rendition->dir().filename().string()),
-                     [rendition](std::stop_token t) { rendition->run(t); });
+    if (subtitles)
+        stages.start("subtitles", [subtitles](std::stop_token t) { subtitles->read(t); },
+                     [subtitles] { subtitles->abandon(); });
+    if (output) output->start_rendition_writers(stages);
     for (std::size_t i = 0; i < workers.workers.size(); ++i)
         stages.start(fmt::format("encoder worker {}", i),
                      [w = workers.workers[i].get()](std::stop_token t) { w->run(t); });
@@ -427,7 +386,11 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                           "NVDEC decoding for NVENC sessions on the same GPU)";
     }
 
-    const AudioSelection audio_selection = choose_audio(options, src, progress);
+    // `ladder stitch` encodes a plan's audio and subtitles, once.
+    const AudioSelection audio_selection =
+        options.shard ? AudioSelection{} : choose_audio(options.audio, src, progress);
+    const SubtitleSelection subtitle_selection =
+        options.shard ? SubtitleSelection{} : choose_subtitles(options.subtitles, src, progress);
 
     // 2. The output folder, checked and prepared. A shard writes no
     // outputs: the plan's journal, shared by all shards, is its output.
@@ -436,8 +399,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         std::filesystem::create_directories(options.outdir);
     else
         output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
-                                     rendition_ids(audio_selection), options.overwrite || options.resume});
-    std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source);
+                                     rendition_ids(audio_selection), rendition_ids(subtitle_selection),
+                                     options.overwrite || options.resume});
+    std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source.input->get(), src);
+    std::unique_ptr<SubtitleTracks> subtitles = open_subtitles(subtitle_selection, source.input->get(), src);
     note_source_handling(src, progress);
     ChunkJournal journal(options.outdir, options.shard ? options.shard->plan.fingerprint() : job_fingerprint(options, source),
                          options.shard ? JournalMode::shared : options.resume ? JournalMode::resume : JournalMode::fresh);
@@ -466,11 +431,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                               describe_slots(pool), encoders.devices.decode_label));
 
     // 3. The rungs, and the writers of their outputs.
-    if (output) output->open(audio.get(), source.chunk_frames, src.frame_rate, src.hdr, progress);
+    if (output) output->open(audio.get(), subtitles.get(), source.chunk_frames, src.frame_rate, src.hdr, progress);
     const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
     std::vector<RungRuntime> rungs = make_rungs(options, source, frames, output ? &*output : nullptr, progress);
-    const std::vector<AudioRenditionWriter*> audio_renditions =
-        output ? output->audio_renditions() : std::vector<AudioRenditionWriter*>{};
 
     // 4. The data path: the pump decodes once and feeds every rung's
     // scaler; a scaler's chunks go to the dispatcher's queue (or, when an
@@ -501,7 +464,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     consumer_setup.dispatcher = dispatcher.get();
     consumer_setup.memory = gpu_memory ? &*gpu_memory : &memory;
     consumer_setup.journaled = &journaled;
-    consumer_setup.audio_renditions = audio_renditions;
+    if (output) consumer_setup.video_length_known = [&output](std::int64_t frames) { output->set_video_frames(frames); };
     consumer_setup.analyzer = analyzer.get();
     consumer_setup.pix_fmt = src.pix_fmt;
     consumer_setup.chunk_frames = source.chunk_frames;
@@ -514,7 +477,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // the run is stopped.
     const StagesOutcome outcome =
         run_stages(options, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
-                   audio_renditions, workers, mark, external_stop);
+                   output ? &*output : nullptr, subtitles.get(), workers, mark, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.
@@ -524,7 +487,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         throw Cancelled();
     }
     lanes.note_frames_missing();
-    if (output) output->publish(src, rungs, audio.get());
+    if (output) output->publish(src, rungs, audio.get(), subtitles.get());
     mark("published");
     if (!options.shard) journal.remove();  // everything it held is in the finished outputs now
     note_resumed(options, journaled.taken(), journal, progress);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/audio_selection.hpp"
+#include "engine/subtitle_selection.hpp"
 #include "engine/chunk_quality.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/device_plan.hpp"
@@ -77,6 +78,7 @@ struct JobOptions {
     std::chrono::milliseconds encoder_stall_timeout{std::chrono::seconds(120)};
     double segment_seconds = 2.0;
     AudioChoice audio;  // --audio: which tracks become AAC renditions
+    SubtitleChoice subtitles;  // --subtitles: which text tracks become WebVTT (and mov_text)
     bool overwrite = false;
     // Reuse the chunks journaled under OUTDIR/.ladder by an interrupted run
     // with the same source, ladder and settings (implies overwrite).

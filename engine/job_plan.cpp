@@ -91,6 +91,7 @@ nlohmann::json plan_to_json(const JobPlan& p) {
           {"origin_pts", p.origin_pts}}},
         {"encoder", {{"name", p.encoder}, {"preset", p.preset}, {"splice_check", splice_name(p.splice_check)}}},
         {"audio", p.audio.to_string()},
+        {"subtitles", p.subtitles.to_string()},
         {"segment_seconds", p.segment_seconds},
         {"chunk_frames", p.chunk_frames},
         {"ladder", {{"rungs", rungs}}},
@@ -120,6 +121,8 @@ JobPlan plan_from_json(const nlohmann::json& j, const std::string& origin) {
         p.splice_check = e.at("splice_check").get<std::string>() == "config" ? mux::SpliceCheck::config
                                                                              : mux::SpliceCheck::strict;
         p.audio = parse_audio_choice(j.at("audio").get<std::string>());
+        // Plans written before subtitles were carried have none.
+        p.subtitles = parse_subtitle_choice(j.value("subtitles", std::string("none")));
         p.segment_seconds = j.at("segment_seconds").get<double>();
         p.chunk_frames = j.at("chunk_frames").get<int>();
         p.ladder = parse_ladder_json(j.at("ladder").dump(), origin);

@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "engine/audio_selection.hpp"
+#include "engine/subtitle_selection.hpp"
 #include "engine/ladder_spec.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -39,6 +40,7 @@ struct JobPlan {
     int preset = -1;
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
     AudioChoice audio;  // as --audio asked; disabled when the source has no audio it selects
+    SubtitleChoice subtitles;  // as --subtitles asked; disabled when the source has no text subtitle it selects
 
     int chunk_count() const;
     std::vector<PlanChunk> chunks() const;

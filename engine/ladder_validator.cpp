@@ -67,6 +67,9 @@ private:
     void check_audio_media(const fs::path& master_file, const mux::MasterPlaylist& master);
     std::vector<const TrackCheck*> audio_group(const fs::path& master_file, const mux::HlsAttributes& variant);
     void check_audio_alignment(const fs::path& master_file, const TrackCheck& reference);
+    // Every SUBTITLES rendition: segmented WebVTT with X-TIMESTAMP-MAP, its
+    // segments where the video's are; every variant's group exists.
+    void check_subtitles(const fs::path& master_file, const mux::MasterPlaylist& master, const TrackCheck* reference);
 
     LadderFolder folder_;
     ValidationReport report_;
@@ -307,6 +310,51 @@ void Validator::check_audio_alignment(const fs::path& master_file, const TrackCh
     }
 }
 
+void Validator::check_subtitles(const fs::path& master_file, const mux::MasterPlaylist& master,
+                                const TrackCheck* reference) {
+    std::set<std::string> groups;
+    for (const auto& m : master.media) {
+        if (m.get("TYPE") != "SUBTITLES") continue;
+        groups.insert(m.get("GROUP-ID").value_or(""));
+        const auto uri = m.get("URI");
+        if (!uri) continue;
+        const auto entry = follow(master_file, *uri);
+        if (!entry) continue;
+        const auto playlist = load_media(*entry);
+        if (!playlist) continue;
+        std::vector<double> ends;
+        double end = 0;
+        for (const auto& s : playlist->segments) {
+            ends.push_back(end += s.duration);
+            const auto seg = follow(entry->path, s.uri);
+            if (!seg) continue;
+            const auto bytes = read_file(*seg, "missing (referenced by its playlist)");
+            if (!bytes) continue;
+            ++report_.segments;
+            const std::string text(bytes->begin(), bytes->begin() + std::min<std::size_t>(bytes->size(), 256));
+            if (text.rfind("WEBVTT", 0) != 0)
+                problem(seg->path, "does not start with WEBVTT");
+            else if (text.substr(0, text.find("\n\n")).find("X-TIMESTAMP-MAP=") == std::string::npos)
+                problem(seg->path, "has no X-TIMESTAMP-MAP in its header (players cannot place its cues)");
+        }
+        if (!reference) continue;
+        const auto& r = reference->boundaries;
+        if (ends.size() != r.size()) {
+            problem(entry->path, fmt::format("{} segments, the video {}: they do not line up", ends.size(), r.size()));
+            continue;
+        }
+        for (std::size_t i = 0; i < ends.size(); ++i)
+            if (std::abs(ends[i] - r[i]) > kExtinfTolerance) {
+                problem(entry->path, fmt::format("segment {} ends at {:.3f} s, video at {:.3f} s", i + 1, ends[i], r[i]));
+                break;
+            }
+    }
+    for (const auto& v : master.variants)
+        if (const auto group = v.attributes.get("SUBTITLES"); group && !groups.count(*group))
+            problem(master_file, fmt::format("variant {}: SUBTITLES=\"{}\" names no EXT-X-MEDIA group", shown(v.uri),
+                                             shown(*group)));
+}
+
 ValidationReport Validator::run() {
     // Even the master playlist's own name may be a link leading out.
     const auto master_entry = follow(folder_.path() / "master.m3u8", "master.m3u8");
@@ -357,6 +405,7 @@ ValidationReport Validator::run() {
         }
     }
     if (reference) check_audio_alignment(master_file, *reference);
+    check_subtitles(master_file, master, reference ? &*reference : nullptr);
     for (const auto& i : master.iframe_streams)
         if (auto uri = i.get("URI"))
             if (const auto playlist = follow(master_file, *uri)) check_iframes(*playlist);

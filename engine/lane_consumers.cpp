@@ -21,9 +21,9 @@ void LaneConsumers::connect(int lane) {
     std::vector<RungRuntime>& rungs = *setup_.rungs;
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         RungRuntime& rt = rungs[i];
-        auto on_end = [&rt, renditions = setup_.audio_renditions](int chunks, std::int64_t frames) {
+        auto on_end = [&rt, known = setup_.video_length_known](int chunks, std::int64_t frames) {
             if (rt.finalizer) rt.finalizer->set_total(chunks, frames);
-            for (auto* rendition : renditions) rendition->set_video_frames(frames);
+            if (known) known(frames);
         };
         auto from_journal = [journaled = setup_.journaled](RawChunk& raw) { return journaled->take(raw); };
         auto scaler = std::make_unique<RungScaler>(

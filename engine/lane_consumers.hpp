@@ -5,6 +5,7 @@
 // analysis's scaler per lane. A lane that starts while the run goes gets its
 // scalers here too (add_lane() before the lane it splits can end, then
 // connect()).
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,7 +28,9 @@ struct LaneConsumerSetup {
     ChunkDispatcher* dispatcher = nullptr;
     MemoryBudget* memory = nullptr;  // the budget chunks are queued under (host or GPU)
     JournaledChunkRoute* journaled = nullptr;
-    std::vector<AudioRenditionWriter*> audio_renditions;  // told where the video ends
+    // Told how many frames the video has, once its last scaler knows (the
+    // audio and subtitle renditions wait for it); may be empty.
+    std::function<void(std::int64_t)> video_length_known;
     ChunkAnalyzer* analyzer = nullptr;                // may be null; its channel is the lanes' last
     AVPixelFormat pix_fmt = AV_PIX_FMT_NONE;
     int chunk_frames = 0;

@@ -10,7 +10,9 @@ namespace ladder::engine {
 
 void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
                            const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
-                           const AudioTracks* audio) {
+                           const AudioTracks* audio,
+                           const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
+                           const SubtitleTracks* subtitles) {
     std::vector<mux::VideoRenditionSummary> video;
     for (const auto& r : rungs) {
         const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
@@ -40,8 +42,15 @@ void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo
         a.segments = mux::segment_sizes(audio_renditions[i]->segments());
         audio_summary.push_back(std::move(a));
     }
-    mux::write_file_atomically(master_playlist_path(outdir),
-                               mux::render_master_playlist(mux::build_master_playlist(video, audio_summary)));
+    std::vector<mux::SubtitleRenditionSummary> subtitle_summary;
+    for (const SubtitleRenditionWriter* w : subtitle_renditions) {
+        const SubtitleRenditionSpec& spec = subtitles->spec(w->track());
+        subtitle_summary.push_back({spec.name, spec.language, uri_in_ladder(outdir, w->dir() / "index.m3u8"),
+                                    spec.is_default, spec.is_forced});
+    }
+    mux::write_file_atomically(
+        master_playlist_path(outdir),
+        mux::render_master_playlist(mux::build_master_playlist(video, audio_summary, subtitle_summary)));
 }
 
 }  // namespace ladder::engine

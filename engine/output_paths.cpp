@@ -24,15 +24,20 @@ std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const s
     return outdir / kAudioFolder / rendition_name;
 }
 
+std::filesystem::path hls_subtitle_dir(const std::filesystem::path& outdir, const std::string& rendition_id) {
+    return outdir / kSubtitleFolder / rendition_id;
+}
+
 LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vector<std::string>& rung_names,
-                             bool write_mp4, bool write_hls, const std::vector<std::string>& hls_audio) {
+                             bool write_mp4, bool write_hls, const std::vector<std::string>& hls_audio,
+                             const std::vector<std::string>& hls_subtitles) {
     LadderOutputs out;
     for (const auto& name : rung_names) {
         RungOutputs o;
         if (write_mp4) out.finals.push_back(*(o.mp4 = single_file_path(outdir, name)));
         if (write_hls) {
-            if (name == kAudioFolder)
-                throw InputError(fmt::format("rung name '{}' is reserved for the HLS audio folder: rename the rung",
+            if (name == kAudioFolder || name == kSubtitleFolder)
+                throw InputError(fmt::format("rung name '{}' is reserved for the HLS {} folder: rename the rung", name,
                                              name));
             o.hls_dir = hls_rung_dir(outdir, name);
             out.finals.push_back(*o.hls_dir / "index.m3u8");
@@ -42,6 +47,7 @@ LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vec
     if (write_hls) {
         out.finals.push_back(master_playlist_path(outdir));
         for (const auto& id : hls_audio) out.finals.push_back(hls_audio_dir(outdir, id) / "index.m3u8");
+        for (const auto& id : hls_subtitles) out.finals.push_back(hls_subtitle_dir(outdir, id) / "index.m3u8");
     }
     return out;
 }
@@ -80,7 +86,7 @@ void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<s
 }
 
 void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std::vector<bool>& finished,
-                               const std::vector<std::filesystem::path>& audio_dirs) {
+                               const std::vector<std::filesystem::path>& rendition_dirs) {
     std::error_code ec;  // best effort: unlink works on a full disk, and nothing here may mask the run's error
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         if (rungs[i].hls_dir) {
@@ -89,7 +95,7 @@ void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std:
         }
         if (rungs[i].mp4 && i < finished.size() && finished[i]) std::filesystem::remove(*rungs[i].mp4, ec);
     }
-    for (const auto& dir : audio_dirs) std::filesystem::remove(dir / "index.m3u8", ec);
+    for (const auto& dir : rendition_dirs) std::filesystem::remove(dir / "index.m3u8", ec);
 }
 
 }  // namespace ladder::engine

@@ -14,6 +14,8 @@ namespace ladder::engine {
 // The HLS audio renditions' folders: OUTDIR/audio/<id>/ (ids from
 // AudioRenditionSpec: "aac" for the default track's stereo).
 constexpr const char* kAudioFolder = "audio";
+// The subtitle renditions' folders: OUTDIR/subtitles/<id>/.
+constexpr const char* kSubtitleFolder = "subtitles";
 
 // OUTDIR/<rung>.mp4
 std::filesystem::path single_file_path(const std::filesystem::path& outdir, const std::string& rung_name);
@@ -21,6 +23,8 @@ std::filesystem::path single_file_path(const std::filesystem::path& outdir, cons
 std::filesystem::path hls_rung_dir(const std::filesystem::path& outdir, const std::string& rung_name);
 // OUTDIR/audio/<name>/
 std::filesystem::path hls_audio_dir(const std::filesystem::path& outdir, const std::string& rendition_name);
+// OUTDIR/subtitles/<id>/
+std::filesystem::path hls_subtitle_dir(const std::filesystem::path& outdir, const std::string& rendition_id);
 // OUTDIR/master.m3u8
 std::filesystem::path master_playlist_path(const std::filesystem::path& outdir);
 // OUTDIR/manifest.mpd
@@ -35,9 +39,11 @@ struct LadderOutputs {
 
 // Where each rung's outputs go for this packaging, and the files that must
 // not exist already (for prepare_output_dir). Throws InputError for a rung
-// named like the HLS audio folder. hls_audio: the audio renditions' ids.
+// named like the HLS audio or subtitle folder. hls_audio, hls_subtitles:
+// the renditions' ids.
 LadderOutputs ladder_outputs(const std::filesystem::path& outdir, const std::vector<std::string>& rung_names,
-                             bool write_mp4, bool write_hls, const std::vector<std::string>& hls_audio);
+                             bool write_mp4, bool write_hls, const std::vector<std::string>& hls_audio,
+                             const std::vector<std::string>& hls_subtitles = {});
 
 // Creates outdir if needed and proves it is writable; throws InputError when
 // it is not, or when one of `outputs` exists and overwrite is false.
@@ -45,12 +51,12 @@ void prepare_output_dir(const std::filesystem::path& outdir, const std::vector<s
                         bool overwrite);
 
 // After a failed or stopped run: removes what would make OUTDIR look like a
-// finished ladder. Every HLS rung and audio playlist goes (their segments
+// finished ladder. Every HLS rung, audio and subtitle playlist goes (their segments
 // may now be a mix of this run and an earlier one), and so does each MP4
 // that this run finished (`finished` is parallel to `rungs`). Segments and
 // the chunk journal stay, so --resume rebuilds them without encoding again.
 // The master playlist is written only at the very end and never exists here.
 void withdraw_finished_outputs(const std::vector<RungOutputs>& rungs, const std::vector<bool>& finished,
-                               const std::vector<std::filesystem::path>& audio_dirs);
+                               const std::vector<std::filesystem::path>& rendition_dirs);
 
 }  // namespace ladder::engine

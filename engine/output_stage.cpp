@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "engine/dash_manifest_writer.hpp"
 #include "engine/master_playlist.hpp"
 
@@ -15,7 +17,8 @@ LadderOutputs paths_for(const OutputRequest& request) {
     const bool hls = request.format != OutputFormat::mp4;
     LadderOutputs out =
         ladder_outputs(request.outdir, names, request.format != OutputFormat::hls, hls,
-                                       hls ? request.audio : std::vector<std::string>{});
+                                       hls ? request.audio : std::vector<std::string>{},
+                                       hls ? request.subtitles : std::vector<std::string>{});
     if (request.dash && hls) out.finals.push_back(dash_manifest_path(request.outdir));
     return out;
 }
@@ -30,16 +33,39 @@ OutputStage::OutputStage(OutputRequest request) : request_(std::move(request)), 
     if (writes_dash()) std::filesystem::remove(dash_manifest_path(request_.outdir));
 }
 
-void OutputStage::open(AudioTracks* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
+void OutputStage::open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
                        ProgressSink& progress) {
     const bool mp4 = request_.format != OutputFormat::hls;
     for (std::size_t i = 0; i < request_.rungs.size(); ++i)
         finalizers_.push_back(std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], paths_.rungs[i],
-                                                              frame_rate, mp4 ? audio : nullptr, hdr, progress));
+                                                              frame_rate, mp4 ? audio : nullptr, mp4 ? subtitles : nullptr, hdr, progress));
     if (writes_hls() && audio)
         for (std::size_t i = 0; i < audio->size(); ++i)
             audio_renditions_.push_back(std::make_unique<AudioRenditionWriter>(
                 hls_audio_dir(request_.outdir, audio->spec(i).id), audio->track(i), chunk_frames, frame_rate));
+    if (writes_hls() && subtitles)
+        for (std::size_t i = 0; i < subtitles->size(); ++i)
+            subtitle_renditions_.push_back(std::make_unique<SubtitleRenditionWriter>(
+                hls_subtitle_dir(request_.outdir, subtitles->spec(i).id), *subtitles, i, chunk_frames, frame_rate));
+}
+
+void OutputStage::set_video_frames(std::int64_t frames) {
+    for (auto& w : audio_renditions_) w->set_video_frames(frames);
+    for (auto& w : subtitle_renditions_) w->set_video_frames(frames);
+}
+
+void OutputStage::start_rendition_writers(StageThreads& stages) {
+    for (auto& w : audio_renditions_)
+        stages.start(fmt::format("audio rendition {}", w->dir().filename().string()),
+                     [w = w.get()](std::stop_token t) { w->run(t); });
+    for (auto& w : subtitle_renditions_)
+        stages.start(fmt::format("subtitle rendition {}", w->dir().filename().string()),
+                     [w = w.get()](std::stop_token t) { w->run(t); });
+}
+
+void OutputStage::run_rendition_writers(std::stop_token stop) {
+    for (auto& w : audio_renditions_) w->run(stop);
+    for (auto& w : subtitle_renditions_) w->run(stop);
 }
 
 std::vector<AudioRenditionWriter*> OutputStage::audio_renditions() const {
@@ -52,9 +78,10 @@ void OutputStage::withdraw() {
     std::vector<bool> finished;
     for (std::size_t i = 0; i < paths_.rungs.size(); ++i)
         finished.push_back(i < finalizers_.size() && finalizers_[i]->completed());
-    std::vector<std::filesystem::path> audio_dirs;
-    for (const auto& w : audio_renditions_) audio_dirs.push_back(w->dir());
-    withdraw_finished_outputs(paths_.rungs, finished, audio_dirs);
+    std::vector<std::filesystem::path> rendition_dirs;
+    for (const auto& w : audio_renditions_) rendition_dirs.push_back(w->dir());
+    for (const auto& w : subtitle_renditions_) rendition_dirs.push_back(w->dir());
+    withdraw_finished_outputs(paths_.rungs, finished, rendition_dirs);
 }
 
 void OutputStage::abandon(ProgressSink& progress) {
@@ -64,14 +91,17 @@ void OutputStage::abandon(ProgressSink& progress) {
     withdraw();
 }
 
-void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio) {
+void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio,
+                          const SubtitleTracks* subtitles) {
     if (!writes_hls()) return;
     try {
         // The DASH manifest first: the master playlist, last, says the
         // whole ladder is there.
         const auto renditions = audio_renditions();
-        if (writes_dash()) write_dash_manifest(request_.outdir, src, rungs, renditions, audio);
-        write_master_playlist(request_.outdir, src, rungs, renditions, audio);
+        std::vector<const SubtitleRenditionWriter*> subtitle_writers;
+        for (const auto& w : subtitle_renditions_) subtitle_writers.push_back(w.get());
+        if (writes_dash()) write_dash_manifest(request_.outdir, src, rungs, renditions, audio, subtitle_writers, subtitles);
+        write_master_playlist(request_.outdir, src, rungs, renditions, audio, subtitle_writers, subtitles);
     } catch (...) {
         std::error_code ec;
         std::filesystem::remove(dash_manifest_path(request_.outdir), ec);

@@ -18,6 +18,8 @@
 #include "engine/progress_sink.hpp"
 #include "engine/rung_finalizer.hpp"
 #include "engine/rung_runtime.hpp"
+#include "engine/stage_threads.hpp"
+#include "engine/subtitle_rendition_writer.hpp"
 #include "engine/source_info.hpp"
 
 namespace ladder::engine {
@@ -28,6 +30,7 @@ struct OutputRequest {
     OutputFormat format = OutputFormat::hls;
     bool dash = false;       // manifest.mpd over the HLS segments too (format is then never mp4 alone)
     std::vector<std::string> audio;  // the ids of the ladder's audio renditions (none: no audio)
+    std::vector<std::string> subtitles;  // the ids of its subtitle renditions
     bool overwrite = false;  // earlier outputs there may be replaced
 };
 
@@ -39,14 +42,20 @@ public:
     OutputStage(const OutputStage&) = delete;
     OutputStage& operator=(const OutputStage&) = delete;
 
-    // The writers: a finalizer per rung (its MP4 gets every audio track
-    // too) and, for HLS, one writer per audio rendition.
-    void open(AudioTracks* audio, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
+    // The writers: a finalizer per rung (its MP4 gets every audio and
+    // subtitle track too) and, for HLS, one writer per audio and subtitle
+    // rendition. audio and subtitles may be null.
+    void open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
               ProgressSink& progress);
 
     RungFinalizer& finalizer(std::size_t rung) { return *finalizers_.at(rung); }
     // Parallel to the AudioTracks given to open(); empty without HLS or audio.
     std::vector<AudioRenditionWriter*> audio_renditions() const;
+    // The audio and subtitle rendition writers: told where the video ends,
+    // then run as stages of their own (encode) or one after another (stitch).
+    void set_video_frames(std::int64_t frames);
+    void start_rendition_writers(StageThreads& stages);
+    void run_rendition_writers(std::stop_token stop);
     bool writes_hls() const { return request_.format != OutputFormat::mp4; }
     bool writes_dash() const { return request_.dash && writes_hls(); }
 
@@ -55,7 +64,8 @@ public:
     void abandon(ProgressSink& progress);
     // Every rung is complete: the master playlist is written, last; when
     // that fails, the outputs are withdrawn.
-    void publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio);
+    void publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio,
+                 const SubtitleTracks* subtitles);
 
     // Each rung's report and its chunks.
     void fill_report(JobReport& report) const;
@@ -67,6 +77,7 @@ private:
     LadderOutputs paths_;
     std::vector<std::unique_ptr<RungFinalizer>> finalizers_;
     std::vector<std::unique_ptr<AudioRenditionWriter>> audio_renditions_;
+    std::vector<std::unique_ptr<SubtitleRenditionWriter>> subtitle_renditions_;
 };
 
 }  // namespace ladder::engine

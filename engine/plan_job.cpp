@@ -27,6 +27,9 @@ JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_t
     // Checked now (languages the source lacks are an error), encoded by `ladder stitch`.
     plan.audio = options.audio;
     if (select_audio(src.audio_tracks, options.audio, src.path).renditions.empty()) plan.audio.enabled = false;
+    plan.subtitles = options.subtitles;
+    if (select_subtitles(src.subtitle_tracks, options.subtitles, src.path).renditions.empty())
+        plan.subtitles.enabled = false;
 
     // The frames exactly as a run makes them (same pump, no consumers).
     progress.note(NoteLevel::info, fmt::format("{}: decoding the source once to count its frames", src.path));
@@ -64,6 +67,7 @@ JobOptions shard_job_options(const JobPlan& plan, const std::filesystem::path& w
     base.splice_check = plan.splice_check;
     base.segment_seconds = plan.segment_seconds;
     base.audio.enabled = false;
+    base.subtitles.enabled = false;
     base.resume = false;
     base.overwrite = false;
     const auto [first, end] = shard_chunks(plan.chunk_count(), shard);

@@ -9,13 +9,14 @@
 namespace ladder::engine {
 
 RungFinalizer::RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate,
-                             AudioTracks* audio, av::HdrMetadata hdr, ProgressSink& progress)
+                             AudioTracks* audio, const SubtitleTracks* subtitles, av::HdrMetadata hdr, ProgressSink& progress)
     : hdr_(std::move(hdr)),
       rung_index_(rung_index),
       rung_(std::move(rung)),
       outputs_(std::move(outputs)),
       frame_rate_(frame_rate),
       audio_(audio),
+      subtitles_(subtitles),
       progress_(progress) {
     report_.name = rung_.name;
     report_.width = rung_.width;
@@ -74,6 +75,27 @@ void RungFinalizer::write_audio_until(std::int64_t frames, std::stop_token stop)
     }
 }
 
+void RungFinalizer::write_subtitles_until(std::int64_t frames, std::stop_token stop) {
+    if (!subtitles_) return;
+    subtitle_cursors_.resize(subtitles_->size());
+    const std::int64_t limit = av_rescale_q(frames, av_inv_q(frame_rate_), AVRational{1, 1000});
+    bool at_end = false;
+    {
+        std::lock_guard lock(mu_);
+        at_end = frames == total_frames_;
+    }
+    for (std::size_t t = 0; t < subtitles_->size(); ++t) {
+        const std::vector<av::PacketPtr>* samples = subtitles_->mov_text(t, stop);
+        if (!samples) throw Cancelled();
+        for (std::size_t& i = subtitle_cursors_[t]; i < samples->size() && (*samples)[i]->pts < limit; ++i) {
+            av::PacketPtr pkt = av::ref_packet((*samples)[i].get());
+            // A cue running past the video's end is cut there.
+            if (at_end && pkt->pts + pkt->duration > limit) pkt->duration = limit - pkt->pts;
+            mp4_->write_subtitle(t, pkt.get());
+        }
+    }
+}
+
 void RungFinalizer::open_outputs(const EncodedChunk& first) {
     const AVRational tb = av_inv_q(frame_rate_);
     if (outputs_.mp4) {
@@ -81,7 +103,13 @@ void RungFinalizer::open_outputs(const EncodedChunk& first) {
         for (std::size_t t = 0; audio_ && t < audio_->size(); ++t)
             audio.push_back({audio_->track(t).codecpar(), audio_->track(t).time_base(), audio_->spec(t).language,
                              audio_->spec(t).name, audio_->spec(t).is_default});
-        mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb, audio, hdr_);
+        std::vector<mux::Mp4SubtitleTrack> subtitles;
+        for (std::size_t t = 0; subtitles_ && t < subtitles_->size(); ++t) {
+            const SubtitleRenditionSpec& spec = subtitles_->spec(t);
+            subtitles.push_back(
+                {subtitles_->mov_text_codecpar(t), spec.language, spec.name, spec.is_default, spec.is_forced});
+        }
+        mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb, audio, hdr_, subtitles);
     }
     if (outputs_.hls_dir)
         cmaf_ = std::make_unique<mux::CmafTrackWriter>(*outputs_.hls_dir, first.codecpar.get(), tb, hdr_);
@@ -111,7 +139,10 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
                                    chunk.requested_kbps, chunk.session,
                                    chunk.quality ? std::optional(chunk.quality->value) : std::nullopt});
     if (chunk.quality) quality_.add(*chunk.quality);
-    if (mp4_) write_audio_until(report_.frames, stop);
+    if (mp4_) {
+        write_audio_until(report_.frames, stop);
+        write_subtitles_until(report_.frames, stop);
+    }
 }
 
 void RungFinalizer::finish_hls() {
@@ -142,6 +173,7 @@ void RungFinalizer::run(std::stop_token stop) {
     if (mp4_) {
         // Audio that runs on after the video is cut at its end.
         write_audio_until(report_.frames, stop);
+        write_subtitles_until(report_.frames, stop);
         mp4_->finish();
         report_.output = outputs_.mp4->string();
     }

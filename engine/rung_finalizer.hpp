@@ -14,6 +14,7 @@
 
 #include "engine/chunk_quality.hpp"
 #include "engine/audio_tracks.hpp"
+#include "engine/subtitle_tracks.hpp"
 #include "engine/chunk.hpp"
 #include "engine/job_report.hpp"
 #include "engine/ladder_spec.hpp"
@@ -30,6 +31,7 @@ public:
     // is its own rendition.
     // hdr: the source's HDR10 metadata, for the outputs' mdcv and clli boxes.
     RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate, AudioTracks* audio,
+                  const SubtitleTracks* subtitles,
                   av::HdrMetadata hdr, ProgressSink& progress);
 
     // From encoder workers, in any order.
@@ -54,6 +56,8 @@ private:
     void write_chunk(EncodedChunk& chunk, std::stop_token stop);
     // Every audio track's packets that start before the video's frame `frames`.
     void write_audio_until(std::int64_t frames, std::stop_token stop);
+    // The same for the subtitle tracks' mov_text samples.
+    void write_subtitles_until(std::int64_t frames, std::stop_token stop);
     void open_outputs(const EncodedChunk& first);
     void finish_hls();
 
@@ -63,6 +67,7 @@ private:
     RungOutputs outputs_;
     AVRational frame_rate_;
     AudioTracks* audio_;
+    const SubtitleTracks* subtitles_;
     ProgressSink& progress_;
 
     mutable std::mutex mu_;
@@ -75,6 +80,7 @@ private:
     std::unique_ptr<mux::CmafTrackWriter> cmaf_;
     std::vector<mux::CmafSegment> hls_segments_;
     std::vector<std::size_t> audio_cursors_;  // per audio track
+    std::vector<std::size_t> subtitle_cursors_;  // per subtitle track
     RungReport report_;
     bool completed_ = false;
     std::vector<ChunkRecord> records_;

@@ -141,6 +141,23 @@ SourceInfo describe_source(const av::InputFile& input) {
         if (const AVDictionaryEntry* title = av_dict_get(as->metadata, "title", nullptr, 0)) a.title = title->value;
         s.audio_tracks.push_back(std::move(a));
     }
+    for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i) {
+        const AVStream* ss = fmt_ctx->streams[i];
+        if (ss->codecpar->codec_type != AVMEDIA_TYPE_SUBTITLE) continue;
+        SourceSubtitleStream t;
+        t.stream = static_cast<int>(i);
+        t.ordinal = static_cast<int>(s.subtitle_tracks.size()) + 1;
+        t.codec_name = avcodec_get_name(ss->codecpar->codec_id);
+        const AVCodecDescriptor* desc = avcodec_descriptor_get(ss->codecpar->codec_id);
+        t.text = desc && (desc->props & AV_CODEC_PROP_TEXT_SUB);
+        t.decodable = avcodec_find_decoder(ss->codecpar->codec_id) != nullptr;
+        t.is_default = (ss->disposition & AV_DISPOSITION_DEFAULT) != 0;
+        t.is_forced = (ss->disposition & AV_DISPOSITION_FORCED) != 0;
+        if (const AVDictionaryEntry* lang = av_dict_get(ss->metadata, "language", nullptr, 0); lang && *lang->value)
+            t.language = lang->value;
+        if (const AVDictionaryEntry* title = av_dict_get(ss->metadata, "title", nullptr, 0)) t.title = title->value;
+        s.subtitle_tracks.push_back(std::move(t));
+    }
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include "av/hdr_metadata.hpp"
 #include "av/input_file.hpp"
 #include "engine/audio_selection.hpp"
+#include "engine/subtitle_selection.hpp"
 
 namespace ladder::engine {
 
@@ -31,6 +32,7 @@ struct SourceInfo {
     std::int64_t estimated_frames = 0;
     std::string codec_name;
     std::vector<SourceAudioStream> audio_tracks;  // every audio stream of the file, in its order
+    std::vector<SourceSubtitleStream> subtitle_tracks;  // every subtitle stream, in the file's order
     AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;

@@ -10,6 +10,7 @@
 #include "engine/audio_tracks.hpp"
 #include "engine/chunk_journal.hpp"
 #include "engine/errors.hpp"
+#include "engine/job_media.hpp"
 #include "engine/journaled_chunk_route.hpp"
 #include "engine/output_stage.hpp"
 #include "engine/plan_job.hpp"
@@ -147,10 +148,10 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     const ChunkJournal journal(options.workdir, plan.fingerprint(), JournalMode::read);
     auto invariants = check_chunks(plan, journal, options.workdir, stop);
 
-    // The source: for its audio, and to be sure it is the planned one.
+    // The source: for its audio and subtitles, and to be sure it is the planned one.
     std::unique_ptr<av::InputFile> input;
     SourceInfo src;
-    if (plan.audio.enabled) {
+    if (plan.audio.enabled || plan.subtitles.enabled) {
         input = open_source(plan.input);
         src = describe_source(*input);
         check_source_matches_plan(plan, src);
@@ -161,14 +162,19 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     }
 
     AudioSelection selection;
-    if (plan.audio.enabled) selection = select_audio(src.audio_tracks, plan.audio, src.path);
-    std::vector<std::string> audio_ids;
-    for (const auto& r : selection.renditions) audio_ids.push_back(r.id);
-    OutputStage output(
-        OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash, audio_ids, options.overwrite});
+    if (plan.audio.enabled) selection = choose_audio(plan.audio, src, progress);
+    SubtitleSelection subtitle_selection;
+    if (plan.subtitles.enabled) subtitle_selection = choose_subtitles(plan.subtitles, src, progress);
+    OutputStage output(OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash,
+                                     rendition_ids(selection), rendition_ids(subtitle_selection), options.overwrite});
     std::unique_ptr<AudioTracks> audio;
     if (!selection.renditions.empty()) audio = encode_audio(*input, src, plan, selection, stop);
-    output.open(audio.get(), plan.chunk_frames, plan.frame_rate, src.hdr, progress);
+    std::unique_ptr<SubtitleTracks> subtitles;
+    if (!subtitle_selection.renditions.empty()) {
+        subtitles = open_subtitles(subtitle_selection, input->get(), src);
+        subtitles->read(stop);
+    }
+    output.open(audio.get(), subtitles.get(), plan.chunk_frames, plan.frame_rate, src.hdr, progress);
     std::vector<RungRuntime> rungs;
     for (std::size_t i = 0; i < plan.ladder.rungs.size(); ++i) {
         RungRuntime rt;
@@ -182,11 +188,9 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     try {
         for (std::size_t i = 0; i < rungs.size(); ++i)
             stitch_rung(static_cast<int>(i), rungs[i].rung.name, *rungs[i].finalizer, plan, journal, progress, stop);
-        for (AudioRenditionWriter* audio_rendition : output.audio_renditions()) {
-            audio_rendition->set_video_frames(plan.frames);
-            audio_rendition->run(stop);
-        }
-        output.publish(src, rungs, audio.get());
+        output.set_video_frames(plan.frames);
+        output.run_rendition_writers(stop);
+        output.publish(src, rungs, audio.get(), subtitles.get());
     } catch (...) {
         output.abandon(progress);
         throw;

@@ -146,6 +146,21 @@ std::string render_dash_manifest(const DashManifest& m) {
         channels.append_attribute("value") = a.channels;
         add_segment_template(rep, a.folder, a.timeline, "representation " + a.id);
     }
+    for (const auto& t : m.text) {
+        auto set = period.append_child("AdaptationSet");
+        set.append_attribute("id") = set_id++;
+        set.append_attribute("contentType") = "text";
+        set.append_attribute("mimeType") = "text/vtt";
+        set.append_attribute("lang") = t.language.c_str();
+        if (!t.label.empty()) set.append_child("Label").text() = t.label.c_str();
+        auto role = set.append_child("Role");
+        role.append_attribute("schemeIdUri") = "urn:mpeg:dash:role:2011";
+        role.append_attribute("value") = t.is_forced ? "forced-subtitle" : "subtitle";
+        auto rep = set.append_child("Representation");
+        rep.append_attribute("id") = t.id.c_str();
+        rep.append_attribute("bandwidth") = static_cast<unsigned long long>(std::max<std::uint64_t>(1, t.bandwidth));
+        rep.append_child("BaseURL").text() = t.file.c_str();
+    }
     std::ostringstream out;
     doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
     return out.str();

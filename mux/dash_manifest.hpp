@@ -4,7 +4,8 @@
 // profile with the CMAF profile): one video AdaptationSet with one
 // Representation per rung and an audio AdaptationSet per audio rendition
 // (one per language and channel layout: lang, Role main on the default
-// track's, AudioChannelConfiguration, a Label with its name). Each Representation has a SegmentTemplate over its
+// track's, AudioChannelConfiguration, a Label with its name), and a text
+// AdaptationSet per subtitle rendition over its whole WebVTT file (BaseURL). Each Representation has a SegmentTemplate over its
 // folder's seg_NNNNN.m4s (numbered from 1) with a SegmentTimeline of the
 // segments' real start times and durations.
 #include <cstdint>
@@ -49,6 +50,15 @@ struct DashAudioRepresentation {
     DashTimeline timeline;
 };
 
+struct DashTextRepresentation {
+    std::string id;
+    std::string file;  // "subtitles/eng/subtitles.vtt", relative to the MPD
+    std::string language;
+    std::string label;
+    bool is_forced = false;
+    std::uint64_t bandwidth = 0;
+};
+
 struct DashManifest {
     double duration_seconds = 0;  // mediaPresentationDuration
     double max_segment_seconds = 0;
@@ -61,6 +71,7 @@ struct DashManifest {
     int matrix_coefficients = 0;
     std::vector<DashVideoRepresentation> video;
     std::vector<DashAudioRepresentation> audio;
+    std::vector<DashTextRepresentation> text;
 };
 
 // The MPD as XML text. Throws std::invalid_argument for a manifest without

@@ -71,7 +71,20 @@ HlsAttributes audio_media(const AudioGroup& group, const AudioRenditionSummary& 
     return m;
 }
 
-HlsAttributes variant(const VideoRenditionSummary& v, const AudioGroup* audio) {
+HlsAttributes subtitle_media(const SubtitleRenditionSummary& s) {
+    HlsAttributes m;
+    m.set("TYPE", "SUBTITLES", false);
+    m.set("GROUP-ID", kSubtitleGroup, true);
+    m.set("NAME", s.name, true);
+    m.set("LANGUAGE", s.language, true);
+    m.set("DEFAULT", s.is_default ? "YES" : "NO", false);
+    m.set("AUTOSELECT", "YES", false);  // RFC 8216: FORCED=YES needs AUTOSELECT=YES
+    m.set("FORCED", s.is_forced ? "YES" : "NO", false);
+    m.set("URI", s.uri, true);
+    return m;
+}
+
+HlsAttributes variant(const VideoRenditionSummary& v, const AudioGroup* audio, bool subtitles) {
     HlsAttributes a;
     // A variant's numbers include the audio it is played with (RFC 8216 §4.3.4.2).
     const std::uint64_t peak = peak_bandwidth(v.segments, target_of(v.segments)) + (audio ? audio->peak : 0);
@@ -82,23 +95,27 @@ HlsAttributes variant(const VideoRenditionSummary& v, const AudioGroup* audio) {
     a.set("FRAME-RATE", fmt::format("{:.3f}", v.frame_rate), false);
     a.set("VIDEO-RANGE", v.video_range, false);
     if (audio) a.set("AUDIO", audio->id, true);
+    if (subtitles) a.set("SUBTITLES", kSubtitleGroup, true);
     return a;
 }
 
 }  // namespace
 
 MasterPlaylist build_master_playlist(const std::vector<VideoRenditionSummary>& video,
-                                     const std::vector<AudioRenditionSummary>& audio) {
+                                     const std::vector<AudioRenditionSummary>& audio,
+                                     const std::vector<SubtitleRenditionSummary>& subtitles) {
     MasterPlaylist m;
     m.version = 7;
     m.independent_segments = true;
     const std::vector<AudioGroup> groups = audio_groups(audio);
     for (const auto& g : groups)
         for (const auto* a : g.members) m.media.push_back(audio_media(g, *a));
+    for (const auto& s : subtitles) m.media.push_back(subtitle_media(s));
+    const bool subs = !subtitles.empty();
     if (groups.empty())
-        for (const auto& v : video) m.variants.push_back({variant(v, nullptr), v.uri});
+        for (const auto& v : video) m.variants.push_back({variant(v, nullptr, subs), v.uri});
     for (const auto& g : groups)
-        for (const auto& v : video) m.variants.push_back({variant(v, &g), v.uri});
+        for (const auto& v : video) m.variants.push_back({variant(v, &g, subs), v.uri});
     for (const auto& v : video) {
         HlsAttributes a;
         a.set("BANDWIDTH", std::to_string(peak_bandwidth(v.iframes, target_of(v.iframes))), false);

@@ -43,12 +43,23 @@ struct AudioRenditionSummary {
 // VIDEO-RANGE for an AV1/ISO 23091-2 transfer characteristic.
 std::string video_range_for_transfer(int transfer_characteristics);
 
+// A WebVTT rendition; every variant names the one subtitle group.
+struct SubtitleRenditionSummary {
+    std::string name;
+    std::string language;
+    std::string uri;  // "subtitles/eng/index.m3u8"
+    bool is_default = false;
+    bool is_forced = false;
+};
+
+constexpr const char* kSubtitleGroup = "subs";
 constexpr const char* kStereoAudioGroup = "audio-aac";
 constexpr const char* kSurroundAudioGroup = "audio-aac-51";
 
 // audio: in the order they are listed (the default track's first); empty
 // for a ladder without audio.
 MasterPlaylist build_master_playlist(const std::vector<VideoRenditionSummary>& video,
-                                     const std::vector<AudioRenditionSummary>& audio);
+                                     const std::vector<AudioRenditionSummary>& audio,
+                                     const std::vector<SubtitleRenditionSummary>& subtitles = {});
 
 }  // namespace ladder::mux

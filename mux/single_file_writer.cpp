@@ -13,7 +13,7 @@ std::filesystem::path temporary_path_for(const std::filesystem::path& final_path
 
 SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video,
                                    AVRational video_time_base, const std::vector<Mp4AudioTrack>& audio,
-                                   const av::HdrMetadata& hdr)
+                                   const av::HdrMetadata& hdr, const std::vector<Mp4SubtitleTrack>& subtitles)
     : final_path_(std::move(final_path)), temp_path_(temporary_path_for(final_path_)), video_tb_(video_time_base) {
     AVFormatContext* raw = nullptr;
     av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", temp_path_.c_str()),
@@ -38,6 +38,17 @@ SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCod
         av_dict_set(&as->metadata, "language", track.language.c_str(), 0);
         if (!track.title.empty()) av_dict_set(&as->metadata, "title", track.title.c_str(), 0);
         audio_tb_.push_back(track.time_base);
+    }
+    first_subtitle_stream_ = static_cast<int>(ctx_->nb_streams);
+    for (const auto& track : subtitles) {
+        AVStream* ss = avformat_new_stream(ctx_.get(), nullptr);
+        if (!ss) throw std::bad_alloc();
+        av::check(avcodec_parameters_copy(ss->codecpar, track.codecpar), "copying subtitle parameters");
+        ss->codecpar->codec_tag = 0;
+        ss->time_base = AVRational{1, 1000};
+        ss->disposition = (track.is_default ? AV_DISPOSITION_DEFAULT : 0) | (track.is_forced ? AV_DISPOSITION_FORCED : 0);
+        av_dict_set(&ss->metadata, "language", track.language.c_str(), 0);
+        if (!track.title.empty()) av_dict_set(&ss->metadata, "title", track.title.c_str(), 0);
     }
 
     av::check(avio_open(&ctx_->pb, temp_path_.c_str(), AVIO_FLAG_WRITE), fmt::format("creating {}", temp_path_.string()));
@@ -65,6 +76,10 @@ void SingleFileWriter::write_video(AVPacket* pkt) { write(pkt, 0, video_tb_); }
 
 void SingleFileWriter::write_audio(std::size_t track, AVPacket* pkt) {
     write(pkt, static_cast<int>(track) + 1, audio_tb_.at(track));
+}
+
+void SingleFileWriter::write_subtitle(std::size_t track, AVPacket* pkt) {
+    write(pkt, first_subtitle_stream_ + static_cast<int>(track), AVRational{1, 1000});
 }
 
 void SingleFileWriter::finish() {

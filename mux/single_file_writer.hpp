@@ -19,19 +19,30 @@ struct Mp4AudioTrack {
     bool is_default = false;  // the track players pick; the others are alternates to it
 };
 
+// A mov_text track; its packets are in milliseconds.
+struct Mp4SubtitleTrack {
+    const AVCodecParameters* codecpar = nullptr;
+    std::string language;
+    std::string title;
+    bool is_default = false;
+    bool is_forced = false;
+};
+
 class SingleFileWriter {
 public:
     // video: stream parameters; packets given to write_video are in
     // video_time_base. audio: one track each, in this order.
     // hdr: put on the video stream (the muxer writes mdcv and clli boxes).
     SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video, AVRational video_time_base,
-                     const std::vector<Mp4AudioTrack>& audio, const av::HdrMetadata& hdr = {});
+                     const std::vector<Mp4AudioTrack>& audio, const av::HdrMetadata& hdr = {},
+                     const std::vector<Mp4SubtitleTrack>& subtitles = {});
     ~SingleFileWriter();
     SingleFileWriter(const SingleFileWriter&) = delete;
     SingleFileWriter& operator=(const SingleFileWriter&) = delete;
 
     void write_video(AVPacket* pkt);
     void write_audio(std::size_t track, AVPacket* pkt);
+    void write_subtitle(std::size_t track, AVPacket* pkt);
     // Writes the trailer (moov moved to the front: faststart) and renames.
     void finish();
 
@@ -45,6 +56,7 @@ private:
     av::OutputFormatPtr ctx_;
     AVRational video_tb_;
     std::vector<AVRational> audio_tb_;  // stream 1 + i is audio track i
+    int first_subtitle_stream_ = 0;    // then the subtitle tracks
     bool finished_ = false;
 };
 

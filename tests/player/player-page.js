@@ -244,12 +244,18 @@
         forced: !!s.forced, autoselect: !!s.autoselect, url: s.url || null,
       })),
     });
-    if (C.subtitles) {
-      hls.subtitleDisplay = true;
-      hls.subtitleTrack = 0;
-    }
     const p = video.play();
     if (p && p.catch) p.catch((e) => report('playRejected', { message: String(e && e.message || e) }));
+  });
+  // The subtitle track is chosen once hls.js has listed the tracks of the
+  // playing level (earlier, the choice is dropped).
+  let subtitlesOn = false;
+  hls.on(E.SUBTITLE_TRACKS_UPDATED, (_ev, data) => {
+    report('subtitleTracksUpdated', { count: (data.subtitleTracks || []).length });
+    if (!C.subtitles || subtitlesOn || !(data.subtitleTracks || []).length) return;
+    subtitlesOn = true;
+    hls.subtitleDisplay = true;
+    hls.subtitleTrack = 0;
   });
   hls.on(E.BUFFER_CODECS, (_ev, data) => {
     const out = {};

@@ -1,0 +1,23 @@
+#pragma once
+// WebVTT text written by FFmpeg's webvtt muxer: the whole track for DASH,
+// or one HLS segment with the X-TIMESTAMP-MAP header that ties cue time 0
+// to media time 0 (the CMAF tracks start at 0).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ladder::mux {
+
+struct WebVttCue {
+    std::int64_t start_ms = 0;  // on the output's timeline (0 = the first video frame)
+    std::int64_t end_ms = 0;
+    std::string text;  // the cue payload, WebVTT markup
+};
+
+std::string render_webvtt(const std::vector<WebVttCue>& cues, bool hls_timestamp_map);
+
+// The cues that show during [start_ms, end_ms): a cue spanning a segment
+// boundary goes into every segment it overlaps, as HLS asks.
+std::vector<WebVttCue> cues_between(const std::vector<WebVttCue>& cues, std::int64_t start_ms, std::int64_t end_ms);
+
+}  // namespace ladder::mux
