@@ -59,10 +59,12 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->capture_default_str();
     auto* ladder = cmd->add_option("--ladder", a.ladder_file,
                                    "Ladder preset JSON ({\"rungs\": [{\"name\", \"height\", \"bitrate_kbps\", "
-                                   "optional \"width\", \"maxrate_kbps\", \"bufsize_kbps\"}]}); see samples/ladders/");
+                                   "optional \"width\", \"maxrate_kbps\", \"bufsize_kbps\"}]}; without \"width\", "
+                                   "\"height\" is the rung's short side); see samples/ladders/");
     auto* rung = cmd->add_option("--rung", a.rungs,
                                  "A rung NAME=WxH@KBPS, repeatable (e.g. --rung 720p=1280x720@2500); W may be "
-                                 "omitted (720p=x720@2500) to follow the source's display aspect ratio. Default "
+                                 "omitted (720p=x720@2500): H is then the short side (720x1280 on a portrait "
+                                 "source) and the other side follows the source's display aspect ratio. Default "
                                  "ladder: 1080p 4500k, 720p 2500k, 540p 1200k, 360p 600k, trimmed to the source "
                                  "(never upscales)");
     ladder->excludes(rung);

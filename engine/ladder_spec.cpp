@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "engine/errors.hpp"
 
@@ -131,30 +132,84 @@ void validate_ladder(const LadderSpec& spec) {
     }
 }
 
+namespace {
+
+struct PictureSize {
+    int width = 0;
+    int height = 0;
+};
+
+const char* orientation(int width, int height) {
+    return width > height ? "landscape" : width < height ? "portrait" : "square";
+}
+
+// A rung's named size: the number in its name, its short side.
+int named_size(const Rung& r) { return r.width != 0 ? std::min(r.width, r.height) : r.height; }
+
+// A rung without a width names its SHORT side, so that "1080p" is 1920x1080
+// on a landscape source, 1080x1920 on a portrait one and 1080x1080 on a
+// square one; the long side follows the display aspect ratio, rounded to
+// even. This is the size asked for, before any limit of the source.
+PictureSize derived_size(int short_side, int display_w, int display_h) {
+    if (display_h > display_w) return {short_side, even_round(static_cast<double>(short_side) * display_h / display_w)};
+    return {even_round(static_cast<double>(short_side) * display_w / display_h), short_side};
+}
+
+// Never longer than the source's own (even) long side: rounding must not turn
+// the source-sized rung into an "upscale". The short side is left alone, so
+// that a rung larger than the source still reads as one.
+PictureSize within_long_side(PictureSize s, int display_w, int display_h) {
+    if (display_h > display_w) s.height = std::min(s.height, display_h & ~1);
+    else s.width = std::min(s.width, display_w & ~1);
+    return s;
+}
+
+// An explicit WxH is encoded as written; turned against the source, the
+// picture is stretched, which is worth saying.
+void note_turned_box(const Rung& r, int display_w, int display_h, std::vector<std::string>& notes) {
+    const char* rung_shape = orientation(r.width, r.height);
+    const char* source_shape = orientation(display_w, display_h);
+    if (std::string_view(rung_shape) == source_shape) return;
+    notes.push_back(fmt::format("rung {} ({}x{}) is {} but the source is {} ({}x{}): its picture is stretched to that "
+                                "size; give only the short side (x{}) to follow the source's shape",
+                                r.name, r.width, r.height, rung_shape, source_shape, display_w, display_h,
+                                named_size(r)));
+}
+
+// Every rung dropped: one rung at the source's own (even) size, named by its
+// short side, with the bitrate of the smallest requested rung.
+Rung source_sized_rung(const LadderSpec& spec, int display_w, int display_h) {
+    const auto smallest = std::min_element(spec.rungs.begin(), spec.rungs.end(), [](const Rung& a, const Rung& b) {
+        return named_size(a) < named_size(b);
+    });
+    Rung r = *smallest;
+    r.width = display_w & ~1;
+    r.height = display_h & ~1;
+    r.name = fmt::format("{}p", std::min(r.width, r.height));
+    return r;
+}
+
+}  // namespace
+
 FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h) {
     FittedLadder out;
-    const double dar = static_cast<double>(display_w) / display_h;
     for (Rung r : spec.rungs) {
-        // Never wider than the source's own (even) width: rounding must not
-        // turn the source-height rung into an "upscale".
-        const int wanted_width = r.width != 0 ? r.width : even_round(r.height * dar);
-        if (r.width == 0) r.width = std::min(wanted_width, display_w & ~1);
-        if (r.height > display_h || r.width > display_w) {
-            r.width = wanted_width;  // the size the rung would have had, for the note
+        const bool explicit_size = r.width != 0;
+        const PictureSize wanted =
+            explicit_size ? PictureSize{r.width, r.height} : derived_size(r.height, display_w, display_h);
+        const PictureSize fitted = explicit_size ? wanted : within_long_side(wanted, display_w, display_h);
+        if (fitted.width > display_w || fitted.height > display_h) {
             out.notes.push_back(fmt::format("rung {} ({}x{}) dropped: the source is only {}x{} and ladder never upscales",
-                                            r.name, r.width, r.height, display_w, display_h));
+                                            r.name, wanted.width, wanted.height, display_w, display_h));
             continue;
         }
+        if (explicit_size) note_turned_box(r, display_w, display_h, out.notes);
+        r.width = fitted.width;
+        r.height = fitted.height;
         out.ladder.rungs.push_back(r);
     }
     if (out.ladder.rungs.empty()) {
-        // Keep one rung at the source size, with the bitrate of the smallest requested rung.
-        const auto smallest = std::min_element(spec.rungs.begin(), spec.rungs.end(),
-                                               [](const Rung& a, const Rung& b) { return a.height < b.height; });
-        Rung r = *smallest;
-        r.height = display_h & ~1;
-        r.width = display_w & ~1;
-        r.name = fmt::format("{}p", r.height);
+        Rung r = source_sized_rung(spec, display_w, display_h);
         out.notes.push_back(fmt::format("every rung is larger than the source: making one rung {} at {}x{}", r.name,
                                         r.width, r.height));
         out.ladder.rungs.push_back(r);

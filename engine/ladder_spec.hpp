@@ -1,7 +1,10 @@
 #pragma once
 // The ladder: which renditions ("rungs") to make. Loaded from JSON presets or
 // --rung arguments, or the default ladder; fitted to the source so that no
-// rung upscales and widths follow the display aspect ratio.
+// rung upscales. A rung's named size (the 720 of "720p", of --rung x720, of
+// "height": 720 in a preset) is its SHORT side: 1280x720 on a landscape
+// source, 720x1280 on a portrait one, 720x720 on a square one; the other side
+// follows the display aspect ratio.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,7 +17,11 @@ namespace ladder::engine {
 
 struct Rung {
     std::string name;
-    int width = 0;  // 0: derived from the source's display aspect ratio
+    // Before fit_to_source, width 0 means "derived from the source": height is
+    // then the short side's length, whichever way the source is turned. An
+    // explicit width makes width x height the exact size. After fitting, both
+    // are the picture's own width and height.
+    int width = 0;
     int height = 0;
     int bitrate_kbps = 0;
     int maxrate_kbps = 0;  // 0: 1.5 x bitrate
@@ -34,7 +41,8 @@ LadderSpec default_ladder();
 LadderSpec parse_ladder_json(const std::string& text, const std::string& origin);
 LadderSpec load_ladder_file(const std::filesystem::path& path);
 
-// "NAME=WxH@KBPS" (W may be 0 or omitted as "xH" to derive it). Throws InputError.
+// "NAME=WxH@KBPS" (W may be 0 or omitted as "xH" to derive it; H is then the
+// short side). Throws InputError.
 Rung parse_rung_argument(const std::string& arg);
 
 // Checks names (unique, safe as file names) and numbers. Throws InputError.
@@ -45,9 +53,12 @@ struct FittedLadder {
     std::vector<std::string> notes;  // what was dropped or derived, for the user
 };
 
-// Fits the ladder to a source of display size display_w x display_h: derives
-// missing widths from the aspect ratio (even), drops rungs that would
-// upscale; if none is left, keeps one rung at the source's own size.
+// Fits the ladder to a source of display size display_w x display_h: a rung
+// without a width gets its named size on the source's short side and the long
+// side from the aspect ratio (even, never beyond the source's); rungs that
+// would upscale are dropped; an explicit WxH is kept as written or dropped
+// (with a note when it is turned against the source); if none is left, keeps
+// one rung at the source's own size, named by its short side.
 FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h);
 
 }  // namespace ladder::engine

@@ -1,6 +1,6 @@
 // LadderSpec: the default ladder, JSON presets, --rung arguments, validation
 // and fitting the ladder to the source (never upscale, follow the display
-// aspect ratio, even widths).
+// aspect ratio, even sizes, a rung's number is its short side).
 #include "engine/ladder_spec.hpp"
 
 #include <gtest/gtest.h>
@@ -448,13 +448,24 @@ TEST(LadderFile, ShippedPresetsLoad) {
         EXPECT_FALSE(spec.rungs.empty());
         EXPECT_NO_THROW(validate_ladder(spec));
         for (const auto& [w, h] : {std::pair{3840, 2160}, std::pair{1920, 1080}, std::pair{1280, 720},
-                                   std::pair{640, 480}, std::pair{320, 240}}) {
+                                   std::pair{640, 480}, std::pair{320, 240}, std::pair{1080, 1920},
+                                   std::pair{720, 1280}, std::pair{1080, 1080}}) {
             const auto fitted = fit_to_source(spec, w, h);
             EXPECT_FALSE(fitted.ladder.rungs.empty()) << w << "x" << h;
             for (const auto& r : fitted.ladder.rungs) {
                 EXPECT_LE(r.width, w) << r.name;
                 EXPECT_LE(r.height, h) << r.name;
                 EXPECT_EQ(r.width % 2, 0) << r.name;
+                EXPECT_EQ(r.height % 2, 0) << r.name;
+            }
+        }
+        // The presets' "height" is the short side: on a portrait source it is the width.
+        for (const auto& r : fit_to_source(spec, 2160, 3840).ladder.rungs) {
+            const auto named = std::find_if(spec.rungs.begin(), spec.rungs.end(),
+                                            [&](const Rung& s) { return s.name == r.name; });
+            ASSERT_NE(named, spec.rungs.end()) << r.name;
+            if (named->width == 0) {
+                EXPECT_EQ(r.width, named->height) << r.name;
             }
         }
     }
