@@ -63,6 +63,9 @@ struct BufferRefDeleter {
 struct FilterInOutDeleter {
     void operator()(AVFilterInOut* io) const noexcept { avfilter_inout_free(&io); }
 };
+struct DictionaryDeleter {
+    void operator()(AVDictionary* d) const noexcept { av_dict_free(&d); }
+};
 
 using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
 using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
@@ -76,6 +79,7 @@ using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
 using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphDeleter>;
 using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefDeleter>;
 using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutDeleter>;
+using DictionaryPtr = std::unique_ptr<AVDictionary, DictionaryDeleter>;
 
 // Allocation helpers throw std::bad_alloc instead of returning null.
 FramePtr make_frame();

@@ -16,6 +16,7 @@ extern "C" {
 #include <optional>
 
 #include "av/av_error.hpp"
+#include "engine/audio_file.hpp"
 #include "engine/chunk_analyzer.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
@@ -26,6 +27,7 @@ extern "C" {
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
 #include "engine/frame_budget.hpp"
+#include "engine/image_sequence.hpp"
 #include "engine/journaled_chunk_route.hpp"
 #include "engine/lane_consumers.hpp"
 #include "engine/output_stage.hpp"
@@ -80,11 +82,8 @@ std::vector<std::pair<std::string, int>> cpu_encoder_mix(const JobOptions& o) {
 // What must be the same for a journaled chunk to be reused by --resume.
 std::string job_fingerprint(const JobOptions& o, const CheckedSource& source) {
     const SourceInfo& src = source.info;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(o.input, ec);
-    const auto mtime = std::filesystem::last_write_time(o.input, ec).time_since_epoch().count();
-    std::string f = fmt::format("source={}|{}|{}|{}x{}|{}/{}|chunk={}|preset={}|check={}",
-                                std::filesystem::absolute(o.input).string(), size, mtime, src.width, src.height,
+    std::string f = fmt::format("source={}|{}|{}x{}|{}/{}|chunk={}|preset={}|check={}",
+                                std::filesystem::absolute(o.input).string(), input_identity(o.input), src.width, src.height,
                                 src.frame_rate.num, src.frame_rate.den, source.chunk_frames, o.preset,
                                 static_cast<int>(o.splice_check));
     for (const auto& r : source.ladder.rungs)
@@ -145,22 +144,21 @@ Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
 // The source's audio track for the outputs, or null (none, or not asked for).
 std::unique_ptr<AudioTrack> open_audio(const JobOptions& options, const CheckedSource& source, ProgressSink& progress) {
     const SourceInfo& src = source.info;
-    AVFormatContext* input = source.input->get();
+    // --audio-file: the audio stream is that file's.
+    AVFormatContext* input = (source.audio_input ? source.audio_input : source.input)->get();
     if (!options.audio) return nullptr;
     if (src.audio_stream < 0) {
         progress.note(NoteLevel::info, fmt::format("input {} has no usable audio stream: outputs are video only",
                                                     src.path));
         return nullptr;
     }
-    const AVStream* vs = input->streams[src.video_stream];
-    const std::int64_t video_start =
-        vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
+    const std::int64_t video_start = audio_time_zero(*source.input, source.audio_input.get(), src);
     std::unique_ptr<AudioTrack> audio;
     try {
         audio = std::make_unique<AudioTrack>(input->streams[src.audio_stream], video_start);
     } catch (const av::AvError& e) {
         throw InputError(fmt::format("input {}: cannot decode its audio ({}): pass --audio none to skip audio",
-                                     src.path, e.what()));
+                                     src.audio_path.empty() ? src.path : src.audio_path, e.what()));
     }
     if (src.audio_streams > 1) {
         int ordinal = 1;  // among the audio streams, as players number tracks
@@ -464,7 +462,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // to its rung's writer.
     const LaneCounts lane_counts = decode_lanes_wanted(options, encoders.devices, cpu);
     const std::vector<std::int64_t> cuts =
-        find_decode_cuts(source.input->path(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
+        find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
     std::unique_ptr<ChunkAnalyzer> analyzer =
         make_analyzer(options, source, rungs.size(), frames, static_cast<int>(cuts.size()) + 1,
                       encoders.processes.get(), static_cast<int>(pool.size()), progress);
