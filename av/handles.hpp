@@ -63,6 +63,9 @@ struct BufferRefDeleter {
 struct FilterInOutDeleter {
     void operator()(AVFilterInOut* io) const noexcept { avfilter_inout_free(&io); }
 };
+struct DictionaryDeleter {
+    void operator()(AVDictionary* d) const noexcept { av_dict_free(&d); }
+};
 
 using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
 using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
@@ -76,6 +79,7 @@ using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
 using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphDeleter>;
 using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefDeleter>;
 using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutDeleter>;
+using DictionaryPtr = std::unique_ptr<AVDictionary, DictionaryDeleter>;
 
 // A subtitle event avcodec_decode_subtitle2 filled in; its rects are freed with it.
 struct DecodedSubtitle {

@@ -7,7 +7,8 @@
 
 namespace ladder::av {
 
-InputFile::InputFile(const std::string& path) : path_(path) {
+InputFile::InputFile(InputSpec spec) : spec_(std::move(spec)) {
+    const std::string& path = spec_.path;
     // What the demuxer says about a file it cannot open ("moov atom not
     // found") goes into the error instead of onto stderr on its own.
     LibraryLogCapture log;
@@ -16,8 +17,16 @@ InputFile::InputFile(const std::string& path) : path_(path) {
                                        log.text()),
                       log.text());
     };
+    const AVInputFormat* format = nullptr;
+    if (!spec_.format.empty() && !(format = av_find_input_format(spec_.format.c_str())))
+        throw AvError(AVERROR_DEMUXER_NOT_FOUND,
+                      fmt::format("opening {}: this FFmpeg build has no {} demuxer", path, spec_.format));
+    AVDictionary* options = nullptr;
+    for (const auto& [key, value] : spec_.options) av_dict_set(&options, key.c_str(), value.c_str(), 0);
     AVFormatContext* raw = nullptr;
-    if (int ret = avformat_open_input(&raw, path.c_str(), nullptr, nullptr); ret < 0) fail(ret, "opening");
+    const int opened = avformat_open_input(&raw, path.c_str(), format, &options);
+    const DictionaryPtr not_taken(options);
+    if (opened < 0) fail(opened, "opening");
     ctx_.reset(raw);
     if (int ret = avformat_find_stream_info(ctx_.get(), nullptr); ret < 0) fail(ret, "reading stream info of");
     log.replay();
@@ -31,7 +40,7 @@ int InputFile::best_stream(AVMediaType type) const {
 bool InputFile::read(AVPacket* pkt) {
     int ret = av_read_frame(ctx_.get(), pkt);
     if (ret == AVERROR_EOF) return false;
-    check(ret, fmt::format("reading {}", path_));
+    check(ret, fmt::format("reading {}", spec_.path));
     return true;
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/command_run.hpp"
+#include "cli/input_options.hpp"
 #include "cli/output_formats.hpp"
 #include "cli/failure_hint.hpp"
 #include "cli/progress_model.hpp"
@@ -34,7 +35,10 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
     CLI::App* cmd = app.add_subcommand(
         "encode", "Encode INPUT into an AV1 ladder in OUTDIR (or, with --plan P --shard I/N, shard I of N of a plan "
                   "made by ladder plan)");
-    auto* input = cmd->add_option("input", a.input, "Source video file (any format FFmpeg reads); required unless --plan");
+    auto* input = cmd->add_option("input", a.input,
+                                  "Source video file (any format FFmpeg reads), or numbered images as a printf pattern "
+                                  "(frames/img_%05d.png: PNG, JPEG, TIFF, DPX, EXR) with --frame-rate; required "
+                                  "unless --plan");
     auto* output = cmd->add_option("-o,--output", a.outdir, "Output directory (created if missing); required unless --plan");
     auto* plan = cmd->add_option("--plan", a.plan,
                                  "Encode a shard of this plan (WORKDIR/plan.json from ladder plan) instead: its source, "
@@ -48,6 +52,8 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
                                   "every rung, decoding only the frames they need (Kubernetes Indexed Job: "
                                   "$(JOB_COMPLETION_INDEX)/N; Slurm array: $SLURM_ARRAY_TASK_ID/N)")
                       ->type_name("I/N");
+    auto* frame_rate = add_frame_rate_option(*cmd, a.frame_rate);
+    auto* audio_file = add_audio_file_option(*cmd, a.audio_file);
     plan->excludes(input)->excludes(output);
     shard->needs(plan);
     plan->needs(shard);
@@ -194,7 +200,8 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->capture_default_str();
     // The plan decides these for every shard alike.
     for (CLI::Option* o :
-         {format, ladder, rung, encoder, cpu_encoders, segment, audio, subtitles, overwrite, resume, preset, splice, quality})
+         {format, ladder, rung, encoder, cpu_encoders, segment, audio, subtitles, overwrite, resume, preset, splice,
+          quality, frame_rate, audio_file})
         plan->excludes(o);
     cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
     cmd->add_option("--progress", a.progress,
@@ -218,6 +225,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     engine::JobOptions o;
     o.input = a.input;
     o.outdir = a.outdir;
+    set_input_options(o, a.frame_rate, a.audio_file, a.audio);
     o.ladder = ladder_from_arguments(a.ladder_file, a.rungs);
     o.policy = gpu::parse_encode_policy(a.policy);
     o.sessions_per_gpu = a.sessions_per_gpu;

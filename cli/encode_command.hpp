@@ -11,6 +11,8 @@ namespace ladder::cli {
 struct EncodeArgs {
     std::string input;
     std::string outdir;
+    std::string frame_rate;  // --frame-rate: an image sequence's rate (empty: not given)
+    std::string audio_file;  // --audio-file: the audio from this file instead of the input's
     std::string format = "hls";
     std::string ladder_file;
     std::vector<std::string> rungs;

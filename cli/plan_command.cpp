@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/command_run.hpp"
+#include "cli/input_options.hpp"
 #include "cli/signal_stop.hpp"
 #include "engine/errors.hpp"
 #include "engine/plan_job.hpp"
@@ -17,8 +18,14 @@ CLI::App* add_plan_command(CLI::App& app, PlanArgs& a) {
         "plan", "Plan INPUT for encoding on many machines: WORKDIR/plan.json (ladder, chunk boundaries, source "
                 "fingerprint, encoder settings); then `ladder encode --plan WORKDIR/plan.json --shard I/N` on each "
                 "machine and `ladder stitch WORKDIR -o OUTDIR`");
-    cmd->add_option("input", a.input, "Source video file, at a path every machine sees (stored absolute)")
+    cmd->add_option("input", a.input,
+                    "Source video file, or an image sequence's printf pattern (with --frame-rate), at a path every "
+                    "machine sees (stored absolute)")
         ->required();
+    add_frame_rate_option(*cmd, a.frame_rate);
+    add_audio_file_option(*cmd, a.audio_file)->description(
+        "Take the audio from FILE instead of INPUT's own, as for ladder encode (stored absolute: ladder stitch reads "
+        "it)");
     cmd->add_option("-o,--output", a.workdir, "Work folder on a volume every machine shares (created if missing)")
         ->required();
     auto* ladder = cmd->add_option("--ladder", a.ladder_file, "Ladder preset JSON, as for ladder encode");
@@ -74,6 +81,7 @@ int run_plan(const PlanArgs& a) {
         o.segment_seconds = a.segment_seconds;
         o.audio = engine::parse_audio_choice(a.audio);
         o.subtitles = engine::parse_subtitle_choice(a.subtitles);
+        set_input_options(o, a.frame_rate, a.audio_file, a.audio);
         o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
         const engine::JobPlan plan = engine::make_plan(o, run->progress(), signals.token());
         // A new plan's chunks would not match the old ones: they go.

@@ -12,6 +12,8 @@ namespace ladder::cli {
 struct PlanArgs {
     std::string input;
     std::string workdir;
+    std::string frame_rate;  // --frame-rate: an image sequence's rate
+    std::string audio_file;  // --audio-file
     std::string ladder_file;
     std::vector<std::string> rungs;
     std::string encoder = "svt";

@@ -85,10 +85,10 @@ void video_only(AVFormatContext* ic, int video_stream) {
 }
 }  // namespace
 
-std::optional<std::int64_t> find_decode_cut(const std::string& path, int video_stream, std::int64_t target,
+std::optional<std::int64_t> find_decode_cut(const av::InputSpec& source, int video_stream, std::int64_t target,
                                             std::int64_t limit) {
     try {
-        av::InputFile in(path);
+        av::InputFile in(source);
         video_only(in.get(), video_stream);
         return clean_cut_after(in, video_stream, target, limit);
     } catch (const av::AvError&) {
@@ -96,11 +96,11 @@ std::optional<std::int64_t> find_decode_cut(const std::string& path, int video_s
     }
 }
 
-std::vector<std::int64_t> find_decode_cuts(const std::string& path, int video_stream, int ranges, double min_seconds) {
+std::vector<std::int64_t> find_decode_cuts(const av::InputSpec& source, int video_stream, int ranges, double min_seconds) {
     std::vector<std::int64_t> cuts;
     if (ranges < 2) return cuts;
     try {
-        av::InputFile in(path);
+        av::InputFile in(source);
         AVFormatContext* ic = in.get();
         video_only(ic, video_stream);
         const AVStream* vs = ic->streams[video_stream];

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "av/input_file.hpp"
+
 struct AVFormatContext;
 
 namespace ladder::engine {
@@ -19,11 +21,11 @@ namespace ladder::engine {
 // ascending, near the even split of the stream's duration, each range at
 // least min_seconds long. Empty when the stream has no such key frames or no
 // timestamps, or the file cannot seek.
-std::vector<std::int64_t> find_decode_cuts(const std::string& path, int video_stream, int ranges, double min_seconds);
+std::vector<std::int64_t> find_decode_cuts(const av::InputSpec& source, int video_stream, int ranges, double min_seconds);
 
 // The first cut at or after target and at most limit (the video stream's
 // time base), searched from the key frame before target.
-std::optional<std::int64_t> find_decode_cut(const std::string& path, int video_stream, std::int64_t target,
+std::optional<std::int64_t> find_decode_cut(const av::InputSpec& source, int video_stream, std::int64_t target,
                                             std::int64_t limit);
 
 // The video stream's first and end timestamps from the container (end:

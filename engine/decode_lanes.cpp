@@ -24,7 +24,8 @@ DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, 
       audio_(audio),
       progress_(progress),
       devices_(std::move(devices)),
-      separate_audio_(growable || !cuts.empty()) {
+      // Audio from --audio-file is read by a stage of its own, on that file.
+      separate_audio_(growable || !cuts.empty() || (audio && !source.audio_path.empty())) {
     for (std::size_t i = 0; i <= cuts.size(); ++i)
         add_lane(i == 0 ? AV_NOPTS_VALUE : cuts[i - 1], i == cuts.size() ? AV_NOPTS_VALUE : cuts[i]);
 }
@@ -32,7 +33,7 @@ DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, 
 DecodeLanes::Lane& DecodeLanes::add_lane(std::int64_t start_pts, std::int64_t end_pts) {
     const std::size_t i = lanes_.size();
     Lane& lane = lanes_.emplace_back();
-    if (i > 0) lane.own_input = std::make_unique<av::InputFile>(source_input_.path());
+    if (i > 0) lane.own_input = std::make_unique<av::InputFile>(source_input_.spec());
     std::vector<FrameChannel*> outputs;
     for (int c = 0; c < consumers_; ++c) {
         lane.channels.push_back(std::make_unique<FrameChannel>(channel_capacity_));
@@ -117,7 +118,7 @@ bool DecodeLanes::grow(StageThreads& stages, double min_seconds, const std::func
     }
     if (!widest || widest_end - widest_read < 3 * min_gap) return false;
     const std::int64_t target = widest_read + (widest_end - widest_read) / 2;
-    const auto cut = find_decode_cut(source_input_.path(), source_.video_stream, target, widest_end - min_gap);
+    const auto cut = find_decode_cut(source_input_.spec(), source_.video_stream, target, widest_end - min_gap);
     if (!cut) return false;
     Lane* added = nullptr;
     int index = 0;
@@ -143,7 +144,8 @@ bool DecodeLanes::all_read() const {
 // The audio packets from a demuxer of its own, all of them; the track ends
 // where the video does, which the last lane says.
 void DecodeLanes::read_audio(std::stop_token stop) {
-    av::InputFile input(source_input_.path());
+    // --audio-file: audio_tracks are that file's.
+    av::InputFile input(source_.audio_path.empty() ? source_input_.spec() : av::InputSpec(source_.audio_path));
     AVFormatContext* ic = input.get();
     for (unsigned i = 0; i < ic->nb_streams; ++i)
         if (!audio_->reads(static_cast<int>(i))) ic->streams[i]->discard = AVDISCARD_ALL;

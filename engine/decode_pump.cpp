@@ -261,6 +261,13 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
         if (!on_gpu && source_.rotation == 180) chain += "hflip,vflip,";
         if (!on_gpu && source_.rotation == 270) chain += "transpose=cclock,";
         chain += fmt::format("fps=fps={}/{}", source_.frame_rate.num, source_.frame_rate.den);
+        // FFmpeg's own RGB-to-YUV step would use BT.601 whatever the size:
+        // the matrix and range are the ones the outputs are tagged with.
+        if (!on_gpu && source_.rgb_picture)
+            chain += fmt::format(",scale=out_color_matrix={}:out_range=tv",
+                                 source_.colorspace == AVCOL_SPC_BT709 ? "bt709" : "bt601");
+        else if (!on_gpu && source_.to_limited_range)
+            chain += ",scale=out_range=tv";
         if (!on_gpu) chain += fmt::format(",format=pix_fmts={}", av_get_pix_fmt_name(source_.pix_fmt));
         normalizer_ = std::make_unique<av::FilterChain>(false, args, chain, on_gpu ? frame->hw_frames_ctx : nullptr);
     }

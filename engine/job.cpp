@@ -16,6 +16,7 @@ extern "C" {
 #include <optional>
 
 #include "av/av_error.hpp"
+#include "engine/audio_file.hpp"
 #include "engine/chunk_analyzer.hpp"
 #include "engine/chunk_dispatcher.hpp"
 #include "engine/chunk_journal.hpp"
@@ -26,6 +27,7 @@ extern "C" {
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
 #include "engine/frame_budget.hpp"
+#include "engine/image_sequence.hpp"
 #include "engine/job_media.hpp"
 #include "engine/journaled_chunk_route.hpp"
 #include "engine/lane_consumers.hpp"
@@ -81,11 +83,8 @@ std::vector<std::pair<std::string, int>> cpu_encoder_mix(const JobOptions& o) {
 // What must be the same for a journaled chunk to be reused by --resume.
 std::string job_fingerprint(const JobOptions& o, const CheckedSource& source) {
     const SourceInfo& src = source.info;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(o.input, ec);
-    const auto mtime = std::filesystem::last_write_time(o.input, ec).time_since_epoch().count();
-    std::string f = fmt::format("source={}|{}|{}|{}x{}|{}/{}|chunk={}|preset={}|check={}",
-                                std::filesystem::absolute(o.input).string(), size, mtime, src.width, src.height,
+    std::string f = fmt::format("source={}|{}|{}x{}|{}/{}|chunk={}|preset={}|check={}",
+                                std::filesystem::absolute(o.input).string(), input_identity(o.input), src.width, src.height,
                                 src.frame_rate.num, src.frame_rate.den, source.chunk_frames, o.preset,
                                 static_cast<int>(o.splice_check));
     for (const auto& r : source.ladder.rungs)
@@ -401,7 +400,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
                                      rendition_ids(audio_selection), rendition_ids(subtitle_selection),
                                      options.overwrite || options.resume});
-    std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source.input->get(), src);
+    std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source);
     std::unique_ptr<SubtitleTracks> subtitles = open_subtitles(subtitle_selection, source.input->get(), src);
     note_source_handling(src, progress);
     ChunkJournal journal(options.outdir, options.shard ? options.shard->plan.fingerprint() : job_fingerprint(options, source),
@@ -442,7 +441,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // to its rung's writer.
     const LaneCounts lane_counts = decode_lanes_wanted(options, encoders.devices, cpu);
     const std::vector<std::int64_t> cuts =
-        find_decode_cuts(source.input->path(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
+        find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
     std::unique_ptr<ChunkAnalyzer> analyzer =
         make_analyzer(options, source, rungs.size(), frames, static_cast<int>(cuts.size()) + 1,
                       encoders.processes.get(), static_cast<int>(pool.size()), progress);

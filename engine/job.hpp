@@ -40,6 +40,12 @@ enum class BitAllocation { complexity, even };
 
 struct JobOptions {
     std::filesystem::path input;
+    // --frame-rate: an image sequence's rate (input is then a pattern such
+    // as img_%05d.png); a video file refuses it.
+    std::optional<AVRational> frame_rate;
+    // --audio-file: the outputs' audio comes from this file instead of the
+    // input's own (engine/audio_file.hpp); empty: the input's.
+    std::filesystem::path audio_file;
     std::filesystem::path outdir;
     std::optional<LadderSpec> ladder;  // nullopt: the default ladder
     // Where to encode (--policy) and decode (--decode). Default cpu keeps

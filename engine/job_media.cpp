@@ -5,6 +5,7 @@
 
 #include "av/av_error.hpp"
 #include "av/compat.hpp"
+#include "engine/audio_file.hpp"
 #include "engine/errors.hpp"
 
 namespace ladder::engine {
@@ -46,14 +47,16 @@ std::int64_t video_start_of(const AVFormatContext* input, const SourceInfo& src)
     return vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
 }
 
-std::unique_ptr<AudioTracks> open_audio(const AudioSelection& selection, const AVFormatContext* input,
-                                        const SourceInfo& src) {
+std::unique_ptr<AudioTracks> open_audio(const AudioSelection& selection, const CheckedSource& source) {
     if (selection.renditions.empty()) return nullptr;
+    const SourceInfo& src = source.info;
+    const av::InputFile& audio_input = source.audio_input ? *source.audio_input : *source.input;
     try {
-        return std::make_unique<AudioTracks>(input, selection.renditions, video_start_of(input, src));
+        return std::make_unique<AudioTracks>(audio_input.get(), selection.renditions,
+                                             audio_time_zero(*source.input, source.audio_input.get(), src));
     } catch (const av::AvError& e) {
         throw InputError(fmt::format("input {}: cannot decode its audio ({}): pass --audio none to skip audio",
-                                     src.path, e.what()));
+                                     src.audio_path.empty() ? src.path : src.audio_path, e.what()));
     }
 }
 

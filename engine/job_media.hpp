@@ -23,8 +23,8 @@ std::int64_t video_start_of(const AVFormatContext* input, const SourceInfo& src)
 
 // The selected renditions' readers; null when there are none. InputError
 // when a stream's decoder cannot open.
-std::unique_ptr<AudioTracks> open_audio(const AudioSelection& selection, const AVFormatContext* input,
-                                        const SourceInfo& src);
+// The audio is read from source.audio_input (--audio-file) when there is one.
+std::unique_ptr<AudioTracks> open_audio(const AudioSelection& selection, const CheckedSource& source);
 std::unique_ptr<SubtitleTracks> open_subtitles(const SubtitleSelection& selection, const AVFormatContext* input,
                                                const SourceInfo& src);
 

@@ -27,6 +27,11 @@ const char* splice_name(mux::SpliceCheck c) { return c == mux::SpliceCheck::conf
 
 }  // namespace
 
+std::optional<AVRational> JobPlan::input_frame_rate() const {
+    if (!image_sequence) return std::nullopt;
+    return frame_rate;
+}
+
 int JobPlan::chunk_count() const {
     if (chunk_frames <= 0) return 0;
     return static_cast<int>((frames + chunk_frames - 1) / chunk_frames);
@@ -79,7 +84,7 @@ nlohmann::json plan_to_json(const JobPlan& p) {
     nlohmann::json chunks = nlohmann::json::array();
     for (const auto& c : p.chunks())
         chunks.push_back({{"index", c.index}, {"first_frame", c.first_frame}, {"frames", c.frames}});
-    return {
+    nlohmann::json j{
         {"ladder_plan", kPlanVersion},
         {"source",
          {{"path", p.input.string()},
@@ -98,6 +103,10 @@ nlohmann::json plan_to_json(const JobPlan& p) {
         {"chunks", chunks},
         {"fingerprint", p.fingerprint()},
     };
+    // Only when set, so that plans of video files read as before.
+    if (p.image_sequence) j["source"]["image_sequence"] = true;
+    if (!p.audio_file.empty()) j["audio_file"] = p.audio_file.string();
+    return j;
 }
 
 JobPlan plan_from_json(const nlohmann::json& j, const std::string& origin) {
@@ -109,6 +118,8 @@ JobPlan plan_from_json(const nlohmann::json& j, const std::string& origin) {
     try {
         const auto& s = j.at("source");
         p.input = s.at("path").get<std::string>();
+        p.image_sequence = s.value("image_sequence", false);
+        p.audio_file = j.value("audio_file", std::string());
         p.source_bytes = s.at("bytes").get<std::uintmax_t>();
         p.width = s.at("width").get<int>();
         p.height = s.at("height").get<int>();
@@ -130,7 +141,7 @@ JobPlan plan_from_json(const nlohmann::json& j, const std::string& origin) {
         throw bad(e.what());
     }
     if (p.frames <= 0 || p.chunk_frames <= 0 || p.frame_rate.num <= 0 || p.frame_rate.den <= 0 ||
-        !p.input.is_absolute())
+        !p.input.is_absolute() || (!p.audio_file.empty() && !p.audio_file.is_absolute()))
         throw bad("frames, chunk_frames, frame_rate or source path out of range");
     for (const auto& r : p.ladder.rungs)
         if (r.width <= 0 || r.height <= 0) throw bad(fmt::format("rung {} has no explicit size", r.name));

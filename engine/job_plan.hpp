@@ -6,6 +6,7 @@
 // chunks into WORKDIR, `ladder stitch` assembles them into outputs.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,7 +28,11 @@ struct PlanChunk {
 
 struct JobPlan {
     std::filesystem::path input;  // absolute, as every machine must see it
-    std::uintmax_t source_bytes = 0;
+    // input is an image sequence's pattern, read at frame_rate.
+    bool image_sequence = false;
+    // --audio-file (absolute): where ladder stitch reads the audio; empty: the input's own.
+    std::filesystem::path audio_file;
+    std::uintmax_t source_bytes = 0;  // an image sequence's: all frames together
     int width = 0;  // display size of the normalized source
     int height = 0;
     AVRational frame_rate{0, 1};
@@ -42,6 +47,8 @@ struct JobPlan {
     AudioChoice audio;  // as --audio asked; disabled when the source has no audio it selects
     SubtitleChoice subtitles;  // as --subtitles asked; disabled when the source has no text subtitle it selects
 
+    // The frame rate to open the input with: an image sequence's, else none.
+    std::optional<AVRational> input_frame_rate() const;
     int chunk_count() const;
     std::vector<PlanChunk> chunks() const;
     // What every chunk of this job carries (no paths: the shared folder may

@@ -4,6 +4,7 @@
 
 #include "engine/decode_pump.hpp"
 #include "engine/errors.hpp"
+#include "engine/image_sequence.hpp"
 #include "engine/preflight.hpp"
 
 namespace ladder::engine {
@@ -14,7 +15,9 @@ JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_t
     check_encoders({options.encoder}, checked.ladder);
     JobPlan plan;
     plan.input = std::filesystem::absolute(options.input).lexically_normal();
-    plan.source_bytes = std::filesystem::file_size(options.input);
+    plan.image_sequence = options.frame_rate.has_value();
+    if (checked.audio_input) plan.audio_file = std::filesystem::absolute(options.audio_file).lexically_normal();
+    plan.source_bytes = input_bytes(options.input);
     plan.width = src.display_width;
     plan.height = src.display_height;
     plan.frame_rate = src.frame_rate;
@@ -41,10 +44,9 @@ JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_t
 }
 
 void check_source_matches_plan(const JobPlan& plan, const SourceInfo& src) {
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(plan.input, ec);
+    const auto bytes = input_bytes(plan.input);
     std::string differs;
-    if (!ec && bytes != plan.source_bytes) differs = fmt::format("{} bytes, the plan says {}", bytes, plan.source_bytes);
+    if (bytes != 0 && bytes != plan.source_bytes) differs = fmt::format("{} bytes, the plan says {}", bytes, plan.source_bytes);
     else if (src.display_width != plan.width || src.display_height != plan.height)
         differs = fmt::format("{}x{}, the plan says {}x{}", src.display_width, src.display_height, plan.width,
                               plan.height);
@@ -59,6 +61,8 @@ void check_source_matches_plan(const JobPlan& plan, const SourceInfo& src) {
 JobOptions shard_job_options(const JobPlan& plan, const std::filesystem::path& workdir, ShardSpec shard,
                              JobOptions base) {
     base.input = plan.input;
+    base.frame_rate = plan.input_frame_rate();
+    base.audio_file.clear();  // a shard encodes no audio
     base.outdir = workdir;
     base.ladder = plan.ladder;
     base.encoder = plan.encoder;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/audio_file.hpp"
 #include "engine/encoder_backend.hpp"
 #include "engine/errors.hpp"
 #include "engine/plan_job.hpp"
@@ -11,9 +12,11 @@ namespace ladder::engine {
 
 CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress) {
     CheckedSource checked;
-    checked.input = open_source(options.input);
+    checked.input = open_source(options.input, options.frame_rate);
     checked.info = describe_source(*checked.input);
     read_source_hdr(checked.info);
+    if (!options.audio_file.empty() && options.audio.enabled)
+        checked.audio_input = open_audio_file(options.audio_file, checked.info);
     if (options.shard) check_source_matches_plan(options.shard->plan, checked.info);
     checked.chunk_frames = options.shard ? options.shard->plan.chunk_frames
                                          : chunk_frames_for(options.segment_seconds, checked.info.frame_rate);

@@ -17,6 +17,9 @@ namespace ladder::engine {
 
 struct CheckedSource {
     std::unique_ptr<av::InputFile> input;
+    // --audio-file's demuxer (info's audio fields describe it); null: the
+    // audio, if any, is the input's own.
+    std::unique_ptr<av::InputFile> audio_input;
     SourceInfo info;
     LadderSpec ladder;  // fitted to the source and valid
     int chunk_frames = 0;

@@ -11,6 +11,7 @@
 #include "av/av_error.hpp"
 #include "av/compat.hpp"
 #include "engine/errors.hpp"
+#include "engine/image_sequence.hpp"
 
 extern "C" {
 #include <libavutil/display.h>
@@ -19,7 +20,31 @@ extern "C" {
 
 namespace ladder::engine {
 
-std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path) {
+namespace {
+
+std::unique_ptr<av::InputFile> open_image_sequence(const std::filesystem::path& pattern,
+                                                   std::optional<AVRational> frame_rate) {
+    const ImageSequence sequence = scan_image_sequence(pattern);
+    if (!frame_rate)
+        throw InputError(fmt::format("input {} is an image sequence: pass --frame-rate (for example --frame-rate 24)",
+                                     pattern.string()));
+    try {
+        return std::make_unique<av::InputFile>(image_sequence_input(sequence, *frame_rate));
+    } catch (const av::AvError& e) {
+        if (e.code() == AVERROR_DEMUXER_NOT_FOUND)
+            throw InputError(fmt::format("input {}: this FFmpeg build cannot read image sequences (no image2 "
+                                         "demuxer): make a video of the frames, or use an FFmpeg with it",
+                                         pattern.string()));
+        throw InputError(fmt::format("input {}: its frames are not images ladder can read ({}): pass PNG, JPEG, TIFF, "
+                                     "DPX or EXR frames",
+                                     pattern.string(), av::error_string(e.code())));
+    }
+}
+
+}  // namespace
+
+std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path, std::optional<AVRational> frame_rate) {
+    if (is_image_sequence(path)) return open_image_sequence(path, frame_rate);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw InputError(fmt::format("input {} does not exist: check the path", path.string()));
@@ -27,6 +52,10 @@ std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path) {
         throw InputError(fmt::format("input {} is a directory: pass a video file", path.string()));
     if (std::filesystem::file_size(path, ec) == 0 && !ec)
         throw InputError(fmt::format("input {} is empty (0 bytes): pass a video file", path.string()));
+    if (frame_rate)
+        throw InputError(fmt::format("input {} is a video file: --frame-rate is for image sequences only (a video's "
+                                     "own rate is kept): leave it out",
+                                     path.string()));
     try {
         return std::make_unique<av::InputFile>(path.string());
     } catch (const av::AvError& e) {
@@ -78,6 +107,7 @@ void fill_missing_color(SourceInfo& s) {
 SourceInfo describe_source(const av::InputFile& input) {
     SourceInfo s;
     s.path = input.path();
+    s.opened_as = input.spec();
     AVFormatContext* fmt_ctx = input.get();
     s.video_stream = input.best_stream(AVMEDIA_TYPE_VIDEO);
     // Cover art is a one-picture "video" stream: it does not make a video.
@@ -116,6 +146,12 @@ SourceInfo describe_source(const av::InputFile& input) {
     s.color_trc = par->color_trc;
     s.colorspace = par->color_space;
     s.color_range = par->color_range;
+    s.rgb_picture = desc && ((desc->flags & AV_PIX_FMT_FLAG_RGB) || desc->nb_components <= 2);
+    // Made YUV by ladder: the matrix is the one fill_missing_color picks for
+    // the size, the range video's usual limited one.
+    if (s.rgb_picture) s.colorspace = AVCOL_SPC_UNSPECIFIED;
+    s.to_limited_range = s.rgb_picture || (par->codec_id == AV_CODEC_ID_MJPEG && s.color_range == AVCOL_RANGE_JPEG);
+    if (s.to_limited_range) s.color_range = AVCOL_RANGE_MPEG;
     fill_missing_color(s);
     s.hdr = av::hdr_of_stream(vs);
 
@@ -126,21 +162,6 @@ SourceInfo describe_source(const av::InputFile& input) {
     s.estimated_frames = vs->nb_frames > 0 ? vs->nb_frames
                                             : static_cast<std::int64_t>(std::llround(s.duration_seconds * av_q2d(s.frame_rate)));
 
-    for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i) {
-        const AVStream* as = fmt_ctx->streams[i];
-        if (as->codecpar->codec_type != AVMEDIA_TYPE_AUDIO) continue;
-        SourceAudioStream a;
-        a.stream = static_cast<int>(i);
-        a.ordinal = static_cast<int>(s.audio_tracks.size()) + 1;
-        a.channels = as->codecpar->ch_layout.nb_channels;
-        a.codec_name = avcodec_get_name(as->codecpar->codec_id);
-        a.is_default = (as->disposition & AV_DISPOSITION_DEFAULT) != 0;
-        a.decodable = avcodec_find_decoder(as->codecpar->codec_id) && a.channels > 0 && as->codecpar->sample_rate > 0;
-        if (const AVDictionaryEntry* lang = av_dict_get(as->metadata, "language", nullptr, 0); lang && *lang->value)
-            a.language = lang->value;
-        if (const AVDictionaryEntry* title = av_dict_get(as->metadata, "title", nullptr, 0)) a.title = title->value;
-        s.audio_tracks.push_back(std::move(a));
-    }
     for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i) {
         const AVStream* ss = fmt_ctx->streams[i];
         if (ss->codecpar->codec_type != AVMEDIA_TYPE_SUBTITLE) continue;
@@ -158,13 +179,34 @@ SourceInfo describe_source(const av::InputFile& input) {
         if (const AVDictionaryEntry* title = av_dict_get(ss->metadata, "title", nullptr, 0)) t.title = title->value;
         s.subtitle_tracks.push_back(std::move(t));
     }
+    describe_audio(input, s);
     return s;
+}
+
+void describe_audio(const av::InputFile& input, SourceInfo& s) {
+    AVFormatContext* fmt_ctx = input.get();
+    s.audio_tracks.clear();
+    for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i) {
+        const AVStream* as = fmt_ctx->streams[i];
+        if (as->codecpar->codec_type != AVMEDIA_TYPE_AUDIO) continue;
+        SourceAudioStream a;
+        a.stream = static_cast<int>(i);
+        a.ordinal = static_cast<int>(s.audio_tracks.size()) + 1;
+        a.channels = as->codecpar->ch_layout.nb_channels;
+        a.codec_name = avcodec_get_name(as->codecpar->codec_id);
+        a.is_default = (as->disposition & AV_DISPOSITION_DEFAULT) != 0;
+        a.decodable = avcodec_find_decoder(as->codecpar->codec_id) && a.channels > 0 && as->codecpar->sample_rate > 0;
+        if (const AVDictionaryEntry* lang = av_dict_get(as->metadata, "language", nullptr, 0); lang && *lang->value)
+            a.language = lang->value;
+        if (const AVDictionaryEntry* title = av_dict_get(as->metadata, "title", nullptr, 0)) a.title = title->value;
+        s.audio_tracks.push_back(std::move(a));
+    }
 }
 
 namespace {
 
 void read_first_frame_hdr(SourceInfo& src) {
-    const auto input = open_source(src.path);
+    const auto input = std::make_unique<av::InputFile>(src.opened_as);
     const AVStream* vs = input->get()->streams[src.video_stream];
     av::CodecContextPtr decoder = av::open_decoder(vs, 1);
     av::PacketPtr pkt = av::make_packet();

@@ -3,6 +3,7 @@
 // video file" is decided, with errors that say what to do.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <vector>
@@ -16,6 +17,7 @@ namespace ladder::engine {
 
 struct SourceInfo {
     std::string path;
+    av::InputSpec opened_as;  // how to open it again (an image sequence: image2 and its options)
     int video_stream = -1;
     int width = 0;          // coded size
     int height = 0;
@@ -26,6 +28,12 @@ struct SourceInfo {
     bool interlaced = false;  // the stream says its frames are interlaced: the pump deinterlaces
     AVRational frame_rate{0, 1};  // the constant rate ladder outputs
     AVPixelFormat source_pix_fmt = AV_PIX_FMT_NONE;
+    // RGB or grey samples (PNG, TIFF, DPX, EXR frames): the pump converts
+    // them to YUV with `colorspace`'s matrix, limited range.
+    bool rgb_picture = false;
+    // The pump makes the samples limited range: RGB and grey pictures, and
+    // full-range JPEG (which NVDEC never decodes here).
+    bool to_limited_range = false;
     AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;  // normalized format
     int bit_depth = 8;
     double duration_seconds = 0;
@@ -33,6 +41,9 @@ struct SourceInfo {
     std::string codec_name;
     std::vector<SourceAudioStream> audio_tracks;  // every audio stream of the file, in its order
     std::vector<SourceSubtitleStream> subtitle_tracks;  // every subtitle stream, in the file's order
+    // --audio-file: audio_tracks are that file's (their stream indexes are
+    // its streams); empty: the source's own.
+    std::string audio_path;
     AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;
     AVColorSpace colorspace = AVCOL_SPC_UNSPECIFIED;
@@ -42,12 +53,19 @@ struct SourceInfo {
     av::HdrMetadata hdr;
 };
 
-// Opens the file; throws InputError for a missing file or one libavformat
-// cannot read as media.
-std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path);
+// Opens the file, or the image sequence a pattern such as img_%05d.png
+// names (engine/image_sequence.hpp) at frame_rate, which only a sequence
+// takes and needs. Throws InputError for a missing file, one libavformat
+// cannot read as media, a sequence with a gap, and a frame rate given to
+// the wrong kind of input or not given to a sequence.
+std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path,
+                                           std::optional<AVRational> frame_rate = std::nullopt);
 
 // Describes an opened source; throws InputError when it has no usable video.
 SourceInfo describe_source(const av::InputFile& input);
+
+// s.audio_tracks: every audio stream of this input.
+void describe_audio(const av::InputFile& input, SourceInfo& s);
 
 // The HDR metadata of a PQ or HLG source that its container does not carry:
 // x265 writes it as SEI, which the decoder gives as the first frame's side

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "engine/audio_file.hpp"
 #include "engine/audio_rendition_writer.hpp"
 #include "engine/audio_tracks.hpp"
 #include "engine/chunk_journal.hpp"
@@ -77,13 +78,11 @@ std::vector<std::unique_ptr<RungCodecInvariant>> check_chunks(const JobPlan& pla
     return invariants;
 }
 
-// The source's audio renditions, encoded once: demuxed alone, no video decoded.
-std::unique_ptr<AudioTracks> encode_audio(av::InputFile& input, const SourceInfo& src, const JobPlan& plan,
+// The source's audio renditions, encoded once: demuxed alone, no video
+// decoded. input holds the audio: the source, or the plan's --audio-file.
+std::unique_ptr<AudioTracks> encode_audio(av::InputFile& input, std::int64_t video_start, const JobPlan& plan,
                                           const AudioSelection& selection, std::stop_token stop) {
     AVFormatContext* fmt_ctx = input.get();
-    const AVStream* vs = fmt_ctx->streams[src.video_stream];
-    const std::int64_t video_start =
-        vs->start_time == AV_NOPTS_VALUE ? 0 : av_rescale_q(vs->start_time, vs->time_base, av::kTimeBaseQ);
     auto audio = std::make_unique<AudioTracks>(fmt_ctx, selection.renditions, video_start);
     for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i)
         if (!audio->reads(static_cast<int>(i))) fmt_ctx->streams[i]->discard = AVDISCARD_ALL;
@@ -150,12 +149,14 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
 
     // The source: for its audio and subtitles, and to be sure it is the planned one.
     std::unique_ptr<av::InputFile> input;
+    std::unique_ptr<av::InputFile> audio_input;  // the plan's --audio-file
     SourceInfo src;
     if (plan.audio.enabled || plan.subtitles.enabled) {
-        input = open_source(plan.input);
+        input = open_source(plan.input, plan.input_frame_rate());
         src = describe_source(*input);
         check_source_matches_plan(plan, src);
         read_source_hdr(src);  // for the containers' mdcv and clli boxes
+        if (plan.audio.enabled && !plan.audio_file.empty()) audio_input = open_audio_file(plan.audio_file, src);
     } else {
         src.path = plan.input.string();
         src.frame_rate = plan.frame_rate;
@@ -168,7 +169,9 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     OutputStage output(OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash,
                                      rendition_ids(selection), rendition_ids(subtitle_selection), options.overwrite});
     std::unique_ptr<AudioTracks> audio;
-    if (!selection.renditions.empty()) audio = encode_audio(*input, src, plan, selection, stop);
+    if (!selection.renditions.empty())
+        audio = encode_audio(audio_input ? *audio_input : *input, audio_time_zero(*input, audio_input.get(), src), plan,
+                             selection, stop);
     std::unique_ptr<SubtitleTracks> subtitles;
     if (!subtitle_selection.renditions.empty()) {
         subtitles = open_subtitles(subtitle_selection, input->get(), src);

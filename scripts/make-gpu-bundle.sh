@@ -192,6 +192,8 @@ DECODERS=(
   # is what av1_nvdec plugs into; the *_cuvid ones are NVDEC's own decoders
   h264 hevc av1 libdav1d vp9 vp8 mpeg2video mpeg4 mjpeg png rawvideo wrapped_avframe
   h264_cuvid hevc_cuvid av1_cuvid vp9_cuvid
+  # image sequences (the image2 demuxer): PNG and JPEG above, and these
+  tiff dpx exr
   # audio
   aac aac_latm mp3 mp3float opus vorbis flac ac3 eac3 alac
   pcm_s16le pcm_s16be pcm_s24le pcm_s32le pcm_f32le
@@ -203,7 +205,7 @@ ENCODERS=(
   av1_nvenc hevc_nvenc h264_nvenc
 )
 HWACCELS=(h264_nvdec hevc_nvdec av1_nvdec vp9_nvdec)
-DEMUXERS=(mov matroska mpegts hls concat wav aac mp3 h264 hevc obu ivf rawvideo)
+DEMUXERS=(mov matroska mpegts hls concat wav aac mp3 h264 hevc obu ivf rawvideo image2)
 MUXERS=(mp4 mov matroska webm mpegts null framemd5 framecrc md5 rawvideo ivf obu wav adts)
 PARSERS=(h264 hevc av1 aac opus mpegaudio vp9 vp8 mpegvideo mpeg4video ac3 flac vorbis mjpeg png)
 PROTOCOLS=(file pipe)
