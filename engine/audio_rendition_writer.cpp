@@ -12,21 +12,10 @@ AudioRenditionWriter::AudioRenditionWriter(std::filesystem::path dir, AudioTrack
                                            AVRational frame_rate)
     : dir_(std::move(dir)), audio_(audio), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
 
-void AudioRenditionWriter::set_video_frames(std::int64_t frames) {
-    {
-        std::lock_guard lock(mu_);
-        if (!video_frames_) video_frames_ = frames;
-    }
-    cv_.notify_all();
-}
-
 void AudioRenditionWriter::run(std::stop_token stop) {
-    std::int64_t video_frames = 0;
-    {
-        std::unique_lock lock(mu_);
-        if (!cv_.wait(lock, stop, [&] { return video_frames_.has_value(); })) throw Cancelled();
-        video_frames = *video_frames_;
-    }
+    const auto known = video_frames_.wait(stop);
+    if (!known) throw Cancelled();
+    const std::int64_t video_frames = *known;
     const std::int64_t chunks = (video_frames + chunk_frames_ - 1) / chunk_frames_;
     const AVRational frame_tb = av_inv_q(frame_rate_);
     // Segment k ends at frame (k+1)*N; the last one takes whatever audio is left.

@@ -3,15 +3,13 @@
 // the video's chunk boundaries (frame k*N of every rung), so audio and video
 // segments line up. It starts once the source is fully read, when the last
 // boundary is known; the audio is all in memory by then.
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
-#include <mutex>
-#include <optional>
 #include <stop_token>
 #include <vector>
 
 #include "engine/audio_track.hpp"
+#include "engine/shared_value.hpp"
 #include "mux/cmaf_track_writer.hpp"
 
 namespace ladder::engine {
@@ -21,7 +19,7 @@ public:
     AudioRenditionWriter(std::filesystem::path dir, AudioTrack& audio, int chunk_frames, AVRational frame_rate);
 
     // From a rung scaler once the video's length is known.
-    void set_video_frames(std::int64_t frames);
+    void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
     void run(std::stop_token stop);
 
     const std::vector<mux::CmafSegment>& segments() const { return segments_; }
@@ -32,9 +30,7 @@ private:
     AudioTrack& audio_;
     int chunk_frames_;
     AVRational frame_rate_;
-    std::mutex mu_;
-    std::condition_variable_any cv_;
-    std::optional<std::int64_t> video_frames_;
+    SharedValue<std::int64_t> video_frames_;
     std::vector<mux::CmafSegment> segments_;
 };
 

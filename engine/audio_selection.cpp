@@ -66,16 +66,8 @@ AudioChoice parse_audio_choice(const std::string& text) {
     if (text == "aac") return c;
     const std::string prefix = "aac:";
     if (text.rfind(prefix, 0) == 0) {
-        std::string rest = text.substr(prefix.size());
-        std::size_t start = 0;
-        while (start <= rest.size()) {
-            const std::size_t comma = std::min(rest.find(',', start), rest.size());
-            std::string lang = rest.substr(start, comma - start);
-            if (lang.empty()) break;
-            c.languages.push_back(std::move(lang));
-            start = comma + 1;
-        }
-        if (!c.languages.empty() && start > rest.size()) return c;
+        c.languages = split_commas(text.substr(prefix.size()));
+        if (all_tags(c.languages)) return c;
     }
     throw InputError(fmt::format("--audio {}: expected aac (every audio track), aac:LANG[,LANG...] (these languages, "
                                  "as the file tags them, e.g. aac:eng,fra) or none",

@@ -14,21 +14,10 @@ SubtitleRenditionWriter::SubtitleRenditionWriter(std::filesystem::path dir, cons
                                                  std::size_t track, int chunk_frames, AVRational frame_rate)
     : dir_(std::move(dir)), tracks_(tracks), track_(track), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
 
-void SubtitleRenditionWriter::set_video_frames(std::int64_t frames) {
-    {
-        std::lock_guard lock(mu_);
-        if (!video_frames_) video_frames_ = frames;
-    }
-    cv_.notify_all();
-}
-
 void SubtitleRenditionWriter::run(std::stop_token stop) {
-    std::int64_t video_frames = 0;
-    {
-        std::unique_lock lock(mu_);
-        if (!cv_.wait(lock, stop, [&] { return video_frames_.has_value(); })) throw Cancelled();
-        video_frames = *video_frames_;
-    }
+    const auto known = video_frames_.wait(stop);
+    if (!known) throw Cancelled();
+    const std::int64_t video_frames = *known;
     const std::vector<mux::WebVttCue>* cues = tracks_.cues(track_, stop);
     if (!cues) throw Cancelled();
     std::filesystem::create_directories(dir_);

@@ -3,14 +3,12 @@
 // boundaries (frame k*N), each segment with X-TIMESTAMP-MAP, its media
 // playlist, and the whole track as one WebVTT file for the DASH manifest.
 // It starts once the video's length is known and the cues are read.
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
-#include <mutex>
-#include <optional>
 #include <stop_token>
 #include <vector>
 
+#include "engine/shared_value.hpp"
 #include "engine/subtitle_tracks.hpp"
 
 namespace ladder::engine {
@@ -22,7 +20,7 @@ public:
     SubtitleRenditionWriter(std::filesystem::path dir, const SubtitleTracks& tracks, std::size_t track,
                             int chunk_frames, AVRational frame_rate);
 
-    void set_video_frames(std::int64_t frames);
+    void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
     void run(std::stop_token stop);
 
     const std::filesystem::path& dir() const { return dir_; }
@@ -35,9 +33,7 @@ private:
     std::size_t track_;
     int chunk_frames_;
     AVRational frame_rate_;
-    std::mutex mu_;
-    std::condition_variable_any cv_;
-    std::optional<std::int64_t> video_frames_;
+    SharedValue<std::int64_t> video_frames_;
     double duration_seconds_ = 0;
 };
 

@@ -13,17 +13,6 @@ namespace ladder::engine {
 
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        out.push_back(text.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return out;
-}
-
 std::string describe(const SourceSubtitleStream& s) {
     return fmt::format("subtitle track {} (stream #{}, {}, {})", s.ordinal, s.stream, s.language, s.codec_name);
 }
@@ -44,10 +33,7 @@ SubtitleChoice parse_subtitle_choice(const std::string& text) {
         return c;
     }
     c.languages = split_commas(text);
-    const bool well_formed = std::all_of(c.languages.begin(), c.languages.end(), [](const std::string& l) {
-        return !l.empty() && std::all_of(l.begin(), l.end(), [](unsigned char ch) { return std::isalnum(ch) || ch == '-'; });
-    });
-    if (!well_formed)
+    if (!all_tags(c.languages))
         throw InputError(fmt::format("--subtitles {}: expected all, none or languages as the file tags them, separated "
                                      "by commas (e.g. eng,fra)",
                                      text));

@@ -52,14 +52,7 @@ std::vector<double> psnr_per_frame_of_sequence(const fs::path& file, const fs::p
          "[1:v]format=yuv420p[ref];[0:v]format=yuv420p[enc];[enc][ref]psnr=stats_file=" + stats.string(), "-f",
          "null", "-"});
     if (r.exit_code != 0) throw std::runtime_error("PSNR measurement failed for " + file.string() + ": " + r.err);
-    std::vector<double> out;
-    std::ifstream in(stats);
-    static const std::regex frame(R"(psnr_avg:([0-9.]+|inf))");
-    for (std::string line; std::getline(in, line);) {
-        std::smatch m;
-        if (std::regex_search(line, m, frame)) out.push_back(m[1] == "inf" ? 100.0 : std::stod(m[1]));
-    }
-    return out;
+    return psnr_stats_file(stats);
 }
 
 double sequence_mean(const std::vector<double>& v) {

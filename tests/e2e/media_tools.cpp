@@ -272,6 +272,17 @@ double psnr_against_source(const fs::path& file, const fs::path& source, int wid
     return m[1] == "inf" ? 100.0 : std::stod(m[1]);
 }
 
+std::vector<double> psnr_stats_file(const fs::path& stats) {
+    std::vector<double> out;
+    std::ifstream in(stats);
+    static const std::regex frame(R"(psnr_avg:([0-9.]+|inf))");
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (std::regex_search(line, m, frame)) out.push_back(m[1] == "inf" ? 100.0 : std::stod(m[1]));
+    }
+    return out;
+}
+
 std::vector<double> psnr_per_frame(const fs::path& file, const fs::path& source, int width, int height) {
     const fs::path stats = scratch_root() / ("psnr-" + file.parent_path().filename().string() + "-" +
                                              file.filename().string() + ".log");
@@ -281,13 +292,7 @@ std::vector<double> psnr_per_frame(const fs::path& file, const fs::path& source,
     ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-c:v", "libdav1d", "-i", file.string(), "-i",
                                    source.string(), "-filter_complex", graph, "-f", "null", "-"});
     if (r.exit_code != 0) throw std::runtime_error("PSNR measurement failed for " + file.string() + ": " + r.err);
-    std::vector<double> out;
-    std::ifstream in(stats);
-    static const std::regex frame(R"(psnr_avg:([0-9.]+|inf))");
-    for (std::string line; std::getline(in, line);) {
-        std::smatch m;
-        if (std::regex_search(line, m, frame)) out.push_back(m[1] == "inf" ? 100.0 : std::stod(m[1]));
-    }
+    std::vector<double> out = psnr_stats_file(stats);
     fs::remove(stats);
     return out;
 }

@@ -97,6 +97,9 @@ double psnr_against_source(const std::filesystem::path& file, const std::filesys
 // PSNR (dB, all planes) of every video frame of the file against the source
 // frame at the same position (same scaling as psnr_against_source): a frame
 // shifted by one position shows as a dip.
+// The per-frame psnr_avg values of an ffmpeg psnr filter stats file (inf as 100).
+std::vector<double> psnr_stats_file(const std::filesystem::path& stats);
+
 std::vector<double> psnr_per_frame(const std::filesystem::path& file, const std::filesystem::path& source, int width,
                                    int height);
 
