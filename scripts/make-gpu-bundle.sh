@@ -197,16 +197,20 @@ DECODERS=(
   # audio
   aac aac_latm mp3 mp3float opus vorbis flac ac3 eac3 alac
   pcm_s16le pcm_s16be pcm_s24le pcm_s32le pcm_f32le
+  # text subtitles ladder turns into WebVTT and mov_text
+  subrip srt ass ssa webvtt mov_text text
 )
 ENCODERS=(
   libsvtav1 libaom_av1 aac rawvideo wrapped_avframe pcm_s16le
+  # subtitle renditions: WebVTT (HLS, DASH) and mov_text (MP4)
+  webvtt mov_text
   # NVENC (not on H100/H200, which have no NVENC engine: there the stand-in
   # driver's NVENC runs it, see standin-nvenc/ below)
   av1_nvenc hevc_nvenc h264_nvenc
 )
 HWACCELS=(h264_nvdec hevc_nvdec av1_nvdec vp9_nvdec)
-DEMUXERS=(mov matroska mpegts hls concat wav aac mp3 h264 hevc obu ivf rawvideo image2)
-MUXERS=(mp4 mov matroska webm mpegts null framemd5 framecrc md5 rawvideo ivf obu wav adts)
+DEMUXERS=(mov matroska mpegts hls concat wav aac mp3 h264 hevc obu ivf rawvideo image2 flac srt ass webvtt)
+MUXERS=(mp4 mov matroska webm mpegts null framemd5 framecrc md5 rawvideo ivf obu wav adts webvtt srt)
 PARSERS=(h264 hevc av1 aac opus mpegaudio vp9 vp8 mpegvideo mpeg4video ac3 flac vorbis mjpeg png)
 PROTOCOLS=(file pipe)
 FILTERS=(

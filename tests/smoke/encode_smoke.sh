@@ -16,9 +16,15 @@ trap 'rm -rf "$work"' EXIT
 
 fail() { echo "encode_smoke: $*" >&2; exit 1; }
 
+# Two audio tracks (stereo, and 5.1: a stereo and a 5.1 rendition of it) and
+# a mov_text subtitle track, so that every rendition writer runs too.
+printf '1\n00:00:00,500 --> 00:00:01,500\nHello\n\n2\n00:00:01,800 --> 00:00:02,600\nAgain\n' >"$work/subs.srt"
 ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=320x180:rate=25 \
-  -f lavfi -i sine=frequency=440:sample_rate=48000 -t 3 \
-  -c:v libx264 -preset ultrafast -g 25 -pix_fmt yuv420p -c:a aac "$work/clip.mp4"
+  -f lavfi -i sine=frequency=440:sample_rate=48000 -f lavfi -i sine=frequency=660:sample_rate=48000 \
+  -i "$work/subs.srt" -filter_complex '[2:a]pan=5.1|FL=c0|FR=c0|FC=c0[s]' \
+  -map 0:v -map 1:a -map '[s]' -map 3 -t 3 \
+  -c:v libx264 -preset ultrafast -g 25 -pix_fmt yuv420p -c:a aac -c:s mov_text \
+  -metadata:s:a:0 language=eng -metadata:s:a:1 language=fra -metadata:s:s:0 language=eng "$work/clip.mp4"
 
 # Both places an encoder runs: the encoder processes (the default) and
 # ladder's own process (--isolation none), so the sanitizers see each; and
@@ -31,7 +37,7 @@ extra=(--isolation "$isolation" --segment-seconds 1)
 [[ "$isolation" == lanes ]] && extra=(--isolation none --decoders 3 --segment-seconds 0.5)
 # The in-process run also writes the DASH manifest and measures PSNR (a
 # decoder and a two-input filter graph on the encoder threads).
-[[ "$isolation" == none ]] && extra+=(--format hls,dash --quality psnr)
+[[ "$isolation" == none ]] && extra+=(--format hls,dash,mp4 --quality psnr)
 "$LADDER" encode "$work/clip.mp4" -o "$out" --policy cpu --cpu-slots 2 --preset 12 \
   --rung 180p=320x180@300 --rung 90p=160x90@150 --progress plain --report "$work/report-$isolation.json" \
   "${extra[@]}" || fail "ladder encode ($isolation) failed (exit $?)"
@@ -53,13 +59,18 @@ check_rung() {  # NAME WIDTH HEIGHT
 check_rung 180p 320 180
 check_rung 90p 160 90
 
+# 2 rungs, each once with the stereo group and once with the 5.1 group
 variants="$(grep -c '^#EXT-X-STREAM-INF:' "$out/master.m3u8")" || true
-[[ "$variants" -eq 2 ]] || fail "master.m3u8 lists $variants variants, expected 2 ($isolation)"
+[[ "$variants" -eq 4 ]] || fail "master.m3u8 lists $variants variants, expected 4 ($isolation)"
+media="$(grep -c '^#EXT-X-MEDIA:' "$out/master.m3u8")" || true
+[[ "$media" -eq 5 ]] || fail "master.m3u8 lists $media renditions, expected 4 audio and 1 subtitle ($isolation)"
 
 "$LADDER" validate "$out" -q || fail "ladder validate failed (exit $?, $isolation)"
 if [[ "$isolation" == none ]]; then
   [[ -f "$out/manifest.mpd" ]] || fail "no manifest.mpd with --format hls,dash"
   grep -q '"psnr"' "$work/report-$isolation.json" || fail "no psnr in report.json with --quality psnr"
+  streams="$(ffprobe -v error -show_entries stream=codec_name -of csv=p=0 "$out/180p.mp4" | tr '\n' ' ')"
+  [[ "$streams" == "av1 aac aac aac mov_text " ]] || fail "180p.mp4 has streams '$streams'"
 fi
 done
-echo "encode_smoke: ok (2 rungs x 75 frames, validate passed; in encoder processes, in-process with DASH and PSNR, and on 3 decode lanes)"
+echo "encode_smoke: ok (2 rungs x 75 frames, 3 audio and 1 subtitle renditions, validate passed; in encoder processes, in-process with DASH, MP4 and PSNR, and on 3 decode lanes)"
