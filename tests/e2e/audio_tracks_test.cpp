@@ -156,6 +156,20 @@ TEST(AudioTracks, EveryTrackBecomesARenditionInHlsDashAndMp4) {
 
     ProcessResult v = run_ladder({"validate", out.string()});
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+
+    // A second real player reads the MPD: Shaka makes a variant of the rung
+    // with each audio AdaptationSet and plays to the end.
+    ProcessResult shaka = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play-shaka.mjs",
+                                       out.string(), "--rate", "4", "--timeout-ms", "90000"});
+    std::printf("%s", shaka.out.c_str());
+    ASSERT_EQ(shaka.exit_code, 0) << shaka.out << shaka.err;
+    const nlohmann::json played = player_result(shaka.out);
+    ASSERT_TRUE(played.is_object()) << shaka.out;
+    std::set<std::pair<std::string, int>> audio_sets;
+    for (const auto& t : played["tracks"]) audio_sets.insert({t.value("language", ""), t.value("channels", 0)});
+    EXPECT_EQ(audio_sets, (std::set<std::pair<std::string, int>>{{"en", 2}, {"fr", 2}, {"fr", 6}, {"es", 1}}))
+        << played["tracks"].dump();
+    EXPECT_TRUE(played["ended"].get<bool>());
 }
 
 TEST(AudioTracks, AudioLanguagesChooseTracksAndAnAbsentLanguageIsRefused) {

@@ -46,10 +46,17 @@ function parseArgs(argv) {
   return o;
 }
 
-// Video representations of an MPD, or variant streams of an HLS master:
-// what the player must list.
+// Video representations of an MPD, or the video playlists of an HLS master
+// (a rung listed once per audio group is one video): the videos the player
+// must list. Shaka makes a variant of each video with each audio track, so
+// its variants are counted by their video.
 function expectedVariants(text, isDash) {
-  if (!isDash) return text.split(/\r?\n/).filter((l) => l.startsWith('#EXT-X-STREAM-INF')).length;
+  if (!isDash) {
+    const lines = text.split(/\r?\n/);
+    const uris = new Set();
+    lines.forEach((l, i) => { if (l.startsWith('#EXT-X-STREAM-INF') && i + 1 < lines.length) uris.add(lines[i + 1]); });
+    return uris.size;
+  }
   const video = /<AdaptationSet[^>]*contentType="video"[\s\S]*?<\/AdaptationSet>/.exec(text);
   return video ? (video[0].match(/<Representation\b/g) || []).length : 0;
 }
@@ -136,8 +143,11 @@ async function main() {
           result.tracks = d.tracks;
           log(`player: loaded ${manifestRel}: ${d.tracks.length} variant(s), duration ${d.duration}`);
           for (const t of d.tracks) log(`  ${t.width}x${t.height} ${Math.round(t.bandwidth / 1000)} kb/s ${t.videoCodec} ${t.audioCodec || ''}`);
-          if (d.tracks.length !== result.expectedVariants)
-            fail({ type: 'player', reason: `the manifest has ${result.expectedVariants} variants but Shaka lists ${d.tracks.length}` });
+          {
+            const videos = new Set(d.tracks.map((t) => t.videoId)).size;
+            if (videos !== result.expectedVariants)
+              fail({ type: 'player', reason: `the manifest has ${result.expectedVariants} videos but Shaka lists ${videos}` });
+          }
           break;
         case 'switchRequested':
           log(`player: switch to ${d.width}x${d.height} requested`);

@@ -37,8 +37,9 @@
   const video = document.getElementById('video');
   video.muted = true;
   const player = new shaka.Player();
-  const describe = (t) => ({ id: t.id, width: t.width, height: t.height, bandwidth: t.bandwidth,
-                             videoCodec: t.videoCodec, audioCodec: t.audioCodec, active: t.active });
+  const describe = (t) => ({ id: t.id, videoId: t.videoId, width: t.width, height: t.height, bandwidth: t.bandwidth,
+                             videoCodec: t.videoCodec, audioCodec: t.audioCodec, language: t.language,
+                             channels: t.channelsCount, active: t.active });
   player.addEventListener('error', (e) => {
     const d = e.detail || {};
     report('shakaError', { code: d.code, category: d.category, severity: d.severity, data: String(d.data) });
