@@ -198,12 +198,12 @@ DECODERS=(
   aac aac_latm mp3 mp3float opus vorbis flac ac3 eac3 alac
   pcm_s16le pcm_s16be pcm_s24le pcm_s32le pcm_f32le
   # text subtitles ladder turns into WebVTT and mov_text
-  subrip srt ass ssa webvtt mov_text text
+  subrip srt ass ssa webvtt movtext text
 )
 ENCODERS=(
   libsvtav1 libaom_av1 aac rawvideo wrapped_avframe pcm_s16le
   # subtitle renditions: WebVTT (HLS, DASH) and mov_text (MP4)
-  webvtt mov_text
+  webvtt movtext
   # NVENC (not on H100/H200, which have no NVENC engine: there the stand-in
   # driver's NVENC runs it, see standin-nvenc/ below)
   av1_nvenc hevc_nvenc h264_nvenc
@@ -504,7 +504,12 @@ show version "ladder --version"
 show filters "ffmpeg -filters | grep scale_cuda" 'scale_cuda'
 show hwaccels "ffmpeg -hwaccels" '.'
 grep -qx cuda "$CHECK_DIR/hwaccels.txt" || { echo "    MISSING: cuda"; fail=1; }
-show encoders "ffmpeg -encoders (AV1, AAC)" 'libsvtav1|libaom-av1| aac '
+show encoders "ffmpeg -encoders (AV1, AAC, WebVTT, mov_text)" 'libsvtav1|libaom-av1| aac |webvtt|mov_text'
+# configure takes an unknown component name without a word: each one ladder
+# needs must be there.
+for enc in ' libsvtav1 ' ' libaom-av1 ' ' aac ' ' webvtt ' ' mov_text '; do
+  grep -q -- "$enc" "$CHECK_DIR/encoders.txt" || { echo "    MISSING encoder:$enc"; fail=1; }
+done
 show lavfi "ffmpeg -f lavfi testsrc2+sine -> libaom-av1 + aac"
 show ffprobe "ffprobe of that file" '.'
 show encode "ladder encode samples/sample.mp4 --rung 360p=640x360@600 --preset 12"
