@@ -205,6 +205,27 @@ TEST(SubtitleTracks, TextTracksBecomeWebVttRenditionsDashSetsAndMovText) {
 
     ProcessResult v = run_ladder({"validate", out.string()});
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+
+    // Shaka Player reads the text AdaptationSets and shows the first one's
+    // cues at their times.
+    ProcessResult shaka = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play-shaka.mjs",
+                                       out.string(), "--subtitles", "--rate", "2", "--timeout-ms", "90000"});
+    std::printf("%s", shaka.out.c_str());
+    ASSERT_EQ(shaka.exit_code, 0) << shaka.out << shaka.err;
+    const nlohmann::json played = player_result(shaka.out);
+    ASSERT_TRUE(played.is_object()) << shaka.out;
+    EXPECT_EQ(played["shakaTextTracks"].size(), 3u) << played.dump();
+    const nlohmann::json* shown = nullptr;
+    for (const auto& t : played["textTracks"])
+        if (t.value("mode", "") == "showing") shown = &t;
+    ASSERT_NE(shown, nullptr) << played["textTracks"].dump();
+    const auto& cues = (*shown)["cues"];
+    ASSERT_EQ(cues.size(), 3u) << cues.dump();
+    for (std::size_t i = 0; i < 3; ++i) {
+        const std::vector<std::pair<double, double>> when{{0.5, 1.5}, {2.5, 4.2}, {6.0, 7.0}};
+        EXPECT_NEAR(cues[i]["start"].get<double>(), when[i].first, 0.01) << cues[i].dump();
+        EXPECT_NEAR(cues[i]["end"].get<double>(), when[i].second, 0.01) << cues[i].dump();
+    }
 }
 
 TEST(SubtitleTracks, MovTextSourceAndLanguageChoice) {

@@ -5,7 +5,11 @@
 // served from DIR on 127.0.0.1 to the end.
 //
 //   node tests/player/play-shaka.mjs DIR [--manifest manifest.mpd] [--switch]
-//                                    [--rate 4] [--timeout-ms 90000]
+//                                    [--subtitles] [--rate 4] [--timeout-ms 90000]
+//
+// --subtitles: the first text track Shaka lists is chosen; the result has
+// `shakaTextTracks` (what Shaka read) and `textTracks` (the <video>
+// element's text tracks and their cues at 'ended').
 //
 // Passes (exit 0) when the <video> fired 'ended', Shaka reported no error,
 // it listed as many variants as the manifest has video representations (or
@@ -27,7 +31,7 @@ const result = { ok: false, exitCode: 2, reason: null, player: 'shaka', manifest
 const log = (line) => process.stdout.write(line + '\n');
 
 function parseArgs(argv) {
-  const o = { dir: null, manifest: 'manifest.mpd', switch: false, rate: 4, timeoutMs: 90000 };
+  const o = { dir: null, manifest: 'manifest.mpd', switch: false, subtitles: false, rate: 4, timeoutMs: 90000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -36,6 +40,7 @@ function parseArgs(argv) {
     };
     if (a === '--manifest') o.manifest = val();
     else if (a === '--switch') o.switch = true;
+    else if (a === '--subtitles') o.subtitles = true;
     else if (a === '--rate') o.rate = Number(val());
     else if (a === '--timeout-ms') o.timeoutMs = Number(val());
     else if (a.startsWith('-')) throw new Error('unknown option ' + a);
@@ -90,7 +95,8 @@ async function main() {
 <video id="video" muted playsinline width="640" height="360"></video>
 <script src="${PREFIX}shaka.js"></script>
 <script>window.LADDER_PLAYER_CONFIG = ${JSON.stringify({
-    src: '/' + manifestRel.split('/').map(encodeURIComponent).join('/'), switch: opts.switch, rate: opts.rate,
+    src: '/' + manifestRel.split('/').map(encodeURIComponent).join('/'), switch: opts.switch,
+    subtitles: opts.subtitles, rate: opts.rate,
   }).replace(/</g, '\\u003c')};</script>
 <script src="${PREFIX}shaka-page.js"></script>
 </body></html>
@@ -141,6 +147,7 @@ async function main() {
           break;
         case 'loaded':
           result.tracks = d.tracks;
+          result.shakaTextTracks = d.textTracks || [];
           log(`player: loaded ${manifestRel}: ${d.tracks.length} variant(s), duration ${d.duration}`);
           for (const t of d.tracks) log(`  ${t.width}x${t.height} ${Math.round(t.bandwidth / 1000)} kb/s ${t.videoCodec} ${t.audioCodec || ''}`);
           {
@@ -158,6 +165,9 @@ async function main() {
           break;
         case 'ended':
           result.ended = true;
+          result.textTracks = d.textTracks || [];
+          for (const tt of result.textTracks)
+            log(`player: text track "${tt.label}" (${tt.language}, ${tt.mode}): ${tt.cues.length} cue(s)`);
           result.currentTime = d.currentTime;
           result.duration = d.duration;
           log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}`);

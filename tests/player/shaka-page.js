@@ -9,6 +9,10 @@
 // as confirmed when Shaka reports the variant active and the <video>
 // element fired 'resize' with its width x height (the decoder really output
 // pictures of the new representation).
+//
+// With config.subtitles it shows the first text track Shaka lists and, at
+// 'ended', reports the cues the <video> element's text tracks hold (Shaka's
+// native text displayer puts them there).
 (function () {
   'use strict';
   const C = window.LADDER_PLAYER_CONFIG || {};
@@ -85,13 +89,34 @@
     player.selectVariantTrack(target, true);
   }
 
-  video.addEventListener('ended', () => report('ended', { currentTime: video.currentTime, duration: video.duration, switches }));
+  function textCues() {
+    const out = [];
+    for (let i = 0; i < video.textTracks.length; i++) {
+      const tt = video.textTracks[i];
+      const cues = [];
+      for (let j = 0; tt.cues && j < tt.cues.length; j++)
+        cues.push({ start: Math.round(tt.cues[j].startTime * 1000) / 1000, end: Math.round(tt.cues[j].endTime * 1000) / 1000,
+                    text: tt.cues[j].text });
+      out.push({ label: tt.label, language: tt.language, mode: tt.mode, cues });
+    }
+    return out;
+  }
+  video.addEventListener('ended', () => report('ended', { currentTime: video.currentTime, duration: video.duration, switches,
+                                                          textTracks: textCues() }));
   (async () => {
     try {
       await player.attach(video);
       if (C.switch) player.configure({ abr: { enabled: false } });
+      if (C.subtitles) player.configure({ streaming: { alwaysStreamText: true } });
       await player.load(C.src);
-      report('loaded', { tracks: player.getVariantTracks().map(describe), duration: video.duration });
+      const texts = player.getTextTracks();
+      report('loaded', { tracks: player.getVariantTracks().map(describe), duration: video.duration,
+                         textTracks: texts.map((t) => ({ id: t.id, language: t.language, label: t.label, kind: t.kind,
+                                                         forced: !!t.forced, mimeType: t.mimeType })) });
+      // Shaka 5 has no visibility switch on the player: a chosen text
+      // stream is fetched when alwaysStreamText is on, and its cues go to
+      // the <video> element's text track (native displayer).
+      if (C.subtitles && texts.length) player.selectTextTrack(texts[0]);
       video.playbackRate = C.rate || 4;
       await video.play();
       if (C.switch) setTimeout(() => requestSwitch(0), 500);
