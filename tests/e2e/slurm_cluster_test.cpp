@@ -165,17 +165,30 @@ TEST(SlurmCluster, SubmitShChainsPlanShardsAndStitchAndARequeuedShardKeepsItsChu
     ASSERT_GE(kept.size(), 1u);
     ASSERT_LT(kept.size(), static_cast<std::size_t>(task0_end * rungs)) << "requeued too late to prove anything";
     // Slurm holds a requeued job for its credential lifetime (120 s); a
-    // preempted task waits the same way. The test lets it start now.
+    // preempted task waits the same way. The test lets it start in 5 s, not
+    // now: slurmd revoked the old attempt's credential when it ended and
+    // compares credentials to that at one-second resolution, so an attempt
+    // started within the same second is killed ("Job credential revoked").
     const ProcessResult release =
-        run_process({"scontrol", "update", "JobId=" + task0, "StartTime=now"}, {cluster.conf_env()}, 30);
+        run_process({"scontrol", "update", "JobId=" + task0, "StartTime=now+5"}, {cluster.conf_env()}, 30);
     ASSERT_EQ(release.exit_code, 0) << release.err;
 
+    // Until the stitch ends, or an encode task fails (then the stitch's
+    // afterok never holds and it would wait for ever): within the test's
+    // CTest time, so a failure is reported with the logs below.
+    const auto ended = [](const std::string& s) {
+        return s == "COMPLETED" || s == "FAILED" || s == "CANCELLED" || s == "TIMEOUT" || s == "NODE_FAIL";
+    };
     ASSERT_TRUE(slurm_wait_for(
         [&] {
-            const std::string s = slurm_state(cluster, stitch);
-            return s == "COMPLETED" || s == "FAILED" || s == "CANCELLED" || s == "TIMEOUT";
+            if (ended(slurm_state(cluster, stitch))) return true;
+            for (int i = 0; i < 4; ++i) {
+                const std::string s = slurm_state(cluster, encode + "_" + std::to_string(i));
+                if (ended(s) && s != "COMPLETED") return true;
+            }
+            return false;
         },
-        300))
+        150))
         << "stitch: " << slurm_state(cluster, stitch);
     const std::string task0_log = read_text(logs / ("ladder-encode-" + encode + "_0.out"));
     const std::string stitch_log = read_text(logs / ("ladder-stitch-" + stitch + ".out"));
