@@ -159,9 +159,7 @@ TEST(AudioTracks, EveryTrackBecomesARenditionInHlsDashAndMp4) {
 
     // A second real player reads the MPD: Shaka makes a variant of the rung
     // with each audio AdaptationSet and plays to the end.
-    ProcessResult shaka = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play-shaka.mjs",
-                                       out.string(), "--rate", "4", "--timeout-ms", "90000"});
-    std::printf("%s", shaka.out.c_str());
+    const ProcessResult shaka = run_player("play-shaka.mjs", out, {"--rate", "4"});
     ASSERT_EQ(shaka.exit_code, 0) << shaka.out << shaka.err;
     const nlohmann::json played = player_result(shaka.out);
     ASSERT_TRUE(played.is_object()) << shaka.out;
@@ -240,9 +238,7 @@ TEST(AudioTracks, HlsJsListsTheAudioTracksAndSwitchesLanguage) {
     const fs::path out = fresh_dir("audio-player") / "out";
     ProcessResult r = run_ladder(with_settings({"encode", src.string(), "-o", out.string()}));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ProcessResult p = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play.mjs", out.string(),
-                                   "--audio-switch", "--rate", "2", "--timeout-ms", "90000"});
-    std::printf("%s", p.out.c_str());
+    const ProcessResult p = run_player("play.mjs", out, {"--audio-switch", "--rate", "2"});
     ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
     const nlohmann::json result = player_result(p.out);
     ASSERT_TRUE(result.is_object()) << p.out;

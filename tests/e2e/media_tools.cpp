@@ -338,6 +338,15 @@ bool moov_before_mdat(const fs::path& file) {
     return moov != order.end() && mdat != order.end() && moov < mdat;
 }
 
+ProcessResult run_player(const std::string& script, const fs::path& dir, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/" + script, dir.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--timeout-ms", "90000"});
+    ProcessResult r = run_process(argv);
+    std::printf("%s", r.out.c_str());
+    return r;
+}
+
 nlohmann::json player_result(const std::string& output) {
     const std::string marker = "PLAYER-RESULT ";
     const auto pos = output.rfind(marker);

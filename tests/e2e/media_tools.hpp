@@ -109,6 +109,11 @@ std::vector<double> psnr_per_frame(const std::filesystem::path& file, const std:
 // missing.
 std::vector<std::string> av1c_vs_inband_differences(const std::filesystem::path& file);
 
+// Runs a player check of tests/player (play.mjs: hls.js, play-shaka.mjs:
+// Shaka Player) on the ladder in dir with a 90 s limit, and prints its output.
+ProcessResult run_player(const std::string& script, const std::filesystem::path& dir,
+                         const std::vector<std::string>& args);
+
 // The result line tests/player/play.mjs prints ("PLAYER-RESULT {json}"), or
 // null when there is none.
 nlohmann::json player_result(const std::string& output);

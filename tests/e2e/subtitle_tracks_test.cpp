@@ -208,9 +208,7 @@ TEST(SubtitleTracks, TextTracksBecomeWebVttRenditionsDashSetsAndMovText) {
 
     // Shaka Player reads the text AdaptationSets and shows the first one's
     // cues at their times.
-    ProcessResult shaka = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play-shaka.mjs",
-                                       out.string(), "--subtitles", "--rate", "2", "--timeout-ms", "90000"});
-    std::printf("%s", shaka.out.c_str());
+    const ProcessResult shaka = run_player("play-shaka.mjs", out, {"--subtitles", "--rate", "2"});
     ASSERT_EQ(shaka.exit_code, 0) << shaka.out << shaka.err;
     const nlohmann::json played = player_result(shaka.out);
     ASSERT_TRUE(played.is_object()) << shaka.out;
@@ -290,9 +288,7 @@ TEST(SubtitleTracks, HlsJsShowsTheCuesAtTheirTimes) {
     const fs::path out = fresh_dir("subtitles-player") / "out";
     ProcessResult r = run_ladder(with_settings({"encode", src.string(), "-o", out.string()}));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ProcessResult p = run_process({"node", std::string(LADDER_SOURCE_DIR) + "/tests/player/play.mjs", out.string(),
-                                   "--subtitles", "--rate", "2", "--timeout-ms", "90000"});
-    std::printf("%s", p.out.c_str());
+    const ProcessResult p = run_player("play.mjs", out, {"--subtitles", "--rate", "2"});
     ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
     const nlohmann::json result = player_result(p.out);
     ASSERT_TRUE(result.is_object()) << p.out;
