@@ -83,10 +83,8 @@ void SubtitleTracks::decode(Track& track, AVPacket* pkt) {
     av::DecodedSubtitle decoded;
     AVSubtitle* sub = &decoded.value;
     int got = 0;
-    if (avcodec_decode_subtitle2(track.decoder.get(), sub, &got, pkt) < 0) {
-        ++skipped_;
-        return;
-    }
+    // A damaged packet is left out: the other cues stand on their own.
+    if (avcodec_decode_subtitle2(track.decoder.get(), sub, &got, pkt) < 0) return;
     if (!got || sub->pts == AV_NOPTS_VALUE) return;
     std::int64_t start = sub->pts / 1000 + sub->start_display_time - video_start_ms_;
     std::int64_t end = sub->pts / 1000 + sub->end_display_time - video_start_ms_;

@@ -44,7 +44,6 @@ public:
     // Block until read() is done; nullptr when it was stopped or abandoned.
     const std::vector<mux::WebVttCue>* cues(std::size_t i, std::stop_token stop) const;
     const std::vector<av::PacketPtr>* mov_text(std::size_t i, std::stop_token stop) const;
-    int skipped_packets() const { return skipped_; }
 
 private:
     struct Track;
@@ -55,7 +54,6 @@ private:
     av::InputFile input_;
     std::int64_t video_start_ms_ = 0;
     std::vector<std::unique_ptr<Track>> tracks_;  // parallel to specs_
-    int skipped_ = 0;
 
     mutable std::mutex mu_;
     mutable std::condition_variable_any cv_;
