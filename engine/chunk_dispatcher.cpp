@@ -79,14 +79,16 @@ std::int64_t ChunkDispatcher::reserved_frames(std::size_t rung) const {
 }
 
 // A session as long as this worker's fair share of everything left, so
-// that no session outlasts what the others have to do.
+// that no session outlasts what the others have to do. What is left counts
+// the runs other sessions reserved: they are work those workers still have
+// to do, and leaving them out halves the tail again and again (7, 4, 2, 1
+// chunks: a session each) where two sessions end together.
 int ChunkDispatcher::session_length(const Worker& w, std::size_t rung, std::int64_t first_frames) const {
     if (max_session_chunks_ <= 1) return 1;
     // What is left counts the session's first chunk, just taken.
     double left = static_cast<double>(first_frames) * static_cast<double>(rungs_[rung].pixels);
     for (std::size_t r = 0; r < rungs_.size(); ++r) {
-        const std::int64_t frames =
-            std::max<std::int64_t>(rungs_[r].expected_frames - claimed_frames_[r] - reserved_frames(r), 0);
+        const std::int64_t frames = std::max<std::int64_t>(rungs_[r].expected_frames - claimed_frames_[r], 0);
         left += static_cast<double>(frames) * static_cast<double>(rungs_[r].pixels);
     }
     int active = 0;
