@@ -97,6 +97,23 @@ FramePtr GpuFrameCopier::copy(const AVFrame* src) {
     return dst;
 }
 
+FramePtr copy_to_gpu_pool(const AVFrame* src, AVBufferRef* pool) {
+    FramePtr host = make_frame();
+    check(av_hwframe_transfer_data(host.get(), src, 0), "copying a GPU frame to host memory");
+    FramePtr dst = make_frame();
+    check(av_hwframe_get_buffer(pool, dst.get(), 0), "taking a frame from the GPU frame pool");
+    dst->width = src->width;
+    dst->height = src->height;
+    check(av_hwframe_transfer_data(dst.get(), host.get(), 0), "copying a frame to another GPU");
+    check(av_frame_copy_props(dst.get(), src), "copying frame properties");
+    return dst;
+}
+
+const void* frame_device(const AVFrame* frame) {
+    if (!frame->hw_frames_ctx) return nullptr;
+    return reinterpret_cast<const AVHWFramesContext*>(frame->hw_frames_ctx->data)->device_ctx;
+}
+
 bool has_hw_decoder(AVCodecID codec, AVHWDeviceType type) {
     return codec_has_hw_config(native_decoder(codec), type, nullptr);
 }

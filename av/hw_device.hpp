@@ -40,6 +40,15 @@ private:
     int height_ = 0;
 };
 
+// A copy of a GPU frame in a frame pool of another GPU (pool: an
+// AVHWFramesContext of the same size and layout), through host memory:
+// FFmpeg's CUDA transfers go between one device and the host.
+FramePtr copy_to_gpu_pool(const AVFrame* src, AVBufferRef* pool);
+
+// The device a GPU frame's memory belongs to (its frames context's device
+// context); null for a frame in host memory.
+const void* frame_device(const AVFrame* frame);
+
 // True when this libavcodec has a hwaccel for the codec on that device type.
 bool has_hw_decoder(AVCodecID codec, AVHWDeviceType type);
 

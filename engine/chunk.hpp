@@ -19,6 +19,10 @@ struct RawChunk {
     std::int64_t first_frame = 0;
     std::vector<av::FramePtr> frames;
     std::size_t bytes = 0;  // pixel bytes held
+    // The CUDA ordinal of the GPU whose memory holds the frames, when they
+    // stay where NVDEC decoded them: only an NVENC session on that GPU can
+    // take the chunk. -1: host memory, any encoder.
+    int gpu = -1;
     BudgetReservation reservation;  // returned when the raw frames go
 };
 
@@ -53,6 +57,7 @@ struct EncodedChunk {
     std::string encoder;
     int requested_kbps = 0;  // what the encoder was asked for (RungRateFeedback)
     int session = -1;        // the encoder session that made it (JobReport::sessions)
+    int frames_gpu = -1;     // RawChunk::gpu of its frames
     double start_seconds = 0;  // since job start
     double end_seconds = 0;
     std::optional<ChunkQuality> quality;  // with --quality, once accepted

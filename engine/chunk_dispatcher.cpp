@@ -43,14 +43,25 @@ void ChunkDispatcher::notify() {
     cv_.notify_all();
 }
 
-int ChunkDispatcher::add_worker(const std::string& encoder, int pinned_rung) {
+int ChunkDispatcher::add_worker(const std::string& encoder, int pinned_rung, int gpu) {
     std::lock_guard lock(mu_);
     Worker w;
     w.encoder = encoder;
     w.pinned = pinned_rung;
+    w.gpu = gpu;
     workers_.push_back(std::move(w));
     check_orphans();  // the last one to register may complete the picture
     return static_cast<int>(workers_.size()) - 1;
+}
+
+void ChunkDispatcher::set_frame_gpus(std::set<int> gpus) {
+    std::lock_guard lock(mu_);
+    frame_gpus_ = std::move(gpus);
+    check_orphans();
+}
+
+bool ChunkDispatcher::takes(const Worker& w, const RawChunk& chunk) {
+    return chunk.gpu < 0 || chunk.gpu == w.gpu;
 }
 
 bool ChunkDispatcher::can_serve(const Worker& w, std::size_t rung) const {
@@ -68,7 +79,9 @@ bool ChunkDispatcher::reserved_for_other(int worker, std::size_t rung, int index
 }
 
 int ChunkDispatcher::session_start(int worker, std::size_t rung) const {
-    return queues_[rung]->first_index([&](int index) { return !reserved_for_other(worker, rung, index); });
+    const Worker& w = workers_[static_cast<std::size_t>(worker)];
+    return queues_[rung]->first_index(
+        [&](const RawChunk& c) { return takes(w, c) && !reserved_for_other(worker, rung, c.index); });
 }
 
 std::int64_t ChunkDispatcher::reserved_frames(std::size_t rung) const {
@@ -119,8 +132,10 @@ bool ChunkDispatcher::ready_for(int worker, std::size_t rung) const {
     // it, when there is one.
     auto it = failed_on_.find({static_cast<int>(rung), front});
     if (it == failed_on_.end() || it->second.count(worker) == 0) return true;
+    const int gpu = workers_[static_cast<std::size_t>(worker)].gpu;
     for (std::size_t i = 0; i < workers_.size(); ++i)
-        if (!workers_[i].retired && can_serve(workers_[i], rung) && it->second.count(static_cast<int>(i)) == 0)
+        if (!workers_[i].retired && can_serve(workers_[i], rung) && it->second.count(static_cast<int>(i)) == 0 &&
+            (frame_gpus_.empty() || workers_[i].gpu == gpu))
             return false;
     return true;
 }
@@ -234,6 +249,20 @@ void ChunkDispatcher::check_orphans() {
         if (rung_finished(r)) continue;
         bool served = false;
         for (const auto& w : workers_) served = served || (!w.retired && can_serve(w, r));
+        // Chunks in a GPU's memory need a worker on that GPU.
+        for (const int gpu : frame_gpus_) {
+            bool on_gpu = false;
+            for (const auto& w : workers_) on_gpu = on_gpu || (!w.retired && w.gpu == gpu && can_serve(w, r));
+            if (served && !on_gpu) {
+                failure_ = fmt::format(
+                    "rung {}: no encoder slot left on GPU {}, whose memory holds its chunks (every NVENC session "
+                    "there was quarantined); its remaining chunks cannot be written: --decode cpu lets any slot "
+                    "take any chunk",
+                    rungs_[r].name, gpu);
+                break;
+            }
+        }
+        if (failure_) break;
         if (!served) {
             std::vector<std::string> refused(refused_kinds_[r].begin(), refused_kinds_[r].end());
             failure_ = fmt::format(
@@ -265,7 +294,8 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
         // it leaves the queue and counts as in flight in one step.
         const auto r = static_cast<std::size_t>(rung);
         const int index = session_start(worker, r);
-        if (auto chunk = index >= 0 ? queues_[r]->try_take(index) : std::nullopt) {
+        const auto mine = [&w](const RawChunk& c) { return takes(w, c); };
+        if (auto chunk = index >= 0 ? queues_[r]->try_take(index, mine) : std::nullopt) {
             hand_out(worker, r, *chunk);
             w.session_rung = rung;
             w.session_first = index;
@@ -299,12 +329,13 @@ std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
         Worker& o = workers_[i];
         if (static_cast<int>(i) == worker || o.session_rung < 0 || o.session_end - o.session_next < 2) continue;
         if (!can_serve(w, static_cast<std::size_t>(o.session_rung))) continue;
+        if (!frame_gpus_.empty() && o.gpu != w.gpu) continue;  // its run is in another GPU's memory
         if (!victim || o.session_end - o.session_next > victim->session_end - victim->session_next) victim = &o;
     }
     if (!victim) return std::nullopt;
     const auto rung = static_cast<std::size_t>(victim->session_rung);
     const int index = victim->session_end - 1;
-    auto chunk = queues_[rung]->try_take(index);
+    auto chunk = queues_[rung]->try_take(index, [&w](const RawChunk& c) { return takes(w, c); });
     if (!chunk) return std::nullopt;
     --victim->session_end;
     hand_out(worker, rung, *chunk);
@@ -370,7 +401,8 @@ std::optional<RawChunk> ChunkDispatcher::continue_session(int worker) {
         can_serve(w, static_cast<std::size_t>(w.session_rung)) &&
         failed_on_.count({w.session_rung, w.session_next}) == 0 &&
         !reserved_for_other(worker, static_cast<std::size_t>(w.session_rung), w.session_next))
-        chunk = queues_[static_cast<std::size_t>(w.session_rung)]->try_take(w.session_next);
+        chunk = queues_[static_cast<std::size_t>(w.session_rung)]->try_take(
+            w.session_next, [&w](const RawChunk& c) { return takes(w, c); });
     if (!chunk) {
         close_session(w);
         ++generation_;  // what it had reserved is free now

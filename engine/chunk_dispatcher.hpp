@@ -86,8 +86,14 @@ public:
     std::size_t rung_count() const { return queues_.size(); }
 
     // A worker for one encoder session, registered once it holds its lease;
-    // pinned_rung is used in fixed mode.
-    int add_worker(const std::string& encoder, int pinned_rung);
+    // pinned_rung is used in fixed mode. gpu: the CUDA ordinal of an NVENC
+    // session's GPU, whose chunks in GPU memory it can take (RawChunk::gpu);
+    // -1: it takes chunks in host memory only.
+    int add_worker(const std::string& encoder, int pinned_rung, int gpu = -1);
+    // The GPUs that hold chunks in their memory (where NVDEC decodes for
+    // NVENC on the same GPU); a rung whose chunks on one of them no worker
+    // left can take is orphaned, as a rung no worker can serve.
+    void set_frame_gpus(std::set<int> gpus);
 
     // The next chunk for this worker; nullopt when there is nothing left it
     // may do (it should give its lease back), or on stop. Throws RunError
@@ -151,6 +157,7 @@ public:
 private:
     struct Worker {
         std::string encoder;
+        int gpu = -1;      // see add_worker()
         int rung = -1;     // current rung, -1 none
         int pinned = -1;
         double speed = 0;  // pixel-frames per second, measured
@@ -178,6 +185,7 @@ private:
     void requeue(int worker, RawChunk chunk);
     void after_handover(std::unique_lock<std::mutex>& lock) const;  // unlocks when a probe is set
     bool can_serve(const Worker& w, std::size_t rung) const;
+    static bool takes(const Worker& w, const RawChunk& chunk);  // the chunk's memory is the worker's
     bool rung_finished(std::size_t rung) const;
     double remaining_time(std::size_t rung) const;
     bool all_queued() const;  // every queue closed: nothing more will arrive
@@ -208,6 +216,7 @@ private:
     std::condition_variable_any cv_;
     std::uint64_t generation_ = 0;
     std::vector<Worker> workers_;
+    std::set<int> frame_gpus_;
     std::vector<std::int64_t> claimed_frames_;
     std::vector<int> in_flight_;  // chunks handed out and not yet done, refused or failed
     std::vector<std::set<std::string>> refused_kinds_;

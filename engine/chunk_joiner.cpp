@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "av/hw_device.hpp"
 #include "engine/errors.hpp"
 
 namespace ladder::engine {
@@ -39,10 +40,25 @@ std::optional<RawChunk> ChunkJoiner::take_if_whole(int index) {
     }
     const bool full = next == static_cast<std::int64_t>(index + 1) * chunk_frames_;
     if (!full && !pieces.ends_source) return std::nullopt;
-    RawChunk whole = std::move(pieces.parts.front());
-    for (std::size_t i = 1; i < pieces.parts.size(); ++i) {
-        RawChunk& p = pieces.parts[i];
-        for (auto& f : p.frames) whole.frames.push_back(std::move(f));
+    // The GPU that holds most of the chunk (the first such part on a tie).
+    std::size_t home = 0;
+    for (std::size_t i = 1; i < pieces.parts.size(); ++i)
+        if (pieces.parts[i].frames.size() > pieces.parts[home].frames.size()) home = i;
+    const int gpu = pieces.parts[home].gpu;
+    for (const RawChunk& p : pieces.parts)
+        if ((p.gpu < 0) != (gpu < 0))
+            throw RunError(fmt::format("rung {}: chunk {} came partly in GPU memory, partly in host memory (one decode "
+                                       "lane fell back to the CPU): use --decode cpu",
+                                       rung_name_, index));
+    AVBufferRef* pool = gpu >= 0 ? pieces.parts[home].frames.front()->hw_frames_ctx : nullptr;
+    RawChunk whole;
+    whole.rung = pieces.parts.front().rung;
+    whole.index = index;
+    whole.first_frame = pieces.parts.front().first_frame;
+    whole.gpu = gpu;
+    for (RawChunk& p : pieces.parts) {
+        for (auto& f : p.frames)
+            whole.frames.push_back(p.gpu != gpu && pool ? av::copy_to_gpu_pool(f.get(), pool) : std::move(f));
         whole.bytes += p.bytes;
     }
     waiting_.erase(index);

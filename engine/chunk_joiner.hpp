@@ -3,7 +3,10 @@
 // the scalers of the decode lanes. Lanes start and end at key frames, not at
 // chunk boundaries, so the chunk a lane boundary falls in arrives in two
 // pieces, one from each lane's scaler; the joiner hands it on whole. It also
-// ends the rung: the last lane's scaler to finish closes its queue.
+// ends the rung: the last lane's scaler to finish closes its queue. When the
+// lanes decode on different GPUs and the frames stay there, the whole chunk
+// goes to the GPU that holds most of its frames: the others are copied
+// there (through host memory), so one NVENC session can take it.
 #include <cstdint>
 #include <map>
 #include <mutex>

@@ -20,10 +20,10 @@
 namespace ladder::engine {
 
 // How many decode lanes the run starts with and may have: --decoders fixes
-// the number; otherwise one lane starts and more start while the encoders
-// wait for frames (grow_decode_lanes), up to three NVDEC sessions per
-// decoding GPU or a lane per 4 cores on the CPU (docs/benchmarks.md,
-// "Decode lanes"). A shard decodes in one pass: the nodes are its
+// the number; otherwise one lane starts (one per GPU when the frames stay
+// on the GPUs) and more start while the encoders wait for frames
+// (grow_decode_lanes), up to three NVDEC sessions per decoding GPU or a lane
+// per 4 cores on the CPU (docs/benchmarks.md, "Decode lanes"). A shard decodes in one pass: the nodes are its
 // parallelism.
 struct LaneCounts {
     int first = 1;

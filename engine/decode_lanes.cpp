@@ -62,6 +62,11 @@ int DecodeLanes::size() const {
     return static_cast<int>(lanes_.size());
 }
 
+int DecodeLanes::gpu_of(int lane) const {
+    // Lanes take the devices in turn (see the constructor and grow()).
+    return devices_.empty() ? -1 : devices_[static_cast<std::size_t>(lane) % devices_.size()].gpu;
+}
+
 FrameChannel& DecodeLanes::channel(int lane, int consumer) {
     std::lock_guard lock(mu_);
     return *lanes_.at(static_cast<std::size_t>(lane)).channels.at(static_cast<std::size_t>(consumer));

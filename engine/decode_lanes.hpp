@@ -35,6 +35,7 @@ public:
     struct Device {
         AVBufferRef* cuda = nullptr;
         std::string label;
+        int gpu = -1;  // CUDA ordinal
     };
     // source_input: the run's demuxer (the first lane's); consumers: the
     // channels each lane feeds, each of channel_capacity frames; growable:
@@ -45,6 +46,8 @@ public:
                 std::vector<Device> devices, bool growable = false);
 
     int size() const;
+    // The CUDA ordinal of the GPU lane i decodes on; -1: the CPU.
+    int gpu_of(int lane) const;
     FrameChannel& channel(int lane, int consumer);
     // Whether the lane's frames end with the source's (it can change while
     // the lane runs, until it has read its range).

@@ -108,26 +108,49 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         return;
     }
     plan.decode_label = describe(*gpu) + " (NVDEC)";
+    plan.decode_gpu = gpu->cuda_ordinal;
     plan.decode_gpu_memory = gpu->memory_total_bytes;
+    const auto has_slot = [&plan](int ordinal) {
+        return std::any_of(plan.slots.begin(), plan.slots.end(), [&](const gpu::EncoderSlot& s) {
+            return s.kind == gpu::DeviceKind::nvidia && s.device == std::to_string(ordinal);
+        });
+    };
+    // Every slot NVENC on a GPU that decodes too: each GPU's frames stay
+    // there, for its own sessions. Otherwise frames are downloaded after
+    // scaling, and decode lanes may use the NVDEC of every selected GPU.
+    const auto decodes = [&](const gpu::NvidiaGpu& g) { return g.cuda_ordinal >= 0 && nvdec_problem(g, inv, src).empty(); };
     plan.keep_frames_on_gpu =
         !plan.slots.empty() && std::all_of(plan.slots.begin(), plan.slots.end(), [&](const gpu::EncoderSlot& s) {
-            return s.kind == gpu::DeviceKind::nvidia && s.device == std::to_string(gpu->cuda_ordinal);
+            if (s.kind != gpu::DeviceKind::nvidia) return false;
+            auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(),
+                                   [&](const auto& g) { return std::to_string(g.cuda_ordinal) == s.device; });
+            return it != inv.nvidia.end() && decodes(*it);
         });
-    if (plan.keep_frames_on_gpu) return;
-    // Frames are downloaded after scaling: decode lanes may as well use the
-    // NVDECs of every selected GPU.
+    if (plan.keep_frames_on_gpu && !has_slot(gpu->cuda_ordinal)) plan.keep_frames_on_gpu = false;
     for (const auto& c : selection.gpus) {
         if (c.kind != gpu::DeviceKind::nvidia || c.index == gpu->index) continue;
         auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(), [&](const auto& g) { return g.index == c.index; });
-        if (it == inv.nvidia.end() || !nvdec_problem(*it, inv, src).empty()) continue;
+        if (it == inv.nvidia.end() || !decodes(*it)) continue;
+        // Chunks left in the memory of a GPU without sessions would wait forever.
+        if (plan.keep_frames_on_gpu && !has_slot(it->cuda_ordinal)) continue;
         try {
             plan.more_decode_devices.push_back(
                 av::shared_hw_device(AV_HWDEVICE_TYPE_CUDA, std::to_string(it->cuda_ordinal)));
             plan.more_decode_labels.push_back(describe(*it) + " (NVDEC)");
+            plan.more_decode_gpus.push_back(it->cuda_ordinal);
+            plan.more_decode_gpu_memory.push_back(it->memory_total_bytes);
         } catch (const av::AvError&) {
             // that GPU's lanes go to the others
         }
     }
+    // A GPU with sessions but no CUDA context to decode on gets no chunks:
+    // its frames must come from the host then.
+    if (plan.keep_frames_on_gpu)
+        for (const auto& s : plan.slots)
+            if (s.device != std::to_string(gpu->cuda_ordinal) &&
+                std::none_of(plan.more_decode_gpus.begin(), plan.more_decode_gpus.end(),
+                             [&](int g) { return std::to_string(g) == s.device; }))
+                plan.keep_frames_on_gpu = false;
 }
 
 // `--policy gpu:I,J` opens nothing on the other GPUs, not even to ask what

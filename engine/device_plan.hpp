@@ -39,12 +39,17 @@ struct DevicePlan {
     std::vector<gpu::EncoderSlot> slots;
     av::BufferRefPtr decode_device;  // CUDA device for NVDEC; null: decode on the CPU
     // The policy's other NVIDIA GPUs that can decode the source too, for
-    // decode lanes (engine/decode_lanes.hpp); empty when frames stay on the
-    // decoding GPU.
+    // decode lanes (engine/decode_lanes.hpp); when frames stay on the GPUs,
+    // only those with NVENC slots.
     std::vector<av::BufferRefPtr> more_decode_devices;
     std::vector<std::string> more_decode_labels;
+    std::vector<int> more_decode_gpus;                   // their CUDA ordinals
+    std::vector<std::uint64_t> more_decode_gpu_memory;  // their memory (NVML); 0: unknown
     std::string decode_label;        // "cpu" or "GPU 0 NVIDIA H100 80GB HBM3 (NVDEC)"
-    bool keep_frames_on_gpu = false; // every slot is NVENC on the decoding GPU
+    int decode_gpu = -1;             // its CUDA ordinal; -1: the CPU
+    // Every slot is NVENC on a GPU that decodes too: a chunk stays in the
+    // memory of the GPU that decoded it, for that GPU's sessions.
+    bool keep_frames_on_gpu = false;
     std::uint64_t decode_gpu_memory = 0;  // the decoding GPU's memory (NVML); 0: unknown or none
     std::vector<std::string> dropped;  // "GPU 0 NVIDIA H100: no NVENC engine"
     int encoder_probes = 0;            // test encoders the pre-flight opened

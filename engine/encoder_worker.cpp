@@ -78,6 +78,7 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
         session.pending.pop_front();
         chunk.requested_kbps = session.record.requested_kbps;
         chunk.session = session.record.id;
+        chunk.frames_gpu = p.raw.gpu;
         const double now = since_start();
         chunk.start_seconds = std::max(p.sent_at, session.last_done);
         chunk.end_seconds = now;
@@ -332,7 +333,7 @@ void EncoderWorker::run_fixed(std::stop_token stop) {
     auto lease = s_.pool->claim(gpu::ClaimPriority::primary, stop);
     if (!lease) return;
     const gpu::EncoderSlot& slot = lease->slot();
-    const int id = s_.dispatcher->add_worker(slot.encoder, pinned_rung_);
+    const int id = s_.dispatcher->add_worker(slot.encoder, pinned_rung_, gpu::nvenc_gpu(slot));
     while (auto raw = s_.dispatcher->next(id, stop)) {
         if (!encode_session(slot, id, std::move(*raw), stop)) {
             quarantine(slot);

@@ -27,6 +27,7 @@ extern "C" {
 #include "engine/encoder_worker.hpp"
 #include "engine/errors.hpp"
 #include "engine/frame_budget.hpp"
+#include "engine/gpu_frame_budgets.hpp"
 #include "engine/image_sequence.hpp"
 #include "engine/job_media.hpp"
 #include "engine/journaled_chunk_route.hpp"
@@ -214,7 +215,7 @@ std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, cons
                                                         options.hw_session_chunks);
     // With helper dispatch the dispatcher's workers are the pool's slots.
     if (!fixed)
-        for (const auto& slot : pool.slots()) dispatcher->add_worker(slot.encoder, -1);
+        for (const auto& slot : pool.slots()) dispatcher->add_worker(slot.encoder, -1, gpu::nvenc_gpu(slot));
     return dispatcher;
 }
 
@@ -369,21 +370,12 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
     // Frames that stay on the GPU that decoded them count against its
     // memory, not the host's.
-    std::optional<MemoryBudget> gpu_memory;
     std::string gpu_memory_note;
-    if (encoders.devices.keep_frames_on_gpu) {
-        if (auto bytes = gpu_frame_budget(options.gpu_memory_budget, encoders.devices.decode_gpu_memory, chunk_bytes))
-            gpu_memory.emplace(*bytes);
-        else
-            gpu_memory_note = fmt::format(
-                "frames are copied to host memory after scaling: a quarter of {} ({} MiB) holds less than one chunk "
-                "of rung {} ({} MiB); --gpu-memory-budget sets the share",
-                encoders.devices.decode_label, encoders.devices.decode_gpu_memory / 4 / (1024 * 1024), chunk_bytes.rung,
-                chunk_bytes.bytes / (1024 * 1024));
-    } else if (options.gpu_memory_budget != 0) {
-        gpu_memory_note = "--gpu-memory-budget does not apply: no frames wait on a GPU in this run (they do only with "
-                          "NVDEC decoding for NVENC sessions on the same GPU)";
-    }
+    // Fixed dispatch gives each rung one worker, on one GPU: a rung's chunks
+    // cannot wait in the memory of several.
+    if (options.dispatch == DispatchMode::fixed && !encoders.devices.more_decode_gpus.empty())
+        encoders.devices.keep_frames_on_gpu = false;
+    const GpuFrameBudgets gpu_memory(encoders.devices, options.gpu_memory_budget, chunk_bytes, gpu_memory_note);
 
     // `ladder stitch` encodes a plan's audio and subtitles, once.
     const AudioSelection audio_selection =
@@ -461,13 +453,15 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     consumer_setup.rungs = &rungs;
     consumer_setup.lanes = &lanes;
     consumer_setup.dispatcher = dispatcher.get();
-    consumer_setup.memory = gpu_memory ? &*gpu_memory : &memory;
+    consumer_setup.memory = &memory;
+    consumer_setup.gpu_memory = [&gpu_memory](int gpu) { return gpu_memory.of(gpu); };
     consumer_setup.journaled = &journaled;
     if (output) consumer_setup.video_length_known = [&output](std::int64_t frames) { output->set_video_frames(frames); };
     consumer_setup.analyzer = analyzer.get();
     consumer_setup.pix_fmt = src.pix_fmt;
     consumer_setup.chunk_frames = source.chunk_frames;
-    consumer_setup.keep_on_gpu = gpu_memory.has_value();
+    consumer_setup.keep_on_gpu = !gpu_memory.empty();
+    if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
     LaneConsumers consumers(consumer_setup);
     EncoderWorkers workers;
     make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
@@ -510,9 +504,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.gpu_encoder_probes = encoders.devices.encoder_probes;
     report.memory_budget = memory.limit();
     report.peak_queued_bytes = memory.peak();
-    if (gpu_memory) {
-        report.gpu_memory_budget = gpu_memory->limit();
-        report.peak_gpu_queued_bytes = gpu_memory->peak();
+    if (!gpu_memory.empty()) {
+        report.gpu_memory_budget = gpu_memory.largest_limit();
+        report.peak_gpu_queued_bytes = gpu_memory.largest_peak();
     }
     report.resumed_chunks = journaled.taken();
     if (options.shard) report_shard(report, *options.shard, journaled.taken(), workers);

@@ -135,6 +135,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                           {"requested_kbps", c.requested_kbps},
                           {"session", c.session}});
         if (!r.quality_metric.empty() && c.quality) chunks.back()["quality"][r.quality_metric] = *c.quality;
+        if (c.frames_gpu >= 0) chunks.back()["frames_gpu"] = c.frames_gpu;
     }
     auto& sessions = j["sessions"] = nlohmann::json::array();
     for (const auto& s : r.sessions)

@@ -23,6 +23,7 @@ struct ChunkRecord {
     int requested_kbps = 0;  // 0: not encoded in this run (resumed)
     int session = -1;        // JobReport::sessions id; -1: not encoded in this run
     std::optional<double> quality;  // --quality: this chunk's value; none for a resumed chunk
+    int frames_gpu = -1;     // the GPU whose memory held its frames; -1: host memory
 };
 
 // One encoder session: consecutive chunks of a rung through one encoder.

@@ -30,7 +30,7 @@ void LaneConsumers::connect(int lane) {
             static_cast<int>(i), rt.rung, setup_.pix_fmt, setup_.chunk_frames,
             setup_.lanes->channel(lane, static_cast<int>(i)), setup_.dispatcher->queue(static_cast<int>(i)),
             *joiners_[i], on_end, setup_.memory, from_journal);
-        scaler->keep_on_gpu(setup_.keep_on_gpu);
+        scaler->keep_on_gpu(setup_.keep_on_gpu, setup_.lanes->gpu_of(lane), setup_.gpu_memory);
         scaler->ends_source(setup_.lanes->ends_source(lane));
         scalers_[i].push_back(std::move(scaler));
         if (stages_) start_scaler(i, scalers_[i].size() - 1);

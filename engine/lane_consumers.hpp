@@ -26,7 +26,10 @@ struct LaneConsumerSetup {
     std::vector<RungRuntime>* rungs = nullptr;
     DecodeLanes* lanes = nullptr;
     ChunkDispatcher* dispatcher = nullptr;
-    MemoryBudget* memory = nullptr;  // the budget chunks are queued under (host or GPU)
+    MemoryBudget* memory = nullptr;  // the host's budget for queued chunks
+    // With keep_on_gpu: the budget of the GPU (CUDA ordinal) whose memory
+    // holds a chunk.
+    std::function<MemoryBudget*(int)> gpu_memory;
     JournaledChunkRoute* journaled = nullptr;
     // Told how many frames the video has, once its last scaler knows (the
     // audio and subtitle renditions wait for it); may be empty.

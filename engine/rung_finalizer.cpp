@@ -137,7 +137,8 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
     records_.push_back(ChunkRecord{chunk.rung, chunk.index, chunk.first_frame, chunk.frame_count, chunk.bytes,
                                    chunk.slot_label, chunk.encoder, chunk.start_seconds, chunk.end_seconds,
                                    chunk.requested_kbps, chunk.session,
-                                   chunk.quality ? std::optional(chunk.quality->value) : std::nullopt});
+                                   chunk.quality ? std::optional(chunk.quality->value) : std::nullopt,
+                                   chunk.frames_gpu});
     if (chunk.quality) quality_.add(*chunk.quality);
     if (mp4_) {
         write_audio_until(report_.frames, stop);

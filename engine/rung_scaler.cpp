@@ -91,8 +91,9 @@ void RungScaler::emit(std::stop_token stop, bool last) {
 
 void RungScaler::queue(RawChunk chunk, std::stop_token stop) {
     if (resume_ && resume_(chunk)) return;
-    if (budget_) {
-        auto reservation = budget_->reserve(chunk.bytes, stop);
+    MemoryBudget* budget = chunk.gpu >= 0 && gpu_budget_ ? gpu_budget_(chunk.gpu) : budget_;
+    if (budget) {
+        auto reservation = budget->reserve(chunk.bytes, stop);
         if (!reservation) throw Cancelled();
         chunk.reservation = std::move(*reservation);
     }
@@ -112,6 +113,8 @@ void RungScaler::run(std::stop_token stop) {
             pending_.index = index;
         }
         pending_.frames.push_back(scale(std::move(*frame)));
+        if (pending_.frames.size() == 1)
+            pending_.gpu = pending_.frames.front()->format == AV_PIX_FMT_CUDA ? gpu_ : -1;
         pending_.bytes += frame_bytes;
         end_frame_ = n + 1;
         if (end_frame_ % chunk_frames_ == 0) emit(stop, false);

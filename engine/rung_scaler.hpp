@@ -27,8 +27,15 @@ public:
 
     // Frames that arrive in GPU memory (NVDEC) are scaled there with
     // scale_cuda; by default they are then downloaded for CPU encoders.
-    // keep_on_gpu leaves them in GPU memory (NVENC on the same GPU: no copy).
-    void keep_on_gpu(bool keep) { keep_on_gpu_ = keep; }
+    // keep_on_gpu leaves them in GPU memory (NVENC on the same GPU: no copy):
+    // gpu is the lane's GPU (CUDA ordinal), whose memory then holds the
+    // chunks (RawChunk::gpu), reserved from gpu_budget(gpu) instead of the
+    // host's budget.
+    void keep_on_gpu(bool keep, int gpu = 0, std::function<MemoryBudget*(int)> gpu_budget = {}) {
+        keep_on_gpu_ = keep;
+        gpu_ = gpu;
+        gpu_budget_ = std::move(gpu_budget);
+    }
     // Whether this lane's frames end with the source's last (the last lane;
     // the default), asked when the lane's frames have all come.
     void ends_source(std::function<bool()> ends) { ends_source_ = std::move(ends); }
@@ -61,6 +68,8 @@ private:
     av::SwsPtr sws_;
     std::unique_ptr<av::FilterChain> gpu_chain_;
     bool keep_on_gpu_ = false;
+    int gpu_ = 0;
+    std::function<MemoryBudget*(int)> gpu_budget_;
     std::function<bool()> ends_source_ = [] { return true; };
     bool last_ends_source_ = false;  // asked once the lane's last frame came
     RawChunk pending_;

@@ -55,12 +55,12 @@ std::optional<RawChunk> SegmentChunkQueue::try_pop() {
     return out;
 }
 
-std::optional<RawChunk> SegmentChunkQueue::try_take(int index) {
+std::optional<RawChunk> SegmentChunkQueue::try_take(int index, const Eligible& eligible) {
     std::optional<RawChunk> out;
     {
         std::lock_guard lock(mu_);
         auto it = std::find_if(chunks_.begin(), chunks_.end(), [&](const RawChunk& c) { return c.index == index; });
-        if (it == chunks_.end()) return std::nullopt;
+        if (it == chunks_.end() || (eligible && !eligible(*it))) return std::nullopt;
         out = std::move(*it);
         chunks_.erase(it);
     }
@@ -68,11 +68,11 @@ std::optional<RawChunk> SegmentChunkQueue::try_take(int index) {
     return out;
 }
 
-int SegmentChunkQueue::first_index(const std::function<bool(int)>& eligible) const {
+int SegmentChunkQueue::first_index(const Eligible& eligible) const {
     std::lock_guard lock(mu_);
     int best = -1;
     for (const RawChunk& c : chunks_)
-        if ((best < 0 || c.index < best) && eligible(c.index)) best = c.index;
+        if ((best < 0 || c.index < best) && (!eligible || eligible(c))) best = c.index;
     return best;
 }
 

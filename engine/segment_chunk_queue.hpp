@@ -30,12 +30,15 @@ public:
     void push_front(RawChunk chunk);
     std::optional<RawChunk> pop(std::stop_token stop = {});
     std::optional<RawChunk> try_pop();
+    // Which chunks a consumer can take (an NVENC session only those in its
+    // own GPU's memory); empty: any.
+    using Eligible = std::function<bool(const RawChunk&)>;
     // The queued chunk with this index, taken out of its turn (an encoder
-    // session goes on with the next chunk of its rung).
-    std::optional<RawChunk> try_take(int index);
+    // session goes on with the next chunk of its rung), when eligible.
+    std::optional<RawChunk> try_take(int index, const Eligible& eligible = {});
     // The lowest index among the queued chunks that `eligible` accepts; -1
     // when none.
-    int first_index(const std::function<bool(int)>& eligible) const;
+    int first_index(const Eligible& eligible) const;
     void close();
 
     bool closed() const;

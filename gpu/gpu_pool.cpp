@@ -124,4 +124,13 @@ std::uint64_t GpuPool::leases_granted() const {
     return granted_;
 }
 
+int nvenc_gpu(const EncoderSlot& slot) {
+    if (slot.kind != DeviceKind::nvidia || slot.device.empty()) return -1;
+    try {
+        return std::stoi(slot.device);
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
 }  // namespace ladder::gpu

@@ -31,6 +31,9 @@ struct EncoderSlot {
     std::string label;          // for reports: "cpu0:svt", "gpu1:nvenc"
 };
 
+// The CUDA ordinal of an NVENC slot's GPU; -1 for any other slot.
+int nvenc_gpu(const EncoderSlot& slot);
+
 enum class ClaimPriority { primary, helper };
 
 class GpuPool;
