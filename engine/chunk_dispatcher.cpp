@@ -191,6 +191,7 @@ bool ChunkDispatcher::would_delay(int worker, std::size_t rung) const {
     for (std::size_t i = 0; i < workers_.size(); ++i) {
         const Worker& o = workers_[i];
         if (static_cast<int>(i) == worker || o.retired || o.rung != static_cast<int>(rung)) continue;
+        if (!frame_gpus_.empty() && o.gpu != w.gpu) continue;  // cannot take this GPU's chunks
         const double speed = o.speed > 0 ? o.speed : w.speed;
         others += speed;
         others_busy += in_flight_left(o, w.speed) * speed;  // as pixel-frames
@@ -199,7 +200,10 @@ bool ChunkDispatcher::would_delay(int worker, std::size_t rung) const {
     const double chunk_work = static_cast<double>(rungs_[rung].pixels) * rungs_[rung].chunk_frames;
     const std::int64_t frames = std::max<std::int64_t>(rungs_[rung].expected_frames - claimed_frames_[rung],
                                                        static_cast<std::int64_t>(queues_[rung]->size()));
-    const double left = static_cast<double>(frames) * static_cast<double>(rungs_[rung].pixels);
+    // With chunks kept on their GPUs, this GPU's part of the rung: the
+    // GPUs decode equal time ranges.
+    const double gpus = frame_gpus_.empty() ? 1.0 : static_cast<double>(frame_gpus_.size());
+    const double left = static_cast<double>(frames) * static_cast<double>(rungs_[rung].pixels) / gpus;
     return chunk_work / w.speed > (left + others_busy) / others;
 }
 
@@ -207,6 +211,23 @@ bool ChunkDispatcher::all_queued() const {
     for (const auto& q : queues_)
         if (!q->closed()) return false;
     return true;
+}
+
+bool ChunkDispatcher::other_work_ready(int worker, std::size_t rung) const {
+    const Worker& w = workers_[static_cast<std::size_t>(worker)];
+    for (std::size_t r = 0; r < queues_.size(); ++r)
+        if (r != rung && can_serve(w, r) && ready_for(worker, r)) return true;
+    return false;
+}
+
+bool ChunkDispatcher::worked_on_gpu(int worker, std::size_t rung) const {
+    const int gpu = workers_[static_cast<std::size_t>(worker)].gpu;
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+        const Worker& o = workers_[i];
+        if (static_cast<int>(i) != worker && !o.retired && o.gpu == gpu && o.rung == static_cast<int>(rung))
+            return true;
+    }
+    return false;
 }
 
 int ChunkDispatcher::pick_rung(int worker) const {
@@ -221,7 +242,9 @@ int ChunkDispatcher::pick_rung(int worker) const {
     // (nobody on it, the worker's GPU encoder is open on it, time), compared
     // in that order: a GPU encoder kept open on a rung saves opening
     // another (a fifth of a second, under FFmpeg's codec-open lock, while
-    // every other slot waits to open theirs).
+    // every other slot waits to open theirs). With chunks kept on their
+    // GPUs, "nobody" means nobody on this GPU: its slots spread over the
+    // rungs first, so each takes as few rungs (encoders) as it can.
     std::tuple<bool, bool, double> best_key{false, false, -1};
     for (std::size_t r = 0; r < queues_.size(); ++r) {
         if (!can_serve(w, r) || !ready_for(worker, r)) continue;
@@ -233,7 +256,8 @@ int ChunkDispatcher::pick_rung(int worker) const {
             // A rung nobody works on has infinite remaining time: it goes
             // first, the biggest of them first.
             std::get<2>(key) = remaining_time(r);
-            if (std::isinf(std::get<2>(key))) key = {true, false, static_cast<double>(rungs_[r].pixels)};
+            if (std::isinf(std::get<2>(key)) || (!frame_gpus_.empty() && !worked_on_gpu(worker, r)))
+                key = {true, std::get<1>(key), static_cast<double>(rungs_[r].pixels)};
         }
         if (key > best_key) {
             best = static_cast<int>(r);
@@ -319,8 +343,10 @@ std::optional<RawChunk> ChunkDispatcher::take(int worker, bool& nothing_left) {
 }
 
 // At the end of the work (everything queued) a worker with nothing to do
-// takes the last chunk of the longest run another session reserved, alone:
-// a reserved run must not leave slots idle while one session works through it.
+// takes the back half of the longest run another session reserved, as a
+// session of its own: a reserved run must not leave slots idle while one
+// session works through it, and halving it (not one chunk at a time) keeps
+// the sessions few.
 std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
     if (!all_queued()) return std::nullopt;
     Worker& w = workers_[static_cast<std::size_t>(worker)];
@@ -334,14 +360,16 @@ std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
     }
     if (!victim) return std::nullopt;
     const auto rung = static_cast<std::size_t>(victim->session_rung);
-    const int index = victim->session_end - 1;
+    const int end = victim->session_end;
+    const int index = end - (end - victim->session_next) / 2;
     auto chunk = queues_[rung]->try_take(index, [&w](const RawChunk& c) { return takes(w, c); });
     if (!chunk) return std::nullopt;
-    --victim->session_end;
+    victim->session_end = index;
     hand_out(worker, rung, *chunk);
     w.session_rung = static_cast<int>(rung);
     w.session_first = index;
-    w.session_next = w.session_end = index + 1;
+    w.session_next = index + 1;
+    w.session_end = end;
     return chunk;
 }
 
@@ -392,17 +420,34 @@ std::optional<RawChunk> ChunkDispatcher::next(int worker, std::stop_token stop) 
     }
 }
 
-std::optional<RawChunk> ChunkDispatcher::continue_session(int worker) {
+std::optional<RawChunk> ChunkDispatcher::continue_session(int worker, std::stop_token stop) {
     std::unique_lock lock(mu_);
-    if (failure_) throw RunError(*failure_);
     Worker& w = workers_[static_cast<std::size_t>(worker)];
+    const auto deadline = std::chrono::steady_clock::now() + session_wait_;
     std::optional<RawChunk> chunk;
-    if (w.session_rung >= 0 && w.session_next < w.session_end &&
-        can_serve(w, static_cast<std::size_t>(w.session_rung)) &&
-        failed_on_.count({w.session_rung, w.session_next}) == 0 &&
-        !reserved_for_other(worker, static_cast<std::size_t>(w.session_rung), w.session_next))
-        chunk = queues_[static_cast<std::size_t>(w.session_rung)]->try_take(
-            w.session_next, [&w](const RawChunk& c) { return takes(w, c); });
+    for (;;) {
+        if (failure_) throw RunError(*failure_);
+        if (w.session_rung < 0 || w.session_next >= w.session_end ||
+            !can_serve(w, static_cast<std::size_t>(w.session_rung)) ||
+            failed_on_.count({w.session_rung, w.session_next}) != 0 ||
+            reserved_for_other(worker, static_cast<std::size_t>(w.session_rung), w.session_next))
+            break;
+        SegmentChunkQueue& queue = *queues_[static_cast<std::size_t>(w.session_rung)];
+        chunk = queue.try_take(w.session_next, [&w](const RawChunk& c) { return takes(w, c); });
+        // Queued but in another GPU's memory, or nothing more coming: over.
+        if (chunk || queue.holds(w.session_next) || queue.closed()) break;
+        // Still being decoded: while the worker has nothing else to do, a
+        // short wait keeps the session (a new one costs an encoder open and,
+        // for software encoders, a part of the rung's rate feedback). With
+        // another rung's chunk ready the worker goes to help there instead.
+        // The wait is bounded, so sessions that all wait while the decoder
+        // waits for memory they hold cannot stall the run for long.
+        if (other_work_ready(worker, static_cast<std::size_t>(w.session_rung))) break;
+        if (producers_blocked_ && producers_blocked_()) break;
+        const std::uint64_t seen = generation_;
+        if (!cv_.wait_until(lock, stop, deadline, [&] { return generation_ != seen || failure_.has_value(); }))
+            break;
+    }
     if (!chunk) {
         close_session(w);
         ++generation_;  // what it had reserved is free now

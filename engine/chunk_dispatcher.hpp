@@ -20,9 +20,10 @@
 // that rate feedback has sessions to correct): long sessions while there
 // is plenty of work, single chunks at the end, so the run does not end on
 // one long session; once everything is queued, a worker with nothing else
-// to do takes the last chunk of the longest reserved run. A session ends
-// early when its next chunk is not queued yet (the worker never
-// waits on the decoder while holding a session) and its reservation goes.
+// to do takes the back half of the longest reserved run as a session of its
+// own. A session waits a little (session_wait) for a next chunk that is
+// still being decoded, while no other rung has a chunk ready for its
+// worker; then it ends, and its reservation goes.
 // A chunk that failed before is encoded in a session of its own: a failed
 // session sends all its chunks back, and the one that breaks the encoder
 // must be the one that uses up its tries.
@@ -41,6 +42,7 @@
 // changing hands never makes its rung look finished to all_finished() or to
 // the orphan check. Lock order: mu_, then a queue's lock; the queues'
 // on_change (the producers' pushes and closes) runs under neither.
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -102,9 +104,19 @@ public:
 
     // The next chunk of the worker's session (the one after the chunk it
     // took last, on the same rung), when it is reserved for this session
-    // and queued now; otherwise the session is over (nullopt) and what it
-    // had reserved is free for others.
-    std::optional<RawChunk> continue_session(int worker);
+    // and queued, or queued within session_wait while the decoder is on it
+    // and no other rung has a chunk ready for the worker;
+    // otherwise the session is over (nullopt) and what it had reserved is
+    // free for others.
+    std::optional<RawChunk> continue_session(int worker, std::stop_token stop = {});
+    // How long a session waits for its next chunk (default 1 s).
+    void set_session_wait(std::chrono::steady_clock::duration wait) { session_wait_ = wait; }
+    // Whether the decode is held up for memory (a scaler waits for its
+    // budget): then no session waits for its next chunk, since the frames
+    // it holds in its encoder may be what the decode waits for. Set before
+    // the workers start; producers_blocked() wakes the waiting sessions.
+    void set_producers_blocked(std::function<bool()> blocked) { producers_blocked_ = std::move(blocked); }
+    void producers_blocked() { notify(); }
     // The worker ends its session early (a failure, a refusal).
     void end_session(int worker);
     // Chunks the worker's session is planned to have, counting those it
@@ -190,6 +202,8 @@ private:
     double remaining_time(std::size_t rung) const;
     bool all_queued() const;  // every queue closed: nothing more will arrive
     int pick_rung(int worker) const;
+    bool worked_on_gpu(int worker, std::size_t rung) const;  // another worker on this worker's GPU is on it
+    bool other_work_ready(int worker, std::size_t rung) const;  // a chunk of another rung it could start now
     bool ready_for(int worker, std::size_t rung) const;
     // The chunk a new session of this worker would start with on the rung:
     // the lowest queued one no other session reserved; -1 when none.
@@ -217,6 +231,8 @@ private:
     std::uint64_t generation_ = 0;
     std::vector<Worker> workers_;
     std::set<int> frame_gpus_;
+    std::chrono::steady_clock::duration session_wait_ = std::chrono::seconds(1);
+    std::function<bool()> producers_blocked_;
     std::vector<std::int64_t> claimed_frames_;
     std::vector<int> in_flight_;  // chunks handed out and not yet done, refused or failed
     std::vector<std::set<std::string>> refused_kinds_;

@@ -225,7 +225,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
             s_.dispatcher->end_session(id);
             break;
         }
-        next = s_.dispatcher->continue_session(id);
+        next = s_.dispatcher->continue_session(id, stop);
     }
     // Every chunk sent came back: the encoder may wait, open, for the
     // slot's next session on the rung.

@@ -375,7 +375,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // cannot wait in the memory of several.
     if (options.dispatch == DispatchMode::fixed && !encoders.devices.more_decode_gpus.empty())
         encoders.devices.keep_frames_on_gpu = false;
-    const GpuFrameBudgets gpu_memory(encoders.devices, options.gpu_memory_budget, chunk_bytes, gpu_memory_note);
+    GpuFrameBudgets gpu_memory(encoders.devices, options.gpu_memory_budget, chunk_bytes, gpu_memory_note);
 
     // `ladder stitch` encodes a plan's audio and subtitles, once.
     const AudioSelection audio_selection =
@@ -462,6 +462,11 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     consumer_setup.chunk_frames = source.chunk_frames;
     consumer_setup.keep_on_gpu = !gpu_memory.empty();
     if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
+    // A session does not wait for its next chunk while the decode waits
+    // for memory (its encoder may hold what the decode needs).
+    dispatcher->set_producers_blocked([&memory, &gpu_memory] { return memory.blocked() || gpu_memory.blocked(); });
+    memory.on_blocked([d = dispatcher.get()] { d->producers_blocked(); });
+    gpu_memory.on_blocked([d = dispatcher.get()] { d->producers_blocked(); });
     LaneConsumers consumers(consumer_setup);
     EncoderWorkers workers;
     make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);

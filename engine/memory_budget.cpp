@@ -41,7 +41,13 @@ std::optional<BudgetReservation> MemoryBudget::reserve(std::uint64_t bytes, std:
     std::unique_lock lock(mu_);
     const std::uint64_t ticket = next_ticket_++;
     line_.push_back(ticket);
-    const bool ok = cv_.wait(lock, stop, [&] { return line_.front() == ticket && used_ + bytes <= limit_; });
+    const auto served = [&] { return line_.front() == ticket && used_ + bytes <= limit_; };
+    if (!served() && on_blocked_) {
+        lock.unlock();
+        on_blocked_();
+        lock.lock();
+    }
+    const bool ok = cv_.wait(lock, stop, served);
     if (!ok) {
         line_.erase(std::find(line_.begin(), line_.end(), ticket));
         cv_.notify_all();
@@ -65,6 +71,11 @@ void MemoryBudget::give_back(std::uint64_t bytes) {
 std::uint64_t MemoryBudget::used() const {
     std::lock_guard lock(mu_);
     return used_;
+}
+
+bool MemoryBudget::blocked() const {
+    std::lock_guard lock(mu_);
+    return !line_.empty();
 }
 
 std::uint64_t MemoryBudget::peak() const {

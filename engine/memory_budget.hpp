@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -49,6 +50,12 @@ public:
     std::uint64_t limit() const { return limit_; }
     std::uint64_t used() const;
     std::uint64_t peak() const;
+    // Someone waits in reserve(): the decode behind it is held up until
+    // memory comes back.
+    bool blocked() const;
+    // Called (without the budget's lock) each time a reserve() has to wait;
+    // set before the run's threads start.
+    void on_blocked(std::function<void()> call) { on_blocked_ = std::move(call); }
 
 private:
     friend class BudgetReservation;
@@ -61,6 +68,7 @@ private:
     std::uint64_t peak_ = 0;
     std::uint64_t next_ticket_ = 0;
     std::deque<std::uint64_t> line_;
+    std::function<void()> on_blocked_;
 };
 
 // "512M", "2G", "1500000000", "64k" (powers of 1024); throws invalid_argument.

@@ -76,6 +76,11 @@ int SegmentChunkQueue::first_index(const Eligible& eligible) const {
     return best;
 }
 
+bool SegmentChunkQueue::holds(int index) const {
+    std::lock_guard lock(mu_);
+    return std::any_of(chunks_.begin(), chunks_.end(), [&](const RawChunk& c) { return c.index == index; });
+}
+
 void SegmentChunkQueue::close() {
     {
         std::lock_guard lock(mu_);

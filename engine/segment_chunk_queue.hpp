@@ -39,6 +39,7 @@ public:
     // The lowest index among the queued chunks that `eligible` accepts; -1
     // when none.
     int first_index(const Eligible& eligible) const;
+    bool holds(int index) const;  // a chunk with this index is queued
     void close();
 
     bool closed() const;

@@ -3,7 +3,9 @@
 // shrink as the work runs out.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -135,8 +137,9 @@ TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
     expect_session_goes_on(d, w0, 1, 6);  // chunk 6 belongs to w1's session
 }
 
-TEST(DispatcherSessions, ASessionEndsWhenItsNextChunkIsNotQueuedAndItsRunIsFreed) {
+TEST(DispatcherSessions, ASessionWhoseNextChunkDoesNotComeInTimeEndsAndItsRunIsFreed) {
     auto d = one_rung(10, 2, 100);
+    d.set_session_wait(std::chrono::seconds(0));
     queue_chunks(d, 0, 2);
     const int w0 = d.add_worker("svt", -1);
     const int w1 = d.add_worker("svt", -1);
@@ -145,13 +148,52 @@ TEST(DispatcherSessions, ASessionEndsWhenItsNextChunkIsNotQueuedAndItsRunIsFreed
     auto b = d.continue_session(w0);
     ASSERT_TRUE(b);
     EXPECT_EQ(b->index, 1);
-    EXPECT_FALSE(d.continue_session(w0)) << "chunk 2 is not decoded yet: the session ends, it does not wait";
+    EXPECT_FALSE(d.continue_session(w0)) << "chunk 2 is not decoded within the wait (none here): the session ends";
     queue_chunks(d, 2, 3);
     bool finished = false;
     std::uint64_t observed = 0;
     auto c = d.try_next(w1, finished, observed);
     ASSERT_TRUE(c) << "what w0 had reserved is free again";
     EXPECT_EQ(c->index, 2);
+}
+
+TEST(DispatcherSessions, ASessionGoesOnWithTheChunkTheDecoderQueuesWhileItWaits) {
+    auto d = one_rung(10, 1, 100);
+    d.set_session_wait(std::chrono::hours(1));  // only the chunk (or a failure) ends the wait
+    queue_chunks(d, 0, 1);
+    const int w = d.add_worker("svt", -1);
+    auto a = d.next(w, {});
+    ASSERT_TRUE(a);
+    // Whether the decoder queues chunk 1 before or during the wait, the
+    // session goes on with it.
+    std::jthread decoder([&d] { queue_chunks(d, 1, 2); });
+    auto b = d.continue_session(w);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->index, 1);
+}
+
+TEST(DispatcherSessions, ASessionDoesNotWaitWhileAnotherRungHasAChunkReady) {
+    // Two rungs; the worker's session on rung 0 has no next chunk yet, and
+    // rung 1 has one ready: the worker ends its session and helps there.
+    ChunkDispatcher d({RungPlan{"r0", 100, 10 * kSessionFrames, kSessionFrames},
+                       RungPlan{"r1", 100, 10 * kSessionFrames, kSessionFrames}},
+                      1000, DispatchMode::helpers, 3, 1, 100);
+    d.set_session_wait(std::chrono::hours(1));
+    d.queue(0).push(session_chunk(0, 0));
+    d.queue(1).push(session_chunk(1, 0));
+    const int w = d.add_worker("svt", -1);
+    auto a = d.next(w, {});
+    ASSERT_TRUE(a);
+    EXPECT_FALSE(d.continue_session(w)) << "rung " << 1 - a->rung << " has chunk 0 ready";
+}
+
+TEST(DispatcherSessions, ASessionDoesNotWaitOnceTheRungIsFullyQueued) {
+    auto d = one_rung(10, 1, 100);
+    d.set_session_wait(std::chrono::hours(1));
+    queue_chunks(d, 0, 2);
+    d.queue(0).close();  // the source ended after 2 chunks, not the 10 estimated
+    const int w = d.add_worker("svt", -1);
+    EXPECT_EQ(run_session(d, w), (std::vector<int>{0, 1}));
 }
 
 TEST(DispatcherSessions, RunsShrinkTowardTheEndOfTheWork) {
@@ -209,7 +251,7 @@ TEST(DispatcherSessions, AChunkThatFailedBeforeIsEncodedAlone) {
     EXPECT_FALSE(d.continue_session(w1)) << "and chunk 1 alone";
 }
 
-TEST(DispatcherSessions, AtTheEndAnIdleWorkerTakesTheLastChunkOfTheLongestRun) {
+TEST(DispatcherSessions, AtTheEndAnIdleWorkerTakesTheBackHalfOfTheLongestRun) {
     auto d = one_rung(12, 2, 100);
     queue_chunks(d, 0, 12);
     d.queue(0).close();
@@ -218,20 +260,21 @@ TEST(DispatcherSessions, AtTheEndAnIdleWorkerTakesTheLastChunkOfTheLongestRun) {
     auto a = d.next(w0, {});  // w0 reserves chunks 0-5: its share of 12
     ASSERT_TRUE(a);
     EXPECT_EQ(a->index, 0);
-    // w1 works through everything else, then takes w0's last reserved chunk.
+    // w1 works through everything else, then takes the back half of w0's
+    // reserved run: chunks 1-5 are left in it, w1 takes 4 and 5.
     std::vector<std::vector<int>> w1_sessions;
     for (int turn = 0; turn < 10; ++turn) {
         auto got = run_session(d, w1);
         if (got.empty()) break;
         w1_sessions.push_back(got);
-        if (got.front() == 5) break;
+        if (got.front() < 6) break;
     }
     ASSERT_FALSE(w1_sessions.empty());
-    EXPECT_EQ(w1_sessions.back(), std::vector<int>{5}) << "a stolen chunk is a session of its own";
+    EXPECT_EQ(w1_sessions.back(), (std::vector<int>{4, 5})) << "the stolen half is one session";
     std::set<int> w1_chunks;
     for (const auto& got : w1_sessions) w1_chunks.insert(got.begin(), got.end());
-    EXPECT_EQ(w1_chunks, (std::set<int>{5, 6, 7, 8, 9, 10, 11}));
-    expect_session_goes_on(d, w0, 1, 5);  // w0's run now ends at chunk 4
+    EXPECT_EQ(w1_chunks, (std::set<int>{4, 5, 6, 7, 8, 9, 10, 11}));
+    expect_session_goes_on(d, w0, 1, 4);  // w0's run now ends at chunk 3
 }
 
 TEST(DispatcherSessions, SessionsOfOneChunkWhenTheLimitIsOne) {

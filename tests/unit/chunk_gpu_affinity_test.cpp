@@ -104,6 +104,35 @@ TEST(ChunkGpuAffinity, ChunksInHostMemoryGoToAnyWorker) {
     EXPECT_EQ(a->index + b->index, 1);
 }
 
+TEST(ChunkGpuAffinity, EachGpusSlotsSpreadOverTheRungsBeforeDoublingUp) {
+    // Two rungs, two GPUs with two slots each, chunks 0-1 on GPU 0 and 2-3
+    // on GPU 1, more to come. A GPU's chunks go only to its own two slots,
+    // so each GPU puts one slot on each rung (two encoders per slot at
+    // most over the run), whatever the other GPU's slots do.
+    ChunkDispatcher d({RungPlan{"1080p", 200, 40 * kGpuChunkFrames, kGpuChunkFrames},
+                       RungPlan{"360p", 100, 40 * kGpuChunkFrames, kGpuChunkFrames}},
+                      1000, DispatchMode::helpers, 3, 4, 1, 1, 1);
+    for (int rung = 0; rung < 2; ++rung)
+        for (int k = 0; k < 4; ++k) {
+            RawChunk c = gpu_chunk(k, k < 2 ? 0 : 1);
+            c.rung = rung;
+            d.queue(rung).push(std::move(c));
+        }
+    d.set_frame_gpus({0, 1});
+    const int a0 = d.add_worker("av1_nvenc", -1, 0);
+    const int a1 = d.add_worker("av1_nvenc", -1, 1);
+    const int b0 = d.add_worker("av1_nvenc", -1, 0);
+    const int b1 = d.add_worker("av1_nvenc", -1, 1);
+    auto rung_of = [&](int w) {
+        auto c = d.next(w, {});
+        return c ? c->rung : -1;
+    };
+    EXPECT_EQ(rung_of(a0), 0) << "the biggest rung first";
+    EXPECT_EQ(rung_of(a1), 0) << "nobody on GPU 1 works on the biggest rung yet";
+    EXPECT_EQ(rung_of(b0), 1) << "GPU 0's other slot takes the rung GPU 0 has nobody on";
+    EXPECT_EQ(rung_of(b1), 1);
+}
+
 TEST(ChunkGpuAffinity, AChunkSplitBetweenTwoGpusGoesWholeToTheGpuHoldingMostOfIt) {
     ChunkJoiner joiner("r", kGpuChunkFrames, 2);
     // Chunk 1 (frames 4-7): frame 4 from the lane on GPU 2, 5-7 from GPU 3.
