@@ -20,6 +20,22 @@ void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSin
                                   src.path, lanes, wanted));
 }
 
+void note_gpus_without_lanes(int gpus, int lanes, bool growable, ProgressSink& progress) {
+    if (lanes >= gpus) return;
+    if (growable)
+        progress.note(NoteLevel::info,
+                      fmt::format("frames stay on the GPU that decoded them, and only {} of the {} GPUs decode from the "
+                                  "start (the source has too few clean key frames for a lane each): the sessions on "
+                                  "the others encode nothing until a lane grows onto their GPU",
+                                  lanes, gpus));
+    else
+        progress.note(NoteLevel::warning,
+                      fmt::format("frames stay on the GPU that decoded them, and only {} of the {} GPUs decode: the "
+                                  "sessions on the others encode nothing in this run; give --decoders {} or more, or "
+                                  "--decode cpu to let any GPU take any chunk",
+                                  lanes, gpus, gpus));
+}
+
 LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
     if (options.shard) return {};
     if (options.decoders > 0) return {options.decoders, options.decoders};

@@ -37,6 +37,11 @@ std::vector<DecodeLanes::Device> decode_devices(const DevicePlan& devices);
 // Says how many lanes run, and why fewer than wanted.
 void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSink& progress);
 
+// Where frames stay on the GPU that decoded them, a GPU's sessions encode
+// only what its own lanes decode: says so when fewer lanes than GPUs start
+// (growable: more may start while the run goes).
+void note_gpus_without_lanes(int gpus, int lanes, bool growable, ProgressSink& progress);
+
 // Whether the encoders wait for frames: fewer chunks are ready than there
 // are encoder slots. (Slots themselves are no measure: a GPU session holds
 // its slot while it waits for its next chunk.) When the encoders are the

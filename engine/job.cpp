@@ -446,6 +446,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                       static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), audio.get(), progress,
                       decode_devices(encoders.devices), lane_counts.most > lane_counts.first);
     note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
+    if (!gpu_memory.empty())
+        note_gpus_without_lanes(static_cast<int>(gpu_memory.gpus().size()), lanes.size(),
+                                lane_counts.most > lane_counts.first, progress);
     if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
     JournaledChunkRoute journaled(journal, rungs, progress);
