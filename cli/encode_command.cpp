@@ -117,9 +117,15 @@ CLI::App* add_encode_command(CLI::App& app, EncodeArgs& a) {
         ->check(CLI::Range(0, 64))
         ->capture_default_str();
     cmd->add_option("--cpu-slots", a.cpu_slots,
-                    "Concurrent CPU encoder sessions (0 = one per core below 16 cores, one per 4 cores from 16 on, "
-                    "limited by memory); each session gets cores/slots threads")
+                    "Concurrent CPU encoder sessions (0 = one single-thread session per core below 16 cores; from 16 "
+                    "on, one per 2 cores with 3 threads each; limited by memory); a given count gets cores/slots "
+                    "threads each")
         ->check(CLI::Range(0, 256))
+        ->capture_default_str();
+    cmd->add_option("--cpu-threads", a.cpu_threads,
+                    "Encoder threads per CPU session (0 = the default layout's, or cores/slots with --cpu-slots); "
+                    "more threads than cores overlap the sessions' idle moments at some CPU cost per frame")
+        ->check(CLI::Range(0, 64))
         ->capture_default_str();
     auto* cpu_encoders = cmd->add_option("--cpu-encoders", a.cpu_encoders,
                     "Mixed CPU encoder sessions, e.g. svt:2,aom:1 (replaces --encoder and --cpu-slots). With "
@@ -236,6 +242,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
                                    : engine::DecodeMode::automatic;
     o.encoder = gpu::cpu_encoder_name(a.encoder);
     o.cpu_slots = a.cpu_slots;
+    o.cpu_threads = a.cpu_threads;
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
     o.max_tries = a.max_tries;
     o.session_chunks = a.session_chunks;

@@ -23,6 +23,7 @@ struct EncodeArgs {
     int max_decoders = 0;      // 0: from the devices
     std::string decode = "auto";
     int cpu_slots = 0;
+    int cpu_threads = 0;
     std::string cpu_encoders;
     int max_tries = 3;
     int session_chunks = 15;

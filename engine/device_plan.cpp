@@ -167,7 +167,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     if (req.policy.kind == gpu::PolicyKind::cpu && req.decode != DecodeMode::nvdec) {
         // Nothing GPU-related is loaded or touched.
-        plan.slots = gpu::make_cpu_slots(req.cpu_mix, cpu);
+        plan.slots = gpu::make_cpu_slots(req.cpu_mix, cpu, req.cpu_threads);
         plan.decode_label = "cpu";
         return plan;
     }
@@ -221,7 +221,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
                                             "NVENC sessions open at once, counted over all of them",
                                             plan.slots.size(), wanted, gpu::shared_session_cap(usable).value_or(0)));
     if (usable.empty() || req.cpu_requested) {
-        auto cpu_slots = gpu::make_cpu_slots(req.cpu_mix, cpu);
+        auto cpu_slots = gpu::make_cpu_slots(req.cpu_mix, cpu, req.cpu_threads);
         for (auto& s : cpu_slots) {
             s.id = static_cast<int>(plan.slots.size());
             plan.slots.push_back(std::move(s));

@@ -129,6 +129,7 @@ Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
     request.decode = options.decode;
     request.cpu_mix = cpu_encoder_mix(options);
     request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
+    request.cpu_threads = options.cpu_threads;
     request.inventory = options.inventory;
     request.encoder_factory = e.factory;
     e.devices =

@@ -65,27 +65,46 @@ bool encoder_available(const std::string& encoder_name) {
     return avcodec_find_encoder_by_name(encoder_name.c_str()) != nullptr;
 }
 
-int default_cpu_slot_count(const CpuInfo& cpu) {
+CpuSlotLayout default_cpu_slot_layout(const CpuInfo& cpu) {
     // Below 16 cores, one single-thread session per core: on 2 cores two
     // slots of 1 thread beat one of 2 by 1.18-1.28x (SVT-AV1 at lp=1 spends
     // less CPU per frame), and on 8 cores 8 slots of 1 thread beat 2 of 4 by
-    // 1.10-1.17x. From 16 cores on, slots of 4 threads: on 16 cores 16 slots
-    // of 1 thread were 1.04-1.48x slower than 4 of 4, and 16 sessions
-    // starting at once left the rung's rate feedback nothing to correct
-    // them with (docs/benchmarks.md, "CPU slots on 8 and 16 cores").
-    constexpr int kThreadsPerWideSlot = 4;
+    // 1.10-1.17x. From 16 cores on, 16 single-thread sessions starting at
+    // once left the rung's rate feedback nothing to correct them with, and
+    // sessions of 4 threads on 4 cores leave 15-20% of them idle (SVT-AV1's
+    // own waits); half as many sessions as cores with 3 threads each
+    // overlap those waits: 88-90% busy and 5-7% faster than 4 x 4 on 16
+    // cores (docs/benchmarks.md, "CPU slots on 8 and 16 cores").
     constexpr int kCoresForWideSlots = 16;
-    const int by_cores = cpu.cores >= kCoresForWideSlots ? cpu.cores / kThreadsPerWideSlot : cpu.cores;
+    constexpr int kCoresPerWideSlot = 2;
+    constexpr int kThreadsPerWideSlot = 3;
+    CpuSlotLayout layout;
+    if (cpu.cores >= kCoresForWideSlots) {
+        layout.count = std::min(cpu.cores / kCoresPerWideSlot, 64);
+        layout.threads = std::max(kThreadsPerWideSlot, kThreadsPerWideSlot * cpu.cores / (kCoresPerWideSlot * layout.count));
+    } else {
+        layout.count = std::max(cpu.cores, 1);
+    }
     // A 1080p SVT-AV1 session with its queued frames needs about 1 GiB;
     // never plan more sessions than memory holds.
     constexpr std::uint64_t per_slot = 1ull << 30;
-    const int by_memory = cpu.available_memory_bytes ? static_cast<int>(cpu.available_memory_bytes / per_slot) : 1;
-    return std::clamp(std::min(by_cores, by_memory), 1, 64);
+    const int by_memory =
+        std::max(1, cpu.available_memory_bytes ? static_cast<int>(cpu.available_memory_bytes / per_slot) : 1);
+    if (layout.count > by_memory) {
+        layout.count = by_memory;
+        layout.threads = std::max(1, cpu.cores / by_memory);
+    }
+    return layout;
 }
 
-std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu) {
-    if (count <= 0) count = default_cpu_slot_count(cpu);
-    const int threads = std::max(1, cpu.cores / count);
+std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu,
+                                        int threads) {
+    if (count <= 0) {
+        const CpuSlotLayout layout = default_cpu_slot_layout(cpu);
+        count = layout.count;
+        if (threads <= 0) threads = layout.threads;
+    }
+    if (threads <= 0) threads = std::max(1, cpu.cores / count);
     const std::string short_name = encoder_name == "libsvtav1" ? "svt" : encoder_name == "libaom-av1" ? "aom" : encoder_name;
     std::vector<EncoderSlot> slots;
     for (int i = 0; i < count; ++i) {
@@ -99,11 +118,12 @@ std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int cou
     return slots;
 }
 
-std::vector<EncoderSlot> make_cpu_slots(const std::vector<std::pair<std::string, int>>& mix, const CpuInfo& cpu) {
-    if (mix.size() == 1) return make_cpu_slots(mix[0].first, mix[0].second, cpu);
+std::vector<EncoderSlot> make_cpu_slots(const std::vector<std::pair<std::string, int>>& mix, const CpuInfo& cpu,
+                                        int threads) {
+    if (mix.size() == 1) return make_cpu_slots(mix[0].first, mix[0].second, cpu, threads);
     int total = 0;
     for (const auto& [name, count] : mix) total += std::max(1, count);
-    const int threads = std::max(1, cpu.cores / std::max(1, total));
+    if (threads <= 0) threads = std::max(1, cpu.cores / std::max(1, total));
     std::vector<EncoderSlot> slots;
     for (const auto& [name, count] : mix) {
         for (auto s : make_cpu_slots(name, std::max(1, count), cpu)) {

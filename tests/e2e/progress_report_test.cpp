@@ -160,6 +160,18 @@ TEST(ProgressReport, JsonLinesAndTheDefaultReportAgreeWithTheOutputs) {
         EXPECT_EQ(e.path().filename().string().find(".part"), std::string::npos) << "no temporary left: " << e.path();
 }
 
+// --cpu-threads reaches every CPU session (the report lists each session's
+// threads; near the end of a run a session may get more, never fewer).
+TEST(ProgressReport, CpuThreadsReachEverySession) {
+    const fs::path src = tiny_clip();
+    const fs::path out = fresh_dir("progress-cpu-threads");
+    ProcessResult r = run_ladder(with(encode_args(src, out), {"--policy", "cpu", "--cpu-threads", "3"}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json rep = read_json(out / "report.json");
+    ASSERT_FALSE(rep["sessions"].empty());
+    for (const auto& s : rep["sessions"]) EXPECT_GE(s["threads"].get<int>(), 3) << s.dump();
+}
+
 TEST(ProgressReport, ReportNoneAndReportPath) {
     const fs::path src = tiny_clip();
     {

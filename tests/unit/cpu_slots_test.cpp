@@ -20,13 +20,31 @@ TEST(CpuSlots, FewCoresGetOneSingleThreadSessionEach) {
     }
 }
 
-TEST(CpuSlots, ManyCoresGetSessionsOfFourThreads) {
+TEST(CpuSlots, ManyCoresGetASessionOfThreeThreadsPerTwoCores) {
     for (int cores : {16, 32, 64}) {
-        const auto slots = ladder::gpu::make_cpu_slots("libsvtav1", 0, machine_with(cores));
-        ASSERT_EQ(static_cast<int>(slots.size()), cores / 4) << cores << " cores";
-        for (const auto& s : slots) EXPECT_EQ(s.threads, 4) << cores << " cores";
+        const auto slots = ladder::gpu::make_cpu_slots("libsvtav1", 0, machine_with(cores, 256 * kGiB));
+        ASSERT_EQ(static_cast<int>(slots.size()), cores / 2) << cores << " cores";
+        for (const auto& s : slots) EXPECT_EQ(s.threads, 3) << cores << " cores";
     }
-    EXPECT_EQ(ladder::gpu::default_cpu_slot_count(machine_with(16)), 4);
+    const auto layout = ladder::gpu::default_cpu_slot_layout(machine_with(16));
+    EXPECT_EQ(layout.count, 8);
+    EXPECT_EQ(layout.threads, 3);
+}
+
+TEST(CpuSlots, BeyondSixtyFourSessionsTheThreadsGrow) {
+    const auto layout = ladder::gpu::default_cpu_slot_layout(machine_with(256, 512 * kGiB));
+    EXPECT_EQ(layout.count, 64);
+    EXPECT_EQ(layout.threads, 6);
+}
+
+TEST(CpuSlots, GivenThreadsAreKeptWithTheDefaultOrAGivenCount) {
+    for (int count : {0, 4}) {
+        const auto slots = ladder::gpu::make_cpu_slots("libsvtav1", count, machine_with(16), 5);
+        for (const auto& s : slots) EXPECT_EQ(s.threads, 5) << count;
+    }
+    const auto mixed = ladder::gpu::make_cpu_slots({{"libsvtav1", 2}, {"libaom-av1", 1}}, machine_with(16), 2);
+    ASSERT_EQ(mixed.size(), 3u);
+    for (const auto& s : mixed) EXPECT_EQ(s.threads, 2);
 }
 
 TEST(CpuSlots, MemoryLimitsTheDefaultCount) {
