@@ -40,11 +40,11 @@ LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devi
     if (options.shard) return {};
     if (options.decoders > 0) return {options.decoders, options.decoders};
     if (options.max_decoders > 0) return {1, options.max_decoders};
-    const int gpus = 1 + static_cast<int>(devices.more_decode_devices.size());
+    const int gpus = static_cast<int>(devices.decode_gpus.size());
     // Frames that stay where they were decoded reach a GPU's sessions only
     // from its own lanes: every GPU decodes from the start.
-    if (devices.decode_device && devices.keep_frames_on_gpu) return {gpus, 3 * gpus};
-    if (devices.decode_device) return {1, 3 * gpus};
+    if (gpus > 0 && devices.keep_frames_on_gpu) return {gpus, 3 * gpus};
+    if (gpus > 0) return {1, 3 * gpus};
     return {1, std::max(1, cpu.cores / 4)};
 }
 
@@ -74,11 +74,7 @@ void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& 
 
 std::vector<DecodeLanes::Device> decode_devices(const DevicePlan& devices) {
     std::vector<DecodeLanes::Device> out;
-    if (!devices.decode_device) return out;
-    out.push_back({devices.decode_device.get(), devices.decode_label, devices.decode_gpu});
-    for (std::size_t i = 0; i < devices.more_decode_devices.size(); ++i)
-        out.push_back({devices.more_decode_devices[i].get(), devices.more_decode_labels[i],
-                       devices.more_decode_gpus[i]});
+    for (const DecodeGpu& g : devices.decode_gpus) out.push_back({g.device.get(), g.label, g.ordinal});
     return out;
 }
 

@@ -69,22 +69,42 @@ std::string describe(const gpu::NvidiaGpu& g) {
     return gpu::GpuCandidate{g.index, gpu::DeviceKind::nvidia, g.name, "", "", "", {}}.describe();
 }
 
+// The policy's first NVIDIA GPU; --policy cpu encodes on no GPU but may
+// still decode on one when asked to.
+const gpu::NvidiaGpu* first_nvidia(const DeviceRequest& req, const gpu::DeviceInventory& inv,
+                                   const gpu::PolicySelection& selection) {
+    for (const auto& c : selection.gpus) {
+        if (c.kind != gpu::DeviceKind::nvidia) continue;
+        auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(), [&](const auto& g) { return g.index == c.index; });
+        if (it != inv.nvidia.end()) return &*it;
+    }
+    if (req.policy.kind == gpu::PolicyKind::cpu && !inv.nvidia.empty()) return &inv.nvidia.front();
+    return nullptr;
+}
+
+bool has_slot_on(const std::vector<gpu::EncoderSlot>& slots, int ordinal) {
+    return std::any_of(slots.begin(), slots.end(), [&](const gpu::EncoderSlot& s) {
+        return s.kind == gpu::DeviceKind::nvidia && s.device == std::to_string(ordinal);
+    });
+}
+
+// Frames stay on the GPU that decoded them when every slot is NVENC on a
+// decoding GPU and the first decoding GPU has sessions too: a chunk left
+// where no session can take it would wait forever.
+bool frames_can_stay(const std::vector<gpu::EncoderSlot>& slots, const std::vector<const gpu::NvidiaGpu*>& decoders) {
+    if (slots.empty() || !has_slot_on(slots, decoders.front()->cuda_ordinal)) return false;
+    return std::all_of(slots.begin(), slots.end(), [&](const gpu::EncoderSlot& s) {
+        return s.kind == gpu::DeviceKind::nvidia && std::any_of(decoders.begin(), decoders.end(), [&](const auto* g) {
+                   return std::to_string(g->cuda_ordinal) == s.device;
+               });
+    });
+}
+
 void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, const gpu::PolicySelection& selection,
                  const SourceInfo& src, DevicePlan& plan) {
     plan.decode_label = "cpu";
     if (req.decode == DecodeMode::cpu) return;
-    // The policy's first NVIDIA GPU; --policy cpu encodes on no GPU but may
-    // still decode on one when asked to.
-    const gpu::NvidiaGpu* gpu = nullptr;
-    for (const auto& c : selection.gpus) {
-        if (c.kind != gpu::DeviceKind::nvidia) continue;
-        auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(), [&](const auto& g) { return g.index == c.index; });
-        if (it != inv.nvidia.end()) {
-            gpu = &*it;
-            break;
-        }
-    }
-    if (!gpu && req.policy.kind == gpu::PolicyKind::cpu && !inv.nvidia.empty()) gpu = &inv.nvidia.front();
+    const gpu::NvidiaGpu* gpu = first_nvidia(req, inv, selection);
     std::string problem;
     if (!gpu) {
         if (req.decode == DecodeMode::automatic) return;
@@ -94,9 +114,10 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         throw InputError(fmt::format("--decode nvdec: {}: use --decode cpu", problem));
     }
     problem = nvdec_problem(*gpu, inv, src);
+    av::BufferRefPtr context;
     if (problem.empty()) {
         try {
-            plan.decode_device = av::shared_hw_device(AV_HWDEVICE_TYPE_CUDA, std::to_string(gpu->cuda_ordinal));
+            context = av::shared_hw_device(AV_HWDEVICE_TYPE_CUDA, std::to_string(gpu->cuda_ordinal));
         } catch (const av::AvError& e) {
             problem = fmt::format("no CUDA context ({})", e.what());
         }
@@ -107,50 +128,30 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         plan.notes.emplace_back(NoteLevel::info, fmt::format("decoding on the CPU: {}: {}", describe(*gpu), problem));
         return;
     }
-    plan.decode_label = describe(*gpu) + " (NVDEC)";
-    plan.decode_gpu = gpu->cuda_ordinal;
-    plan.decode_gpu_memory = gpu->memory_total_bytes;
-    const auto has_slot = [&plan](int ordinal) {
-        return std::any_of(plan.slots.begin(), plan.slots.end(), [&](const gpu::EncoderSlot& s) {
-            return s.kind == gpu::DeviceKind::nvidia && s.device == std::to_string(ordinal);
-        });
-    };
-    // Every slot NVENC on a GPU that decodes too: each GPU's frames stay
-    // there, for its own sessions. Otherwise frames are downloaded after
-    // scaling, and decode lanes may use the NVDEC of every selected GPU.
-    const auto decodes = [&](const gpu::NvidiaGpu& g) { return g.cuda_ordinal >= 0 && nvdec_problem(g, inv, src).empty(); };
-    plan.keep_frames_on_gpu =
-        !plan.slots.empty() && std::all_of(plan.slots.begin(), plan.slots.end(), [&](const gpu::EncoderSlot& s) {
-            if (s.kind != gpu::DeviceKind::nvidia) return false;
-            auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(),
-                                   [&](const auto& g) { return std::to_string(g.cuda_ordinal) == s.device; });
-            return it != inv.nvidia.end() && decodes(*it);
-        });
-    if (plan.keep_frames_on_gpu && !has_slot(gpu->cuda_ordinal)) plan.keep_frames_on_gpu = false;
+    // The policy's other GPUs whose NVDEC can decode the source.
+    std::vector<const gpu::NvidiaGpu*> decoders{gpu};
     for (const auto& c : selection.gpus) {
         if (c.kind != gpu::DeviceKind::nvidia || c.index == gpu->index) continue;
         auto it = std::find_if(inv.nvidia.begin(), inv.nvidia.end(), [&](const auto& g) { return g.index == c.index; });
-        if (it == inv.nvidia.end() || !decodes(*it)) continue;
-        // Chunks left in the memory of a GPU without sessions would wait forever.
-        if (plan.keep_frames_on_gpu && !has_slot(it->cuda_ordinal)) continue;
+        if (it != inv.nvidia.end() && it->cuda_ordinal >= 0 && nvdec_problem(*it, inv, src).empty())
+            decoders.push_back(&*it);
+    }
+    plan.keep_frames_on_gpu = frames_can_stay(plan.slots, decoders);
+    plan.decode_label = describe(*gpu) + " (NVDEC)";
+    plan.decode_gpus.push_back({std::move(context), plan.decode_label, gpu->cuda_ordinal, gpu->memory_total_bytes});
+    for (std::size_t i = 1; i < decoders.size(); ++i) {
+        const gpu::NvidiaGpu& g = *decoders[i];
+        const bool sessions = has_slot_on(plan.slots, g.cuda_ordinal);
+        if (plan.keep_frames_on_gpu && !sessions) continue;  // its chunks would find no session
         try {
-            plan.more_decode_devices.push_back(
-                av::shared_hw_device(AV_HWDEVICE_TYPE_CUDA, std::to_string(it->cuda_ordinal)));
-            plan.more_decode_labels.push_back(describe(*it) + " (NVDEC)");
-            plan.more_decode_gpus.push_back(it->cuda_ordinal);
-            plan.more_decode_gpu_memory.push_back(it->memory_total_bytes);
+            plan.decode_gpus.push_back({av::shared_hw_device(AV_HWDEVICE_TYPE_CUDA, std::to_string(g.cuda_ordinal)),
+                                        describe(g) + " (NVDEC)", g.cuda_ordinal, g.memory_total_bytes});
         } catch (const av::AvError&) {
-            // that GPU's lanes go to the others
+            // Its lanes go to the others; its sessions, with no lane of their
+            // own, then take frames from the host.
+            if (sessions) plan.keep_frames_on_gpu = false;
         }
     }
-    // A GPU with sessions but no CUDA context to decode on gets no chunks:
-    // its frames must come from the host then.
-    if (plan.keep_frames_on_gpu)
-        for (const auto& s : plan.slots)
-            if (s.device != std::to_string(gpu->cuda_ordinal) &&
-                std::none_of(plan.more_decode_gpus.begin(), plan.more_decode_gpus.end(),
-                             [&](int g) { return std::to_string(g) == s.device; }))
-                plan.keep_frames_on_gpu = false;
 }
 
 // `--policy gpu:I,J` opens nothing on the other GPUs, not even to ask what

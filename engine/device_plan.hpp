@@ -36,22 +36,24 @@ struct DeviceRequest {
     EncoderFactory encoder_factory;  // empty: make_encoder_backend
 };
 
+// A GPU that decodes the source with NVDEC (engine/decode_lanes.hpp).
+struct DecodeGpu {
+    av::BufferRefPtr device;   // its CUDA context
+    std::string label;         // "GPU 0 NVIDIA H100 80GB HBM3 (NVDEC)"
+    int ordinal = -1;          // its CUDA ordinal
+    std::uint64_t memory = 0;  // its memory (NVML); 0: unknown
+};
+
 struct DevicePlan {
     std::vector<gpu::EncoderSlot> slots;
-    av::BufferRefPtr decode_device;  // CUDA device for NVDEC; null: decode on the CPU
-    // The policy's other NVIDIA GPUs that can decode the source too, for
-    // decode lanes (engine/decode_lanes.hpp); when frames stay on the GPUs,
-    // only those with NVENC slots.
-    std::vector<av::BufferRefPtr> more_decode_devices;
-    std::vector<std::string> more_decode_labels;
-    std::vector<int> more_decode_gpus;                   // their CUDA ordinals
-    std::vector<std::uint64_t> more_decode_gpu_memory;  // their memory (NVML); 0: unknown
-    std::string decode_label;        // "cpu" or "GPU 0 NVIDIA H100 80GB HBM3 (NVDEC)"
-    int decode_gpu = -1;             // its CUDA ordinal; -1: the CPU
+    // The GPUs that decode: the policy's first NVIDIA GPU, then its others
+    // that can decode the source too, for decode lanes; when frames stay on
+    // the GPUs, only those with NVENC slots. Empty: decode on the CPU.
+    std::vector<DecodeGpu> decode_gpus;
+    std::string decode_label;  // "cpu" or the first decoding GPU's label
     // Every slot is NVENC on a GPU that decodes too: a chunk stays in the
     // memory of the GPU that decoded it, for that GPU's sessions.
     bool keep_frames_on_gpu = false;
-    std::uint64_t decode_gpu_memory = 0;  // the decoding GPU's memory (NVML); 0: unknown or none
     std::vector<std::string> dropped;  // "GPU 0 NVIDIA H100: no NVENC engine"
     int encoder_probes = 0;            // test encoders the pre-flight opened
     // What the run should say once the whole pre-flight has passed (a usage

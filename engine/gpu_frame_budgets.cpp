@@ -16,16 +16,8 @@ GpuFrameBudgets::GpuFrameBudgets(const DevicePlan& devices, std::uint64_t asked,
                    "decoding for NVENC sessions on the same GPU)";
         return;
     }
-    struct Gpu {
-        int ordinal;
-        std::uint64_t memory;
-        std::string label;
-    };
-    std::vector<Gpu> gpus{{devices.decode_gpu, devices.decode_gpu_memory, devices.decode_label}};
-    for (std::size_t i = 0; i < devices.more_decode_gpus.size(); ++i)
-        gpus.push_back({devices.more_decode_gpus[i], devices.more_decode_gpu_memory[i], devices.more_decode_labels[i]});
     std::map<int, std::unique_ptr<MemoryBudget>> budgets;
-    for (const Gpu& g : gpus) {
+    for (const DecodeGpu& g : devices.decode_gpus) {
         const auto bytes = gpu_frame_budget(asked, g.memory, chunk);
         if (!bytes) {
             note = fmt::format(

@@ -374,7 +374,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     std::string gpu_memory_note;
     // Fixed dispatch gives each rung one worker, on one GPU: a rung's chunks
     // cannot wait in the memory of several.
-    if (options.dispatch == DispatchMode::fixed && !encoders.devices.more_decode_gpus.empty())
+    if (options.dispatch == DispatchMode::fixed && encoders.devices.decode_gpus.size() > 1)
         encoders.devices.keep_frames_on_gpu = false;
     GpuFrameBudgets gpu_memory(encoders.devices, options.gpu_memory_budget, chunk_bytes, gpu_memory_note);
 
@@ -516,6 +516,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (!gpu_memory.empty()) {
         report.gpu_memory_budget = gpu_memory.largest_limit();
         report.peak_gpu_queued_bytes = gpu_memory.largest_peak();
+        for (int g : gpu_memory.gpus()) report.gpu_memory.push_back({g, gpu_memory.of(g)->limit(), gpu_memory.of(g)->peak()});
     }
     report.resumed_chunks = journaled.taken();
     if (options.shard) report_shard(report, *options.shard, journaled.taken(), workers);

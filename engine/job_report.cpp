@@ -38,6 +38,9 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"peak_gpu_queued_bytes", r.peak_gpu_queued_bytes},
                        {"resumed_chunks", r.resumed_chunks},
                        {"wall_seconds", r.wall_seconds}};
+    auto& gpu_memory = j["gpu_memory"] = nlohmann::json::array();
+    for (const auto& g : r.gpu_memory)
+        gpu_memory.push_back({{"gpu", g.gpu}, {"budget", g.budget}, {"peak_queued_bytes", g.peak_queued_bytes}});
     auto& phases = j["phase_seconds"] = nlohmann::json::object();
     for (const auto& [phase, seconds] : r.phase_seconds) phases[phase] = seconds;
     auto& lanes = j["decode_lanes"] = nlohmann::json::array();

@@ -136,8 +136,14 @@ struct JobReport {
     int gpu_encoder_probes = 0;                // test encoders the pre-flight opened (one per GPU model)
     std::string quality_metric;                // --quality: "psnr", "ssim" or "xpsnr"; empty: none measured
     std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
-    std::uint64_t gpu_memory_budget = 0;   // the same on the decoding GPU; 0: no frames waited there
-    std::uint64_t peak_gpu_queued_bytes = 0;
+    std::uint64_t gpu_memory_budget = 0;   // the same on the decoding GPUs (the largest); 0: no frames waited there
+    std::uint64_t peak_gpu_queued_bytes = 0;  // the most any one GPU held
+    struct GpuMemory {
+        int gpu = -1;  // CUDA ordinal
+        std::uint64_t budget = 0;
+        std::uint64_t peak_queued_bytes = 0;
+    };
+    std::vector<GpuMemory> gpu_memory;  // each GPU whose memory held chunks
     std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
     int resumed_chunks = 0;  // taken from the journal instead of encoded
     double wall_seconds = 0;

@@ -3,6 +3,7 @@
 
 #include "engine/errors.hpp"
 #include "engine/frame_budget.hpp"
+#include "engine/gpu_frame_budgets.hpp"
 
 namespace ladder::engine {
 namespace {
@@ -52,6 +53,36 @@ TEST(FrameBudget, AGpuBudgetBelowOneChunkOrAboveTheCardIsAUsageError) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("more than the decoding GPU has"), std::string::npos) << e.what();
     }
+}
+
+// Each decoding GPU gets its own budget, from its own memory: an 8 GB card
+// next to an 80 GB one is asked for a quarter of 8 GB.
+TEST(FrameBudget, EachDecodingGpuHasABudgetOfItsOwnSize) {
+    const ChunkBytes c = largest_chunk(two_rungs(), AV_PIX_FMT_YUV420P, 50);
+    DevicePlan plan;
+    plan.keep_frames_on_gpu = true;
+    plan.decode_gpus.push_back({nullptr, "GPU 0 small", 0, 8 * kGiB});
+    plan.decode_gpus.push_back({nullptr, "GPU 2 large", 2, 80 * kGiB});
+    std::string note;
+    GpuFrameBudgets budgets(plan, 0, c, note);
+    EXPECT_TRUE(note.empty()) << note;
+    EXPECT_EQ(budgets.gpus(), (std::set<int>{0, 2}));
+    ASSERT_NE(budgets.of(0), nullptr);
+    ASSERT_NE(budgets.of(2), nullptr);
+    EXPECT_EQ(budgets.of(0)->limit(), 2 * kGiB);
+    EXPECT_EQ(budgets.of(2)->limit(), 20 * kGiB);
+    EXPECT_EQ(budgets.of(1), nullptr);
+    EXPECT_EQ(budgets.largest_limit(), 20 * kGiB);
+}
+
+TEST(FrameBudget, NoGpuBudgetsWhenFramesDoNotStayOnTheGpus) {
+    const ChunkBytes c = largest_chunk(two_rungs(), AV_PIX_FMT_YUV420P, 50);
+    DevicePlan plan;
+    plan.decode_gpus.push_back({nullptr, "GPU 0", 0, 80 * kGiB});
+    std::string note;
+    GpuFrameBudgets budgets(plan, 300 * kMiB, c, note);
+    EXPECT_TRUE(budgets.empty());
+    EXPECT_NE(note.find("--gpu-memory-budget does not apply"), std::string::npos) << note;
 }
 
 }  // namespace
