@@ -390,6 +390,17 @@ def busy_in_window(timeline, t1, t2, cores):
     return round(100 * (at(t2, 1) - at(t1, 1)) / ((t2 - t1) * cores), 1)
 
 
+def busy_by_second(timeline, chunks, wall, cores):
+    """[second, CPU busy % of the measured processes in it, chunks in flight at its middle] for each second
+    of a ladder run: where the cores went idle (the start, the sessions themselves, the end)."""
+    rows = []
+    for i in range(int(math.ceil(wall))):
+        end = min(i + 1.0, wall)
+        in_flight = sum(1 for c in chunks if c["start_seconds"] <= (i + end) / 2 < c["end_seconds"])
+        rows.append([i, busy_in_window(timeline, i, end, cores), in_flight])
+    return rows
+
+
 def median_run(runs):
     """The run with the median wall time (lower median for an even count)."""
     ok = [r for r in runs if r["ok"]] or runs
@@ -452,6 +463,7 @@ def read_ladder_run(outdir, log_path, run):
             level += d
             prev = t
         info["time_below_all_slots_s"] = round(under, 3)
+        info["busy_by_second"] = busy_by_second(run["timeline"], chunks, run["wall_s"], run["cores"])
         rung_names = [r["name"] for r in rep.get("rungs", [])]
         info["chunks"] = [{"rung": rung_names[c["rung"]] if c["rung"] < len(rung_names) else c["rung"],
                            "index": c["index"], "frames": c["frames"], "bytes": c["bytes"], "slot": c["slot"],
