@@ -30,7 +30,7 @@ struct DeviceRequest {
     // GPU can encode under auto, and next to GPUs when cpu_requested.
     std::vector<std::pair<std::string, int>> cpu_mix;
     bool cpu_requested = false;  // --cpu-slots N or --cpu-encoders given
-    int cpu_threads = 0;         // encoder threads per CPU session; 0: cores / sessions
+    int cpu_threads = 0;         // encoder threads per CPU session; 0: the default layout's, or cores / sessions
     // Empty: gpu::probe_devices(). Tests substitute a machine.
     std::function<gpu::DeviceInventory()> inventory;
     EncoderFactory encoder_factory;  // empty: make_encoder_backend

@@ -60,7 +60,7 @@ struct JobOptions {
     std::function<gpu::DeviceInventory()> inventory;  // empty: probe this machine (tests substitute)
     std::string encoder = "libsvtav1";
     int cpu_slots = 0;                 // 0: from cores and memory
-    int cpu_threads = 0;               // encoder threads per CPU session; 0: cores / sessions
+    int cpu_threads = 0;               // encoder threads per CPU session; 0: the default layout's, or cores / sessions
     // Mixed CPU encoders, e.g. {{"libsvtav1", 2}, {"libaom-av1", 1}}; when
     // set, it replaces encoder x cpu_slots.
     std::vector<std::pair<std::string, int>> cpu_encoders;
