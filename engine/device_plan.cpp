@@ -88,18 +88,6 @@ bool has_slot_on(const std::vector<gpu::EncoderSlot>& slots, int ordinal) {
     });
 }
 
-// Frames stay on the GPU that decoded them when every slot is NVENC on a
-// decoding GPU and the first decoding GPU has sessions too: a chunk left
-// where no session can take it would wait forever.
-bool frames_can_stay(const std::vector<gpu::EncoderSlot>& slots, const std::vector<const gpu::NvidiaGpu*>& decoders) {
-    if (slots.empty() || !has_slot_on(slots, decoders.front()->cuda_ordinal)) return false;
-    return std::all_of(slots.begin(), slots.end(), [&](const gpu::EncoderSlot& s) {
-        return s.kind == gpu::DeviceKind::nvidia && std::any_of(decoders.begin(), decoders.end(), [&](const auto* g) {
-                   return std::to_string(g->cuda_ordinal) == s.device;
-               });
-    });
-}
-
 void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, const gpu::PolicySelection& selection,
                  const SourceInfo& src, DevicePlan& plan) {
     plan.decode_label = "cpu";
@@ -136,7 +124,9 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
         if (it != inv.nvidia.end() && it->cuda_ordinal >= 0 && nvdec_problem(*it, inv, src).empty())
             decoders.push_back(&*it);
     }
-    plan.keep_frames_on_gpu = frames_can_stay(plan.slots, decoders);
+    std::vector<int> ordinals;
+    for (const auto* g : decoders) ordinals.push_back(g->cuda_ordinal);
+    plan.keep_frames_on_gpu = frames_can_stay(plan.slots, ordinals);
     plan.decode_label = describe(*gpu) + " (NVDEC)";
     plan.decode_gpus.push_back({std::move(context), plan.decode_label, gpu->cuda_ordinal, gpu->memory_total_bytes});
     for (std::size_t i = 1; i < decoders.size(); ++i) {
@@ -162,6 +152,15 @@ gpu::NvencProbeScope nvenc_probe_scope(const gpu::EncodePolicy& policy) {
 }
 
 }  // namespace
+
+bool frames_can_stay(const std::vector<gpu::EncoderSlot>& slots, const std::vector<int>& decoding_gpus) {
+    if (slots.empty() || decoding_gpus.empty() || !has_slot_on(slots, decoding_gpus.front())) return false;
+    return std::all_of(slots.begin(), slots.end(), [&](const gpu::EncoderSlot& s) {
+        return s.kind == gpu::DeviceKind::nvidia &&
+               std::any_of(decoding_gpus.begin(), decoding_gpus.end(),
+                           [&](int ordinal) { return std::to_string(ordinal) == s.device; });
+    });
+}
 
 DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const EncoderSettings& probe_settings) {
     DevicePlan plan;

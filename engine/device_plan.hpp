@@ -64,6 +64,12 @@ struct DevicePlan {
     std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> steps;
 };
 
+// Frames stay on the GPU that decoded them when every slot is NVENC on a
+// decoding GPU (CUDA ordinals, the first one decoding first) and the first
+// one has sessions too: a chunk left where no session can take it would
+// wait forever.
+bool frames_can_stay(const std::vector<gpu::EncoderSlot>& slots, const std::vector<int>& decoding_gpus);
+
 // probe_settings: a rung's encoder settings, used to open a test encoder on
 // each selected GPU. Throws InputError when the policy cannot be met.
 DevicePlan plan_devices(const DeviceRequest& request, const SourceInfo& source, const EncoderSettings& probe_settings);
