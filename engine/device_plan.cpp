@@ -90,7 +90,6 @@ bool has_slot_on(const std::vector<gpu::EncoderSlot>& slots, int ordinal) {
 
 void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, const gpu::PolicySelection& selection,
                  const SourceInfo& src, DevicePlan& plan) {
-    plan.decode_label = "cpu";
     if (req.decode == DecodeMode::cpu) return;
     const gpu::NvidiaGpu* gpu = first_nvidia(req, inv, selection);
     std::string problem;
@@ -127,8 +126,8 @@ void plan_decode(const DeviceRequest& req, const gpu::DeviceInventory& inv, cons
     std::vector<int> ordinals;
     for (const auto* g : decoders) ordinals.push_back(g->cuda_ordinal);
     plan.keep_frames_on_gpu = frames_can_stay(plan.slots, ordinals);
-    plan.decode_label = describe(*gpu) + " (NVDEC)";
-    plan.decode_gpus.push_back({std::move(context), plan.decode_label, gpu->cuda_ordinal, gpu->memory_total_bytes});
+    plan.decode_gpus.push_back(
+        {std::move(context), describe(*gpu) + " (NVDEC)", gpu->cuda_ordinal, gpu->memory_total_bytes});
     for (std::size_t i = 1; i < decoders.size(); ++i) {
         const gpu::NvidiaGpu& g = *decoders[i];
         const bool sessions = has_slot_on(plan.slots, g.cuda_ordinal);
@@ -168,7 +167,6 @@ DevicePlan plan_devices(const DeviceRequest& req, const SourceInfo& src, const E
     if (req.policy.kind == gpu::PolicyKind::cpu && req.decode != DecodeMode::nvdec) {
         // Nothing GPU-related is loaded or touched.
         plan.slots = gpu::make_cpu_slots(req.cpu_mix, cpu, req.cpu_threads);
-        plan.decode_label = "cpu";
         return plan;
     }
     const gpu::DeviceInventory inv = req.inventory ? req.inventory() : gpu::probe_devices({}, nvenc_probe_scope(req.policy));

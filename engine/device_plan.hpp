@@ -50,7 +50,8 @@ struct DevicePlan {
     // that can decode the source too, for decode lanes; when frames stay on
     // the GPUs, only those with NVENC slots. Empty: decode on the CPU.
     std::vector<DecodeGpu> decode_gpus;
-    std::string decode_label;  // "cpu" or the first decoding GPU's label
+    // "cpu", or the first decoding GPU's label.
+    std::string decode_label() const { return decode_gpus.empty() ? "cpu" : decode_gpus.front().label; }
     // Every slot is NVENC on a GPU that decodes too: a chunk stays in the
     // memory of the GPU that decoded it, for that GPU's sessions.
     bool keep_frames_on_gpu = false;

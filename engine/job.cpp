@@ -420,7 +420,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
                               "decoding on {}",
                               src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
                               src.estimated_frames, source.ladder.rungs.size(), source.chunk_frames, pool.size(),
-                              describe_slots(pool), encoders.devices.decode_label));
+                              describe_slots(pool), encoders.devices.decode_label()));
 
     // 3. The rungs, and the writers of their outputs.
     if (output) output->open(audio.get(), subtitles.get(), source.chunk_frames, src.frame_rate, src.hdr, progress);
@@ -506,7 +506,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     report.encoder_slots = static_cast<int>(pool.size());
     report.decode_seconds = decoded.busy_seconds;
     report.decode_lanes = lanes.records();
-    report.decode_device = encoders.devices.decode_label;
+    report.decode_device = encoders.devices.decode_label();
     report.frames_decoded_on_gpu = decoded.frames_on_gpu;
     report.dropped_devices = encoders.devices.dropped;
     if (options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(options.quality);
