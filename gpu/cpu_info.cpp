@@ -73,7 +73,7 @@ CpuSlotLayout default_cpu_slot_layout(const CpuInfo& cpu) {
     // once left the rung's rate feedback nothing to correct them with, and
     // sessions of 4 threads on 4 cores leave 15-20% of them idle (SVT-AV1's
     // own waits); half as many sessions as cores with 3 threads each
-    // overlap those waits: 90-91% busy and 1-9% faster than 4 x 4 on 16
+    // overlap those waits: 90% busy and 1-9% faster than 4 x 4 on 16
     // cores, for 3-10% more CPU (docs/benchmarks.md, "16 cores: sessions
     // of 3 threads, one per 2 cores").
     constexpr int kCoresForWideSlots = 16;
