@@ -9,7 +9,7 @@
 #include "cli/report_html.hpp"
 #include "cli/report_view.hpp"
 #include "cli/timeline_svg.hpp"
-#include "mux/atomic_file.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::cli {
 

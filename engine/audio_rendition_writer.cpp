@@ -3,14 +3,13 @@
 #include <limits>
 
 #include "engine/errors.hpp"
-#include "mux/atomic_file.hpp"
 #include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
 
-AudioRenditionWriter::AudioRenditionWriter(std::filesystem::path dir, AudioTrack& audio, int chunk_frames,
+AudioRenditionWriter::AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, int chunk_frames,
                                            AVRational frame_rate)
-    : dir_(std::move(dir)), audio_(audio), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
+    : folder_(std::move(folder)), audio_(audio), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
 
 void AudioRenditionWriter::run(std::stop_token stop) {
     const auto known = video_frames_.wait(stop);
@@ -25,7 +24,7 @@ void AudioRenditionWriter::run(std::stop_token stop) {
     };
     // Audio that runs on after the video is cut at its end.
     const std::int64_t video_end = av_rescale_q(video_frames, frame_tb, audio_.time_base());
-    mux::CmafTrackWriter writer(dir_, audio_.codecpar(), audio_.time_base());
+    mux::CmafTrackWriter writer(folder_, audio_.codecpar(), audio_.time_base());
     std::int64_t k = 0;
     bool open_segment = false;
     for (std::size_t i = 0;; ++i) {
@@ -42,7 +41,7 @@ void AudioRenditionWriter::run(std::stop_token stop) {
     if (stop.stop_requested()) throw Cancelled();
     if (open_segment) segments_.push_back(writer.close_segment());
     writer.finish();
-    mux::write_file_atomically(dir_ / "index.m3u8", mux::render_media_playlist(mux::media_playlist_for(segments_)));
+    folder_.write_atomically("index.m3u8", mux::render_media_playlist(mux::media_playlist_for(segments_)));
 }
 
 }  // namespace ladder::engine

@@ -16,17 +16,18 @@ namespace ladder::engine {
 
 class AudioRenditionWriter {
 public:
-    AudioRenditionWriter(std::filesystem::path dir, AudioTrack& audio, int chunk_frames, AVRational frame_rate);
+    // folder: OUTDIR/audio/<id>/, held open.
+    AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, int chunk_frames, AVRational frame_rate);
 
     // From a rung scaler once the video's length is known.
     void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
     void run(std::stop_token stop);
 
     const std::vector<mux::CmafSegment>& segments() const { return segments_; }
-    const std::filesystem::path& dir() const { return dir_; }
+    const std::filesystem::path& dir() const { return folder_.path(); }
 
 private:
-    std::filesystem::path dir_;
+    mux::OutputFolder folder_;
     AudioTrack& audio_;
     int chunk_frames_;
     AVRational frame_rate_;

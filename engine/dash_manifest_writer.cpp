@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "engine/output_paths.hpp"
-#include "mux/atomic_file.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/dash_manifest.hpp"
 #include "mux/hls_bandwidth.hpp"
@@ -42,7 +41,7 @@ double seconds_of(const std::vector<mux::CmafSegment>& segments) {
 
 }  // namespace
 
-void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
+void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
                          const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
                          const AudioTracks* audio,
                          const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
@@ -54,7 +53,7 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         const auto& segments = r.finalizer->hls_segments();
         mux::DashVideoRepresentation v;
         v.id = r.rung.name;
-        v.folder = uri_in_ladder(outdir, hls_rung_dir(outdir, r.rung.name));
+        v.folder = r.rung.name;
         v.bandwidth = peak_of(segments);
         v.codecs = mux::av1_codecs_string(contract);
         v.width = r.rung.width;
@@ -75,7 +74,7 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         const AudioRenditionWriter& rendition = *audio_renditions[i];
         mux::DashAudioRepresentation a;
         a.id = "audio-" + spec.id;
-        a.folder = uri_in_ladder(outdir, rendition.dir());
+        a.folder = uri_in_ladder(outdir.path(), rendition.dir());
         a.language = spec.language;
         a.label = spec.name;
         a.is_default = spec.is_default;
@@ -90,7 +89,7 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         const auto file = w->dir() / SubtitleRenditionWriter::whole_track_name;
         mux::DashTextRepresentation t;
         t.id = "subtitles-" + spec.id;
-        t.file = uri_in_ladder(outdir, file);
+        t.file = uri_in_ladder(outdir.path(), file);
         t.language = spec.language;
         t.label = spec.name;
         t.is_forced = spec.is_forced;
@@ -99,7 +98,7 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
                                                      w->duration_seconds());
         m.text.push_back(std::move(t));
     }
-    mux::write_file_atomically(dash_manifest_path(outdir), mux::render_dash_manifest(m));
+    outdir.write_atomically(kDashManifest, mux::render_dash_manifest(m));
 }
 
 }  // namespace ladder::engine

@@ -387,12 +387,15 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // 2. The output folder, checked and prepared. A shard writes no
     // outputs: the plan's journal, shared by all shards, is its output.
     std::optional<OutputStage> output;
-    if (options.shard)
-        std::filesystem::create_directories(options.outdir);
-    else
+    const std::vector<std::filesystem::path> inputs{options.input, options.audio_file};
+    if (options.shard) {
+        refuse_outputs_over_inputs(options.outdir, ladder_own_names(), inputs, options.other_outputs);
+        refuse_links_in_the_way(options.outdir, options.other_outputs);
+    } else {
         output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
                                      rendition_ids(audio_selection), rendition_ids(subtitle_selection),
-                                     options.overwrite || options.resume});
+                                     options.overwrite || options.resume, inputs, options.other_outputs});
+    }
     std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source);
     std::unique_ptr<SubtitleTracks> subtitles = open_subtitles(subtitle_selection, source.input->get(), src);
     note_source_handling(src, progress);

@@ -3,16 +3,16 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
-#include "mux/atomic_file.hpp"
 #include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
 
-RungFinalizer::RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate,
+RungFinalizer::RungFinalizer(int rung_index, Rung rung, mux::OutputFolder outdir, RungOutputs outputs, AVRational frame_rate,
                              AudioTracks* audio, const SubtitleTracks* subtitles, av::HdrMetadata hdr, ProgressSink& progress)
     : hdr_(std::move(hdr)),
       rung_index_(rung_index),
       rung_(std::move(rung)),
+      outdir_(std::move(outdir)),
       outputs_(std::move(outputs)),
       frame_rate_(frame_rate),
       audio_(audio),
@@ -109,10 +109,11 @@ void RungFinalizer::open_outputs(const EncodedChunk& first) {
             subtitles.push_back(
                 {subtitles_->mov_text_codecpar(t), spec.language, spec.name, spec.is_default, spec.is_forced});
         }
-        mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb, audio, hdr_, subtitles);
+        mp4_ = std::make_unique<mux::SingleFileWriter>(outdir_, *outputs_.mp4, first.codecpar.get(), tb, audio, hdr_, subtitles);
     }
-    if (outputs_.hls_dir)
-        cmaf_ = std::make_unique<mux::CmafTrackWriter>(*outputs_.hls_dir, first.codecpar.get(), tb, hdr_);
+    if (outputs_.hls_folder)
+        cmaf_ = std::make_unique<mux::CmafTrackWriter>(outdir_.folder(*outputs_.hls_folder), first.codecpar.get(), tb,
+                                                       hdr_);
 }
 
 void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
@@ -148,10 +149,9 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
 
 void RungFinalizer::finish_hls() {
     cmaf_->finish();
-    mux::write_file_atomically(*outputs_.hls_dir / "iframes.m3u8",
-                               mux::render_media_playlist(mux::iframe_playlist_for(hls_segments_)));
-    mux::write_file_atomically(*outputs_.hls_dir / "index.m3u8",
-                               mux::render_media_playlist(mux::media_playlist_for(hls_segments_)));
+    cmaf_->folder().write_atomically("iframes.m3u8",
+                                     mux::render_media_playlist(mux::iframe_playlist_for(hls_segments_)));
+    cmaf_->folder().write_atomically("index.m3u8", mux::render_media_playlist(mux::media_playlist_for(hls_segments_)));
 }
 
 void RungFinalizer::run(std::stop_token stop) {
@@ -176,11 +176,11 @@ void RungFinalizer::run(std::stop_token stop) {
         write_audio_until(report_.frames, stop);
         write_subtitles_until(report_.frames, stop);
         mp4_->finish();
-        report_.output = outputs_.mp4->string();
+        report_.output = mp4_->final_path().string();
     }
     if (cmaf_) {
         finish_hls();
-        if (report_.output.empty()) report_.output = (*outputs_.hls_dir / "index.m3u8").string();
+        if (report_.output.empty()) report_.output = (cmaf_->dir() / "index.m3u8").string();
     }
     completed_ = true;
     progress_.rung_state(rung_index_, rung_.name, RungState::completed);

@@ -30,7 +30,8 @@ public:
     // audio (may be null) is interleaved into the MP4 output only; HLS audio
     // is its own rendition.
     // hdr: the source's HDR10 metadata, for the outputs' mdcv and clli boxes.
-    RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate, AudioTracks* audio,
+    // outdir: OUTDIR, held open; outputs are named inside it.
+    RungFinalizer(int rung_index, Rung rung, mux::OutputFolder outdir, RungOutputs outputs, AVRational frame_rate, AudioTracks* audio,
                   const SubtitleTracks* subtitles,
                   av::HdrMetadata hdr, ProgressSink& progress);
 
@@ -64,6 +65,7 @@ private:
     av::HdrMetadata hdr_;
     int rung_index_;
     Rung rung_;
+    mux::OutputFolder outdir_;
     RungOutputs outputs_;
     AVRational frame_rate_;
     AudioTracks* audio_;

@@ -11,6 +11,7 @@
 #include "av/hdr_metadata.hpp"
 #include "av/compat.hpp"
 #include "av/handles.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::mux {
 
@@ -26,9 +27,9 @@ struct CmafSegment {
 
 class CmafTrackWriter {
 public:
-    // Creates dir and writes dir/init.mp4. Packets are in time_base.
+    // Writes init.mp4 into folder. Packets are in time_base.
     // hdr: put on the track (the muxer writes mdcv and clli boxes into init.mp4).
-    CmafTrackWriter(std::filesystem::path dir, const AVCodecParameters* par, AVRational time_base,
+    CmafTrackWriter(OutputFolder folder, const AVCodecParameters* par, AVRational time_base,
                     const av::HdrMetadata& hdr = {});
     ~CmafTrackWriter();
     CmafTrackWriter(const CmafTrackWriter&) = delete;
@@ -42,14 +43,15 @@ public:
     // (left over from an earlier, longer run in the same folder).
     void finish();
 
-    const std::filesystem::path& dir() const { return dir_; }
+    const std::filesystem::path& dir() const { return folder_.path(); }
+    const OutputFolder& folder() const { return folder_; }
     static constexpr const char* init_name = "init.mp4";
 
 private:
     static int on_write(void* opaque, av::AvioWriteBuffer buf, int size);
     std::vector<std::uint8_t> take_bytes();
 
-    std::filesystem::path dir_;
+    OutputFolder folder_;
     AVRational time_base_;
     // Order matters: members are destroyed in reverse, so the muxer (ctx_,
     // which points at io_ through pb with AVFMT_FLAG_CUSTOM_IO and leaves it

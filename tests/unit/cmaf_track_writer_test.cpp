@@ -19,6 +19,7 @@
 #include "av/av_error.hpp"
 #include "av/handles.hpp"
 #include "mux/cmaf_track_writer.hpp"
+#include "mux/output_folder.hpp"
 #include "av1_test_encoder.hpp"
 
 extern "C" {
@@ -87,6 +88,8 @@ protected:
         return true;
     }
 
+    mux::OutputFolder folder() const { return mux::OutputFolder::open_named(dir_, true); }
+
     fs::path dir_;
 };
 
@@ -94,7 +97,7 @@ TEST_F(CmafTrackWriterTest, VideoTrackWritesItsInitSegment) {
     if (!avcodec_find_encoder_by_name("libsvtav1")) GTEST_SKIP() << "libsvtav1 is not in this FFmpeg build";
     const auto par = av1_parameters();
     {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 25});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 25});
     }
     EXPECT_GT(fs::file_size(dir_ / mux::CmafTrackWriter::init_name), 0u);
 }
@@ -102,7 +105,7 @@ TEST_F(CmafTrackWriterTest, VideoTrackWritesItsInitSegment) {
 TEST_F(CmafTrackWriterTest, AudioTrackWritesItsInitSegment) {
     const auto par = aac_parameters();
     {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 48000});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 48000});
     }
     EXPECT_GT(fs::file_size(dir_ / mux::CmafTrackWriter::init_name), 0u);
 }
@@ -112,7 +115,7 @@ TEST_F(CmafTrackWriterTest, VideoInitWriteFailureThrowsAndFreesTheCustomIo) {
     const auto par = av1_parameters();
     block_init_file();
     try {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 25});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 25});
         FAIL() << "the writer was built although init.mp4 could not be written";
     } catch (const std::system_error& e) {
         EXPECT_NE(std::string(e.what()).find(mux::CmafTrackWriter::init_name), std::string::npos) << e.what();
@@ -124,7 +127,7 @@ TEST_F(CmafTrackWriterTest, AudioInitWriteFailureThrowsAndFreesTheCustomIo) {
     const auto par = aac_parameters();
     block_init_file();
     try {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 48000});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 48000});
         FAIL() << "the writer was built although init.mp4 could not be written";
     } catch (const std::system_error& e) {
         EXPECT_NE(std::string(e.what()).find(mux::CmafTrackWriter::init_name), std::string::npos) << e.what();
@@ -141,7 +144,7 @@ TEST_F(CmafTrackWriterTest, HeaderFailureThrowsAndFreesTheCustomIo) {
     par->codec_id = AV_CODEC_ID_WMAV2;
     par->sample_rate = 48000;
     av_channel_layout_default(&par->ch_layout, 2);
-    EXPECT_THROW(mux::CmafTrackWriter(dir_, par.get(), AVRational{1, 48000}), av::AvError);
+    EXPECT_THROW(mux::CmafTrackWriter(folder(), par.get(), AVRational{1, 48000}), av::AvError);
     EXPECT_FALSE(fs::exists(dir_ / mux::CmafTrackWriter::init_name));
 }
 
