@@ -355,7 +355,7 @@ int run_encode(const EncodeArgs& args) {
                 "encode needs INPUT and -o OUTDIR (or --plan WORKDIR/plan.json --shard I/N for a shard of a plan)");
         }
         if (shard)
-            lock.emplace(engine::OutputLock::shard(effective.outdir, shard->index, shard->count));
+            lock.emplace(engine::OutputLock::shared(effective.outdir));
         else
             lock.emplace(engine::OutputLock::whole(effective.outdir));
         report_path = report_path_for(effective.report, effective.outdir);

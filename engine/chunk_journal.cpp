@@ -54,9 +54,11 @@ mux::OutputFolder journal_folder(const std::filesystem::path& outdir, JournalMod
         if (!existing) throw no_chunks_in(outdir);
         return std::move(*existing);
     }
-    const auto root = mux::OutputFolder::open_named(outdir, true);
-    if (mode == JournalMode::fresh) root.remove_tree(".ladder");
-    return root.folder(".ladder");
+    auto journal = mux::OutputFolder::open_named(outdir, true).folder(".ladder");
+    // Emptied, not removed: the folder may be a mount point of its own.
+    if (mode == JournalMode::fresh)
+        for (const auto& name : journal.names()) journal.remove_tree(name);
+    return journal;
 }
 
 }  // namespace

@@ -5,11 +5,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/sysmacros.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <fstream>
+#include <sstream>
 #include <cstring>
 #include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/errors.hpp"
 
@@ -20,9 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kWholeLock = ".ladder.lock";
-constexpr const char* kShardLockPrefix = ".ladder.shard-";
-
-std::string shard_lock_name(int index, int count) { return fmt::format("{}{}-of-{}.lock", kShardLockPrefix, index, count); }
 
 // mkdir -p that remembers what it made (outermost first), so a run that
 // wrote nothing can leave the file system as it found it.
@@ -64,13 +67,32 @@ bool same_file(int fd, int dir, const std::string& name) {
            held.st_dev == there.st_dev && held.st_ino == there.st_ino;
 }
 
-// The pid a lock file says, when a process holds it now ("" when free or unknown).
-std::string busy_holder(int dir, const std::string& name) {
+// The processes that hold a flock on the file `name` in `dir`, as the
+// kernel lists them (/proc/locks, pids as this process sees them).
+std::vector<std::string> lock_holders(int dir, const std::string& name) {
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+    const std::string file = fmt::format("{:02x}:{:02x}:{}", major(st.st_dev), minor(st.st_dev), st.st_ino);
+    std::ifstream locks("/proc/locks");
+    std::vector<std::string> pids;
+    for (std::string line; std::getline(locks, line);) {
+        std::istringstream words(line);
+        std::string id, kind, mode, access, pid, where;
+        if (!(words >> id >> kind) || kind == "->" || kind != "FLOCK") continue;
+        if (!(words >> mode >> access >> pid >> where) || where != file) continue;
+        if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
+    }
+    return pids;
+}
+
+// What a refused run says about the holder: "pid 4242", "pids 41, 42", or
+// the pid the file says when /proc/locks cannot tell.
+std::string describe_holders(int dir, const std::string& name) {
+    const auto pids = lock_holders(dir, name);
+    if (!pids.empty()) return fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", "));
     av::UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd) return {};
-    if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) return {};  // nobody holds it exclusively
     char text[32] = {};
-    const ssize_t n = ::pread(fd.get(), text, sizeof text - 1, 0);
+    const ssize_t n = fd ? ::pread(fd.get(), text, sizeof text - 1, 0) : 0;
     std::string pid(text, n > 0 ? static_cast<std::size_t>(n) : 0);
     while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
     return pid.empty() ? "pid unknown" : "pid " + pid;
@@ -93,13 +115,10 @@ OutputLock OutputLock::whole(const fs::path& outdir) {
     return lock;
 }
 
-OutputLock OutputLock::shard(const fs::path& outdir, int index, int count) {
+OutputLock OutputLock::shared(const fs::path& outdir) {
     auto made = make_folders(outdir);
     OutputLock lock(open_folder(outdir), std::move(made));
-    // Shared with the plan's other shards, refused while a whole-folder run
-    // (encode, stitch, plan) holds it, and the other way round.
     lock.take(kWholeLock, false, "another ladder run");
-    lock.take(shard_lock_name(index, count), true, fmt::format("another run of shard {}/{}", index, count));
     return lock;
 }
 
@@ -117,10 +136,8 @@ void OutputLock::take(const std::string& name, bool exclusive, const std::string
         if (::flock(fd.get(), (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
             if (errno != EWOULDBLOCK)
                 throw InputError(fmt::format("cannot lock {}: {}", (folder_.path() / name).string(), std::strerror(errno)));
-            std::string who = holders();
-            if (who.empty()) who = busy_holder(folder_.fd(), name);
             throw InputError(fmt::format("{} is in use by {} ({}): wait for it to end or choose another -o",
-                                         folder_.path().string(), holder_words, who.empty() ? "pid unknown" : who));
+                                         folder_.path().string(), holder_words, describe_holders(folder_.fd(), name)));
         }
         // Its last holder may have removed the file between our open and our
         // lock: then the lock is on a file nobody else will ever open.
@@ -130,32 +147,6 @@ void OutputLock::take(const std::string& name, bool exclusive, const std::string
         return;
     }
     throw InputError(fmt::format("cannot lock {}: its lock file keeps changing", folder_.path().string()));
-}
-
-// Who holds this folder now, as "shard 2/3, pid 41; pid 40" (empty when
-// no lock file says).
-std::string OutputLock::holders() const {
-    std::string out;
-    const auto add = [&out](const std::string& s) {
-        if (s.empty()) return;
-        if (!out.empty()) out += "; ";
-        out += s;
-    };
-    std::vector<std::string> names;
-    try {
-        names = folder_.names();
-    } catch (const std::exception&) {
-        return out;
-    }
-    for (const auto& n : names) {
-        if (!n.starts_with(kShardLockPrefix) || !n.ends_with(".lock")) continue;
-        const std::string pid = busy_holder(folder_.fd(), n);
-        std::string shard = n.substr(std::strlen(kShardLockPrefix), n.size() - std::strlen(kShardLockPrefix) - 5);
-        if (const auto of = shard.find("-of-"); of != std::string::npos) shard.replace(of, 4, "/");
-        if (!pid.empty()) add(fmt::format("shard {}, {}", shard, pid));
-    }
-    if (out.empty()) add(busy_holder(folder_.fd(), kWholeLock));
-    return out;
 }
 
 bool OutputLock::holds(const fs::path& folder) const {

@@ -3,12 +3,15 @@
 // OUTDIR/.ladder.lock from before it writes anything until its report is
 // written; the kernel drops it when the process dies, so `kill -9` never
 // leaves a stale lock. `encode`, `plan` and `stitch` take the folder
-// whole; the shards of one plan share it (a shared lock) and each takes
-// OUTDIR/.ladder.shard-I-of-N.lock whole, so two runs of one shard, or a
-// stitch while shards run, are refused too. A refused run is an InputError
-// (exit 2) naming the other run's pid. The lock files say which process
-// holds them; a run that held one alone removes it when it ends, and
-// removes OUTDIR again when it made the folder and left nothing in it.
+// whole; the shards of one plan share it (a shared lock): their chunk
+// files are written whole under names of their own, so shards, and two
+// attempts at one shard (a requeue racing the attempt it replaces), may
+// write at once, while an encode, a stitch or a new plan there is refused,
+// and the other way round. A refused run is an InputError (exit 2) naming
+// the holders' pids (from /proc/locks; the file also says the pid of a
+// whole-folder holder). A run that held the lock alone removes the file
+// when it ends, and removes OUTDIR again when it made the folder and left
+// nothing in it.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,8 +25,8 @@ class OutputLock {
 public:
     // The folder for this run alone (made when missing).
     static OutputLock whole(const std::filesystem::path& outdir);
-    // Shard `index` of `count` of the plan whose folder this is.
-    static OutputLock shard(const std::filesystem::path& outdir, int index, int count);
+    // A shard's: shared with the plan's other shards.
+    static OutputLock shared(const std::filesystem::path& outdir);
 
     OutputLock(OutputLock&&) noexcept = default;
     OutputLock& operator=(OutputLock&&) noexcept = delete;
@@ -43,7 +46,6 @@ private:
     };
     OutputLock(mux::OutputFolder folder, std::vector<std::filesystem::path> made) : folder_(std::move(folder)), made_(std::move(made)) {}
     void take(const std::string& name, bool exclusive, const std::string& holder_words);
-    std::string holders() const;
 
     mux::OutputFolder folder_;
     std::vector<std::filesystem::path> made_;  // folders this run created, innermost last

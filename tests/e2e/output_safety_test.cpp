@@ -227,7 +227,10 @@ TEST(OneRunPerFolder, ASecondRunIsRefusedNamingTheFirstAndAKilledRunLeavesNoLock
     EXPECT_FALSE(fs::exists(out / ".ladder.lock"));
 }
 
-TEST(OneRunPerFolder, ShardsOfAPlanShareTheFolderButNotAShardOrAStitch) {
+// Shards share their plan's folder (two attempts at one shard too:
+// Shards.ThreeShardProcessesAtOnce...), but a stitch or an encode there
+// waits for none of them: it is refused, naming the shard's pid.
+TEST(OneRunPerFolder, ShardsOfAPlanShareTheFolderButAStitchOrAnEncodeThereIsRefused) {
     const fs::path src = make_clip("one-run-a", {640, 360, "25", 12.0, true, ""});
     const fs::path work = fresh_dir("one-run-shards") / "w";
     const std::vector<std::string> rung{"--preset", "12", "--rung", "360p=640x360@600"};
@@ -238,13 +241,14 @@ TEST(OneRunPerFolder, ShardsOfAPlanShareTheFolderButNotAShardOrAStitch) {
     const int pid = start_and_wait_for_a_chunk(
         {"encode", "--plan", plan_file, "--shard", "0/2", "--cpu-slots", "1"}, work);
     ASSERT_GT(journaled_chunks(work), 0);
-    const auto same_shard = run_ladder({"encode", "--plan", plan_file, "--shard", "0/2"});
-    expect_refused_naming(same_shard, fmt::format("pid {}", pid));
     const auto stitch = run_ladder({"stitch", work.string(), "-o", (work.parent_path() / "out").string()});
     expect_refused_naming(stitch, fmt::format("pid {}", pid));
     std::vector<std::string> encode{"encode", src.string(), "-o", work.string(), "--overwrite"};
     encode.insert(encode.end(), rung.begin(), rung.end());
     expect_refused_naming(run_ladder(encode), fmt::format("pid {}", pid));
+    std::vector<std::string> replan{"plan", src.string(), "-o", work.string(), "--overwrite"};
+    replan.insert(replan.end(), rung.begin(), rung.end());
+    expect_refused_naming(run_ladder(replan), fmt::format("pid {}", pid));
     const auto other_shard = run_ladder({"encode", "--plan", plan_file, "--shard", "1/2"});
     EXPECT_EQ(other_shard.exit_code, 0) << other_shard.err;
     EXPECT_EQ(wait_exit(pid), 0);
