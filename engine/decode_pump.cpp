@@ -267,7 +267,9 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
             chain += fmt::format(",scale=out_color_matrix={}:out_range=tv",
                                  source_.colorspace == AVCOL_SPC_BT709 ? "bt709" : "bt601");
         else if (!on_gpu && source_.to_limited_range)
-            chain += ",scale=out_range=tv";
+            // in_range said, not guessed: FFmpeg 5.1 takes only yuvj formats
+            // for full range, 7.x negotiates ranges from the frames' tags.
+            chain += ",scale=in_range=pc:out_range=tv";
         if (!on_gpu) chain += fmt::format(",format=pix_fmts={}", av_get_pix_fmt_name(source_.pix_fmt));
         normalizer_ = std::make_unique<av::FilterChain>(false, args, chain, on_gpu ? frame->hw_frames_ctx : nullptr);
     }

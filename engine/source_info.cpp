@@ -87,6 +87,19 @@ int rotation_of(const AVStream* st) {
     return std::fabs(theta - snapped) < 1.0 || std::fabs(theta - 360 - snapped) < 1.0 ? snapped : 0;
 }
 
+// Full-range YUV: tagged so, or a yuvj format (the H.264, HEVC and MJPEG
+// decoders' way of saying it at 8 bits, whatever the tag).
+bool is_full_range(AVPixelFormat format, AVColorRange range) {
+    switch (format) {
+        case AV_PIX_FMT_YUVJ420P:
+        case AV_PIX_FMT_YUVJ422P:
+        case AV_PIX_FMT_YUVJ444P:
+        case AV_PIX_FMT_YUVJ440P:
+        case AV_PIX_FMT_YUVJ411P: return true;
+        default: return range == AVCOL_RANGE_JPEG;
+    }
+}
+
 // Untagged sources get what players assume for them anyway (BT.709 from 720
 // lines up, SMPTE 170M below; limited range), written down explicitly so
 // every rung's sequence header, colr box and CODECS say the same thing.
@@ -150,7 +163,7 @@ SourceInfo describe_source(const av::InputFile& input) {
     // Made YUV by ladder: the matrix is the one fill_missing_color picks for
     // the size, the range video's usual limited one.
     if (s.rgb_picture) s.colorspace = AVCOL_SPC_UNSPECIFIED;
-    s.to_limited_range = s.rgb_picture || (par->codec_id == AV_CODEC_ID_MJPEG && s.color_range == AVCOL_RANGE_JPEG);
+    s.to_limited_range = s.rgb_picture || is_full_range(s.source_pix_fmt, s.color_range);
     if (s.to_limited_range) s.color_range = AVCOL_RANGE_MPEG;
     fill_missing_color(s);
     s.hdr = av::hdr_of_stream(vs);

@@ -32,7 +32,9 @@ struct SourceInfo {
     // them to YUV with `colorspace`'s matrix, limited range.
     bool rgb_picture = false;
     // The pump makes the samples limited range: RGB and grey pictures, and
-    // full-range JPEG (which NVDEC never decodes here).
+    // every full-range YUV source (yuvj formats, or tagged full range at
+    // any bit depth), so that what the outputs say (limited) is what their
+    // pixels are. Such sources are decoded on the CPU (device_plan).
     bool to_limited_range = false;
     AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;  // normalized format
     int bit_depth = 8;
