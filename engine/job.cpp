@@ -149,6 +149,13 @@ void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
         progress.note(NoteLevel::info,
                       fmt::format("input {} is interlaced: deinterlacing it (bwdif, one frame per frame, {:.3f} fps)",
                                   src.path, av_q2d(src.frame_rate)));
+    for (const auto& jump : src.timestamp_jumps)
+        if (jump.stream == src.video_stream)
+            progress.note(NoteLevel::warning,
+                          fmt::format("input {}: the timestamps jump by {:+.3f} s at {:.3f} s (byte {}): the content "
+                                      "continues without the gap{}",
+                                      src.path, jump.jump_seconds, jump.at_seconds, jump.pos,
+                                      jump.jump_seconds > 0 ? "" : " (nothing after it is dropped)"));
     if (src.rotation != 0)
         progress.note(NoteLevel::info, fmt::format("input {} is rotated: turning it {} degrees clockwise ({}x{})",
                                                     src.path, src.rotation, src.display_width, src.display_height));
@@ -435,7 +442,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
-    const LaneCounts lane_counts = decode_lanes_wanted(options, encoders.devices, cpu);
+    // Lanes start where a seek by time lands: not on a timeline with jumps.
+    const LaneCounts lane_counts =
+        src.timestamp_jumps.empty() ? decode_lanes_wanted(options, encoders.devices, cpu) : LaneCounts{1, 1};
     const std::vector<std::int64_t> cuts =
         find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
     std::unique_ptr<ChunkAnalyzer> analyzer =

@@ -14,6 +14,7 @@ CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& p
     CheckedSource checked;
     checked.input = open_source(options.input, options.frame_rate);
     checked.info = describe_source(*checked.input);
+    repair_timeline(checked.input, checked.info);
     read_source_hdr(checked.info);
     if (!options.audio_file.empty() && options.audio.enabled)
         checked.audio_input = open_audio_file(options.audio_file, checked.info);

@@ -117,6 +117,25 @@ void fill_missing_color(SourceInfo& s) {
 
 }  // namespace
 
+void repair_timeline(std::unique_ptr<av::InputFile>& input, SourceInfo& src) {
+    const AVFormatContext* ctx = input->get();
+    if (!(ctx->iformat->flags & AVFMT_TS_DISCONT)) return;
+    std::vector<int> audio;
+    for (unsigned i = 0; i < ctx->nb_streams; ++i)
+        if (ctx->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) audio.push_back(static_cast<int>(i));
+    av::TimelineRepair repair = av::find_timestamp_jumps(input->spec(), src.video_stream, audio, src.frame_rate);
+    if (repair.empty()) return;
+    av::InputSpec spec = input->spec();
+    src.timestamp_jumps = repair.jumps;
+    if (repair.video_seconds > 0) {
+        src.duration_seconds = repair.video_seconds;
+        src.estimated_frames = std::llround(repair.video_seconds * av_q2d(src.frame_rate));
+    }
+    spec.timeline = std::make_shared<const av::TimelineRepair>(std::move(repair));
+    input = std::make_unique<av::InputFile>(spec);
+    src.opened_as = spec;
+}
+
 SourceInfo describe_source(const av::InputFile& input) {
     SourceInfo s;
     s.path = input.path();

@@ -152,6 +152,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     if (plan.audio.enabled || plan.subtitles.enabled) {
         input = open_source(plan.input, plan.input_frame_rate());
         src = describe_source(*input);
+        repair_timeline(input, src);  // the audio lines up with the video as the shards read it
         check_source_matches_plan(plan, src);
         read_source_hdr(src);  // for the containers' mdcv and clli boxes
         if (plan.audio.enabled && !plan.audio_file.empty()) audio_input = open_audio_file(plan.audio_file, src);
