@@ -135,7 +135,7 @@ TEST_F(ReportCommand, NeverWritesOverTheReportItReads) {
     const fs::path copy = dir / "report.json";
     fs::copy_file(out_ / "report.json", copy);
     const std::string before = read_text(copy);
-    for (const std::string& flag : {"--svg", "--html"}) {
+    for (const char* flag : {"--svg", "--html"}) {
         const ProcessResult r = run_ladder({"report", copy.string(), flag, (dir / "." / "report.json").string()});
         EXPECT_EQ(r.exit_code, 2) << r.err;
         EXPECT_EQ(line_count(r.err), 1u) << r.err;
