@@ -7,9 +7,13 @@
 
 namespace ladder::engine {
 
-AudioRenditionWriter::AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, int chunk_frames,
-                                           AVRational frame_rate)
-    : folder_(std::move(folder)), audio_(audio), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
+AudioRenditionWriter::AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, std::string language,
+                                           int chunk_frames, AVRational frame_rate)
+    : folder_(std::move(folder)),
+      audio_(audio),
+      language_(std::move(language)),
+      chunk_frames_(chunk_frames),
+      frame_rate_(frame_rate) {}
 
 void AudioRenditionWriter::run(std::stop_token stop) {
     const auto known = video_frames_.wait(stop);
@@ -24,7 +28,7 @@ void AudioRenditionWriter::run(std::stop_token stop) {
     };
     // Audio that runs on after the video is cut at its end.
     const std::int64_t video_end = av_rescale_q(video_frames, frame_tb, audio_.time_base());
-    mux::CmafTrackWriter writer(folder_, audio_.codecpar(), audio_.time_base());
+    mux::CmafTrackWriter writer(folder_, audio_.codecpar(), audio_.time_base(), {}, language_);
     std::int64_t k = 0;
     bool open_segment = false;
     for (std::size_t i = 0;; ++i) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <stop_token>
+#include <string>
 #include <vector>
 
 #include "engine/audio_track.hpp"
@@ -16,8 +17,10 @@ namespace ladder::engine {
 
 class AudioRenditionWriter {
 public:
-    // folder: OUTDIR/audio/<id>/, held open.
-    AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, int chunk_frames, AVRational frame_rate);
+    // folder: OUTDIR/audio/<id>/, held open. language: ISO 639-2/T, for
+    // the init segment's mdhd.
+    AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, std::string language, int chunk_frames,
+                         AVRational frame_rate);
 
     // From a rung scaler once the video's length is known.
     void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
@@ -29,6 +32,7 @@ public:
 private:
     mux::OutputFolder folder_;
     AudioTrack& audio_;
+    std::string language_;
     int chunk_frames_;
     AVRational frame_rate_;
     SharedValue<std::int64_t> video_frames_;

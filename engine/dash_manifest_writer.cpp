@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/language_tag.hpp"
 #include "engine/output_paths.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/dash_manifest.hpp"
@@ -75,7 +76,7 @@ void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
         mux::DashAudioRepresentation a;
         a.id = "audio-" + spec.id;
         a.folder = uri_in_ladder(outdir.path(), rendition.dir());
-        a.language = spec.language;
+        a.language = rfc5646_language(spec.language);
         a.label = spec.name;
         a.is_default = spec.is_default;
         a.bandwidth = peak_of(rendition.segments());
@@ -90,7 +91,7 @@ void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
         mux::DashTextRepresentation t;
         t.id = "subtitles-" + spec.id;
         t.file = uri_in_ladder(outdir.path(), file);
-        t.language = spec.language;
+        t.language = rfc5646_language(spec.language);
         t.label = spec.name;
         t.is_forced = spec.is_forced;
         if (w->duration_seconds() > 0)

@@ -134,13 +134,15 @@ Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
     request.encoder_factory = e.factory;
     e.devices =
         plan_devices(request, source.info, settings_for(source.ladder.rungs.front(), source.info, options.preset));
-    // GPU encoders were opened once by plan_devices; CPU ones are checked here.
-    std::vector<std::string> cpu_encoders;
-    for (const auto& s : e.devices.slots)
-        if (s.kind == gpu::DeviceKind::cpu &&
-            std::find(cpu_encoders.begin(), cpu_encoders.end(), s.encoder) == cpu_encoders.end())
-            cpu_encoders.push_back(s.encoder);
+    // GPU encoders were opened once by plan_devices (with the first rung):
+    // every rung must still be within their limits. CPU ones are checked here.
+    std::vector<std::string> cpu_encoders, gpu_encoders;
+    for (const auto& s : e.devices.slots) {
+        auto& list = s.kind == gpu::DeviceKind::cpu ? cpu_encoders : gpu_encoders;
+        if (std::find(list.begin(), list.end(), s.encoder) == list.end()) list.push_back(s.encoder);
+    }
     check_encoders(cpu_encoders, source.ladder);
+    check_rungs_within_limits(gpu_encoders, source.ladder);
     return e;
 }
 

@@ -1,5 +1,6 @@
 #include "engine/master_playlist.hpp"
 
+#include "engine/language_tag.hpp"
 #include "engine/output_paths.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/hls_master_builder.hpp"
@@ -32,7 +33,7 @@ void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& sr
         const AudioRenditionSpec& spec = audio->spec(i);
         mux::AudioRenditionSummary a;
         a.track = spec.ordinal;
-        a.language = spec.language;
+        a.language = rfc5646_language(spec.language);
         a.name = spec.name;
         a.is_default = spec.is_default;
         a.uri = uri_in_ladder(outdir.path(), audio_renditions[i]->dir() / "index.m3u8");
@@ -43,8 +44,9 @@ void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& sr
     std::vector<mux::SubtitleRenditionSummary> subtitle_summary;
     for (const SubtitleRenditionWriter* w : subtitle_renditions) {
         const SubtitleRenditionSpec& spec = subtitles->spec(w->track());
-        subtitle_summary.push_back({spec.name, spec.language, uri_in_ladder(outdir.path(), w->dir() / "index.m3u8"),
-                                    spec.is_default, spec.is_forced});
+        subtitle_summary.push_back({spec.name, rfc5646_language(spec.language),
+                                    uri_in_ladder(outdir.path(), w->dir() / "index.m3u8"), spec.is_default,
+                                    spec.is_forced});
     }
     outdir.write_atomically(
         kMasterPlaylist,

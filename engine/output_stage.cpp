@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/dash_manifest_writer.hpp"
+#include "engine/language_tag.hpp"
 #include "engine/master_playlist.hpp"
 
 namespace ladder::engine {
@@ -46,7 +47,8 @@ void OutputStage::open(AudioTracks* audio, const SubtitleTracks* subtitles, int 
         for (std::size_t i = 0; i < audio->size(); ++i) {
             rendition_folders_.push_back(hls_audio_folder(audio->spec(i).id));
             audio_renditions_.push_back(std::make_unique<AudioRenditionWriter>(
-                root_.folder(rendition_folders_.back()), audio->track(i), chunk_frames, frame_rate));
+                root_.folder(rendition_folders_.back()), audio->track(i), iso639_2t_language(audio->spec(i).language),
+                chunk_frames, frame_rate));
         }
     if (writes_hls() && subtitles)
         for (std::size_t i = 0; i < subtitles->size(); ++i) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "engine/language_tag.hpp"
 #include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
@@ -101,13 +102,14 @@ void RungFinalizer::open_outputs(const EncodedChunk& first) {
     if (outputs_.mp4) {
         std::vector<mux::Mp4AudioTrack> audio;
         for (std::size_t t = 0; audio_ && t < audio_->size(); ++t)
-            audio.push_back({audio_->track(t).codecpar(), audio_->track(t).time_base(), audio_->spec(t).language,
-                             audio_->spec(t).name, audio_->spec(t).is_default});
+            audio.push_back({audio_->track(t).codecpar(), audio_->track(t).time_base(),
+                             iso639_2t_language(audio_->spec(t).language), audio_->spec(t).name,
+                             audio_->spec(t).is_default});
         std::vector<mux::Mp4SubtitleTrack> subtitles;
         for (std::size_t t = 0; subtitles_ && t < subtitles_->size(); ++t) {
             const SubtitleRenditionSpec& spec = subtitles_->spec(t);
-            subtitles.push_back(
-                {subtitles_->mov_text_codecpar(t), spec.language, spec.name, spec.is_default, spec.is_forced});
+            subtitles.push_back({subtitles_->mov_text_codecpar(t), iso639_2t_language(spec.language), spec.name,
+                                 spec.is_default, spec.is_forced});
         }
         mp4_ = std::make_unique<mux::SingleFileWriter>(outdir_, *outputs_.mp4, first.codecpar.get(), tb, audio, hdr_, subtitles);
     }

@@ -30,7 +30,7 @@ std::vector<std::uint8_t> CmafTrackWriter::take_bytes() {
 }
 
 CmafTrackWriter::CmafTrackWriter(OutputFolder folder, const AVCodecParameters* par, AVRational time_base,
-                                 const av::HdrMetadata& hdr)
+                                 const av::HdrMetadata& hdr, const std::string& language)
     : folder_(std::move(folder)), time_base_(time_base) {
     AVFormatContext* raw = nullptr;
     av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", nullptr), "creating the CMAF muxer");
@@ -56,6 +56,7 @@ CmafTrackWriter::CmafTrackWriter(OutputFolder folder, const AVCodecParameters* p
     st->codecpar->codec_tag = 0;
     st->time_base = time_base_;
     av::add_hdr_side_data(st, hdr);
+    av::check(av_dict_set(&st->metadata, "language", language.c_str(), 0), "setting the track's language");
 
     AVDictionary* opts = nullptr;
     // cmaf: iso6/cmfc brands; frag_custom: a fragment exactly where ladder

@@ -29,8 +29,9 @@ class CmafTrackWriter {
 public:
     // Writes init.mp4 into folder. Packets are in time_base.
     // hdr: put on the track (the muxer writes mdcv and clli boxes into init.mp4).
+    // language: the track's ISO 639-2/T code, for its mdhd box.
     CmafTrackWriter(OutputFolder folder, const AVCodecParameters* par, AVRational time_base,
-                    const av::HdrMetadata& hdr = {});
+                    const av::HdrMetadata& hdr = {}, const std::string& language = "und");
     ~CmafTrackWriter();
     CmafTrackWriter(const CmafTrackWriter&) = delete;
     CmafTrackWriter& operator=(const CmafTrackWriter&) = delete;

@@ -181,7 +181,11 @@
       const cues = [];
       for (let j = 0; tt.cues && j < tt.cues.length; j++) {
         const c = tt.cues[j];
-        cues.push({ start: Math.round(c.startTime * 1000) / 1000, end: Math.round(c.endTime * 1000) / 1000, text: c.text });
+        // shown: what the browser's WebVTT cue text parser makes of the
+        // text (character references read, tags gone), as it displays it.
+        const shown = typeof c.getCueAsHTML === 'function' ? c.getCueAsHTML().textContent : null;
+        cues.push({ start: Math.round(c.startTime * 1000) / 1000, end: Math.round(c.endTime * 1000) / 1000, text: c.text,
+                    shown });
       }
       out.push({ label: tt.label, language: tt.language, kind: tt.kind, mode: tt.mode, cues });
     }
