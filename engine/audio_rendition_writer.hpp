@@ -1,8 +1,11 @@
 #pragma once
-// The HLS audio rendition: the shared AAC packets cut into CMAF segments at
-// the video's chunk boundaries (frame k*N of every rung), so audio and video
-// segments line up. It starts once the source is fully read, when the last
-// boundary is known; the audio is all in memory by then.
+// The HLS audio rendition: the shared AAC packets cut into CMAF segments on
+// the AAC frame boundaries nearest the video's chunk boundaries (frame k*N
+// of every rung), so audio and video segments line up, and ending with the
+// video's last frame (engine/audio_segment_plan.hpp); the encoder's priming
+// before 0 is hidden by init.mp4's edit list. It starts once the source is
+// fully read, when the last boundary is known; the audio is all in memory
+// by then.
 #include <cstdint>
 #include <filesystem>
 #include <stop_token>
@@ -30,6 +33,11 @@ public:
     const std::filesystem::path& dir() const { return folder_.path(); }
 
 private:
+    // The packets (the output's, in order) cut at the video's segment ends
+    // (cuts, engine/audio_segment_plan.hpp) into segments.
+    void write_segments(mux::CmafTrackWriter& writer, const std::vector<av::PacketPtr>& packets,
+                        const std::vector<std::int64_t>& cuts);
+
     mux::OutputFolder folder_;
     AudioTrack& audio_;
     std::string language_;

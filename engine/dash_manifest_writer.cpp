@@ -14,15 +14,14 @@ namespace ladder::engine {
 namespace {
 
 // Segment times in the packets' time base NUM/DEN are exact in units of
-// 1/DEN s: each tick is NUM of them. A track that starts before 0 (AAC's
-// priming samples) is shifted by the muxer so that its first fragment's
-// decode time (tfdt) is 0: the timeline is shifted the same way.
+// 1/DEN s: each tick is NUM of them. They are presentation times: an audio
+// track's first segment starts at 0, after the priming its init segment's
+// edit list hides (mux/cmaf_track_writer.hpp), as players place it.
 mux::DashTimeline timeline_of(const std::vector<mux::CmafSegment>& segments, AVRational time_base) {
     mux::DashTimeline t;
     t.timescale = time_base.den;
-    const std::int64_t shift = segments.empty() ? 0 : std::min<std::int64_t>(0, segments.front().first_pts);
     for (const auto& s : segments)
-        t.segments.push_back({(s.first_pts - shift) * time_base.num, s.duration_pts * time_base.num});
+        t.segments.push_back({s.first_pts * time_base.num, s.duration_pts * time_base.num});
     return t;
 }
 
@@ -83,6 +82,10 @@ void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
         a.sample_rate = track.codecpar()->sample_rate;
         a.channels = track.channels();
         a.timeline = timeline_of(rendition.segments(), track.time_base());
+        // An audio segment may end up to an AAC frame after its video
+        // segment (engine/audio_segment_plan.hpp).
+        m.duration_seconds = std::max(m.duration_seconds, seconds_of(rendition.segments()));
+        for (const auto& s : rendition.segments()) m.max_segment_seconds = std::max(m.max_segment_seconds, s.duration);
         m.audio.push_back(std::move(a));
     }
     for (const SubtitleRenditionWriter* w : subtitle_renditions) {

@@ -9,6 +9,7 @@
 
 #include "engine/init_segment_codecs.hpp"
 #include "engine/ladder_path.hpp"
+#include "engine/segment_timing.hpp"
 #include "engine/validation_text.hpp"
 #include "mux/hls_bandwidth.hpp"
 #include "mux/hls_playlist.hpp"
@@ -24,6 +25,8 @@ namespace fs = std::filesystem;
 constexpr const char* kManifest = "manifest.mpd";
 // Audio segments end on an AAC frame (1024 samples), not on a video frame.
 constexpr double kAudioTolerance = 0.05;
+// S@t and S@d are exact in their timescale; a tampered value is off by more.
+constexpr double kTimelineTolerance = 0.001;
 std::string shown(std::string_view text) { return shown_in_problem(text); }
 
 // One Representation as its SegmentTemplate describes it.
@@ -35,6 +38,8 @@ struct Timeline {
     std::vector<std::string> media_uris;
     std::vector<double> starts;     // seconds
     std::vector<double> durations;  // seconds
+    // When the first and the last segment play (when both could be read).
+    std::optional<SegmentTiming> first, last;
 };
 
 // "$Number%05d$" and "$Number$" are the forms ladder writes; other
@@ -63,7 +68,10 @@ public:
 private:
     void problem(const std::string& what) { problems_.push_back(fmt::format("{}: {}", kManifest, what)); }
     std::optional<Timeline> timeline_of(pugi::xml_node rep, pugi::xml_node set);
-    void check_representation(const Timeline& t, pugi::xml_node rep);
+    void check_representation(Timeline& t, pugi::xml_node rep);
+    // Each S against when its segment's samples play.
+    void check_segment_times(Timeline& t, const std::vector<std::uint8_t>& init, std::size_t i,
+                             const std::vector<std::uint8_t>& segment);
     // A subtitle Representation: one whole WebVTT file named by BaseURL.
     void check_text(pugi::xml_node rep);
     std::optional<std::vector<std::uint8_t>> read(const std::string& uri, const std::string& what);
@@ -153,7 +161,25 @@ std::optional<Timeline> DashCheck::timeline_of(pugi::xml_node rep, pugi::xml_nod
     return t;
 }
 
-void DashCheck::check_representation(const Timeline& t, pugi::xml_node rep) {
+void DashCheck::check_segment_times(Timeline& t, const std::vector<std::uint8_t>& init, std::size_t i,
+                                    const std::vector<std::uint8_t>& segment) {
+    const auto timing = segment_timing(init, segment);
+    if (!timing) {
+        problem(fmt::format("representation {}: segment {} ({}): its moof does not describe its samples", shown(t.id),
+                            i + 1, shown(t.media_uris[i])));
+        return;
+    }
+    if (i == 0) t.first = timing;
+    if (i + 1 == t.media_uris.size()) t.last = timing;
+    if (std::abs(t.starts[i] - timing->presented_start()) > kTimelineTolerance ||
+        std::abs(t.durations[i] - timing->presented()) > kTimelineTolerance)
+        problem(fmt::format("representation {}: segment {} starts at {:.6f} s and lasts {:.6f} s in the "
+                            "SegmentTimeline, but its samples play from {:.6f} s for {:.6f} s",
+                            shown(t.id), i + 1, t.starts[i], t.durations[i], timing->presented_start(),
+                            timing->presented()));
+}
+
+void DashCheck::check_representation(Timeline& t, pugi::xml_node rep) {
     const auto init = read(t.init_uri, fmt::format("representation {}: initialization", shown(t.id)));
     if (init && t.video) {
         const InitCodecs c = av1_codecs_of_init(*init, folder_.path() / t.init_uri);
@@ -169,6 +195,7 @@ void DashCheck::check_representation(const Timeline& t, pugi::xml_node rep) {
         if (!bytes) return;
         ++segments_;
         sizes.push_back({t.durations[i], bytes->size()});
+        if (init) check_segment_times(t, *init, i, *bytes);
     }
     // The HLS playlist over the same segments, checked against the samples
     // by the HLS pass: each duration must match its EXTINF within a frame.
@@ -226,6 +253,7 @@ int DashCheck::run() {
     if (std::string(mpd.attribute("type").as_string("static")) != "static")
         problem(fmt::format("type is {}, not static", shown(mpd.attribute("type").as_string())));
     std::optional<Timeline> reference;
+    std::vector<Timeline> audio;
     int representations = 0;
     for (pugi::xml_node period : mpd.children("Period"))
         for (pugi::xml_node set : period.children("AdaptationSet"))
@@ -238,7 +266,10 @@ int DashCheck::run() {
                 auto t = timeline_of(rep, set);
                 if (!t) continue;
                 check_representation(*t, rep);
-                if (!t->video) continue;
+                if (!t->video) {
+                    audio.push_back(std::move(*t));
+                    continue;
+                }
                 if (!reference) {
                     reference = std::move(t);
                 } else if (t->starts.size() != reference->starts.size()) {
@@ -256,6 +287,11 @@ int DashCheck::run() {
                 }
             }
     if (representations == 0) problem("no Representation");
+    if (reference && reference->first && reference->last)
+        for (const Timeline& a : audio)
+            if (a.first && a.last)
+                for (const std::string& m : audio_span_mismatches(*a.first, *a.last, *reference->first, *reference->last))
+                    problem(fmt::format("representation {} {}", shown(a.id), m));
     return segments_;
 }
 

@@ -12,6 +12,7 @@
 #include "engine/dash_validator.hpp"
 #include "engine/init_segment_codecs.hpp"
 #include "engine/ladder_path.hpp"
+#include "engine/segment_timing.hpp"
 #include "engine/validation_text.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/av1_sequence_header.hpp"
@@ -28,15 +29,22 @@ namespace fs = std::filesystem;
 
 // EXTINF is written with 6 decimals; a tampered value is off by far more.
 constexpr double kExtinfTolerance = 0.002;
-// Audio segments end on the first AAC frame at or after a video boundary.
-constexpr double kAudioAlignment = 0.05;
+// 1024 samples at 7350 Hz, AAC's lowest rate.
+constexpr double kLongestAacFrame = 1024.0 / 7350;
 
 struct TrackCheck {
     std::vector<double> boundaries;  // cumulative EXTINF
     std::vector<mux::SegmentSize> sizes;
     int target_duration = 0;
     std::string codecs;  // from av1C, video only
+    // When the first and the last segment play (when both could be read).
+    std::optional<SegmentTiming> first, last;
     bool ok = false;
+};
+
+struct SegmentRead {
+    std::uint64_t bytes = 0;  // the whole file (0 when it cannot be read)
+    std::optional<SegmentTiming> timing;
 };
 
 std::string shown(std::string_view text) { return shown_in_problem(text); }
@@ -58,8 +66,8 @@ private:
     std::optional<mux::MediaPlaylist> load_media(const LadderFile& file);
     TrackCheck check_track(const LadderFile& playlist, bool video);
     std::optional<std::string> codecs_of_init(const std::vector<std::uint8_t>& init, const fs::path& file);
-    std::uint64_t check_segment(const std::vector<std::uint8_t>& init, const LadderFile& seg, double extinf,
-                                bool video);
+    SegmentRead check_segment(const std::vector<std::uint8_t>& init, const LadderFile& seg, double extinf,
+                              bool video);
     void check_iframes(const LadderFile& playlist);
     void check_bandwidth(const fs::path& master, const mux::HlsAttributes& attrs, const TrackCheck& video,
                          const std::vector<const TrackCheck*>& audio);
@@ -117,42 +125,43 @@ std::optional<std::string> Validator::codecs_of_init(const std::vector<std::uint
     return c.codecs;
 }
 
-// Returns the segment's size in bytes (0 when it cannot be read).
-std::uint64_t Validator::check_segment(const std::vector<std::uint8_t>& init, const LadderFile& file, double extinf,
-                                       bool video) {
+SegmentRead Validator::check_segment(const std::vector<std::uint8_t>& init, const LadderFile& file, double extinf,
+                                    bool video) {
     const auto bytes = read_file(file, "missing (referenced by its playlist)");
-    if (!bytes) return 0;
+    if (!bytes) return {};
     ++report_.segments;
+    SegmentRead read{bytes->size(), std::nullopt};
     const fs::path& seg = file.path;
     std::vector<std::uint8_t> joined = init;
     joined.insert(joined.end(), bytes->begin(), bytes->end());
     try {
         av::MemoryInput in(std::move(joined), seg.string());
-        const AVRational tb = in.get()->streams[0]->time_base;
         av::PacketPtr pkt = av::make_packet();
         if (!in.read(pkt.get())) {
             problem(seg, "holds no samples");
-            return bytes->size();
+            return read;
         }
         if (video) {
             const bool key = pkt->flags & AV_PKT_FLAG_KEY;
             const bool header = mux::parse_sequence_header({pkt->data, static_cast<std::size_t>(pkt->size)}).has_value();
             if (!key || !header) problem(seg, "does not start with a key frame carrying a sequence header");
         }
-        // Durations as a player sees them: the fragment's own sample
-        // durations, in the timescale of the init segment.
-        const auto layout = mux::read_fragment_layout(*bytes);
-        if (!layout || !layout->duration) {
-            problem(seg, "its moof does not describe its samples");
-            return bytes->size();
-        }
-        const double real = static_cast<double>(*layout->duration) * av_q2d(tb);
-        if (std::abs(real - extinf) > kExtinfTolerance)
-            problem(seg, fmt::format("EXTINF says {:.6f} s but its samples last {:.6f} s", extinf, real));
     } catch (const std::exception& e) {
         problem(seg, fmt::format("cannot be read with its init segment: {}", e.what()));
+        return read;
     }
-    return bytes->size();
+    // Durations as a player sees them: the fragment's own sample durations
+    // in the init segment's timescale, less what its edit list hides (an
+    // audio track's priming, before 0).
+    read.timing = segment_timing(init, *bytes);
+    if (!read.timing) {
+        problem(seg, "its moof does not describe its samples");
+        return read;
+    }
+    const double real = read.timing->presented();
+    if (std::abs(real - extinf) > kExtinfTolerance)
+        problem(seg, fmt::format("EXTINF says {:.6f} s but its samples last {:.6f} s", extinf, real));
+    return read;
 }
 
 TrackCheck Validator::check_track(const LadderFile& playlist, bool video) {
@@ -180,10 +189,12 @@ TrackCheck Validator::check_track(const LadderFile& playlist, bool video) {
             problem(playlist_file, fmt::format("EXTINF {:.6f} of {} rounds above EXT-X-TARGETDURATION {}", s.duration,
                                                shown(s.uri), p->target_duration));
         const auto seg = follow(playlist_file, s.uri);
-        const std::uint64_t size = seg ? check_segment(*init, *seg, s.duration, video) : 0;
+        const SegmentRead read = seg ? check_segment(*init, *seg, s.duration, video) : SegmentRead{};
+        if (&s == &p->segments.front()) t.first = read.timing;
+        if (&s == &p->segments.back()) t.last = read.timing;
         sum += s.duration;
         t.boundaries.push_back(sum);
-        t.sizes.push_back({s.duration, size});
+        t.sizes.push_back({s.duration, read.bytes});
     }
     t.target_duration = p->target_duration;
     t.ok = true;
@@ -301,10 +312,19 @@ void Validator::check_audio_alignment(const fs::path& master_file, const TrackCh
                                              shown(uri), a.size(), r.size()));
             continue;
         }
+        // An unreadable first or last segment is reported with the segment.
+        if (track.first && track.last && reference.first && reference.last)
+            for (const std::string& m :
+                 audio_span_mismatches(*track.first, *track.last, *reference.first, *reference.last))
+                problem(master_file, fmt::format("audio {} {}", shown(uri), m));
+        // Each segment is cut on the AAC frame boundary nearest the video's
+        // (engine/audio_segment_plan.hpp): within a frame of it.
+        const double frame = track.first ? track.first->first_sample_end - track.first->start : kLongestAacFrame;
         for (std::size_t i = 0; i + 1 < a.size(); ++i)
-            if (std::abs(a[i] - r[i]) > kAudioAlignment) {
-                problem(master_file, fmt::format("audio {} segment {} ends at {:.3f} s, video at {:.3f} s", shown(uri),
-                                                 i + 1, a[i], r[i]));
+            if (std::abs(a[i] - r[i]) > frame + kExtinfTolerance) {
+                problem(master_file, fmt::format("audio {} segment {} ends at {:.3f} s, video at {:.3f} s: more than "
+                                                 "an AAC frame ({:.1f} ms) apart",
+                                                 shown(uri), i + 1, a[i], r[i], frame * 1000));
                 break;
             }
     }

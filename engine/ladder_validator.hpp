@@ -4,8 +4,9 @@
 // every segment starts with a key frame, CODECS matches the init segment's
 // av1C, BANDWIDTH / AVERAGE-BANDWIDTH are within 10% of what the files
 // measure, EXTINF values match the samples, and segment boundaries line up
-// across rungs (and with the audio); and the DASH manifest next to them,
-// when there is one (engine/dash_validator.hpp).
+// across rungs (and with the audio, which must start and end with the video:
+// engine/segment_timing.hpp); and the DASH manifest next to them, when there
+// is one (engine/dash_validator.hpp).
 #include <filesystem>
 #include <string>
 #include <vector>

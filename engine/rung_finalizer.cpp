@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/audio_segment_plan.hpp"
 #include "engine/errors.hpp"
 #include "engine/language_tag.hpp"
 #include "mux/hls_track_playlists.hpp"
@@ -61,15 +62,19 @@ std::optional<EncodedChunk> RungFinalizer::wait_for(int index, std::stop_token s
     return c;
 }
 
-void RungFinalizer::write_audio_until(std::int64_t frames, std::stop_token stop) {
+void RungFinalizer::write_audio_until(std::int64_t frames, bool video_ended, std::stop_token stop) {
     if (!audio_) return;
     audio_cursors_.resize(audio_->size());
     for (std::size_t t = 0; t < audio_->size(); ++t) {
         AudioTrack& track = audio_->track(t);
         const std::int64_t limit = av_rescale_q(frames, av_inv_q(frame_rate_), track.time_base());
         while (auto pkt = track.packet(audio_cursors_[t], stop)) {
-            if ((*pkt)->pts >= limit) break;
-            mp4_->write_audio(t, pkt->get());
+            // The frame across a chunk's end waits for the next chunk; the
+            // one across the video's end is cut there, so that the audio
+            // ends with the video (the muxer's edit list ends with it).
+            AVPacket* p = pkt->get();
+            if (video_ended ? !clip_to_video_end(p, limit) : p->pts + p->duration > limit) break;
+            mp4_->write_audio(t, p);
             ++audio_cursors_[t];
         }
         if (stop.stop_requested()) throw Cancelled();
@@ -144,7 +149,7 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
                                    chunk.frames_gpu});
     if (chunk.quality) quality_.add(*chunk.quality);
     if (mp4_) {
-        write_audio_until(report_.frames, stop);
+        write_audio_until(report_.frames, false, stop);
         write_subtitles_until(report_.frames, stop);
     }
 }
@@ -175,7 +180,7 @@ void RungFinalizer::run(std::stop_token stop) {
     }
     if (mp4_) {
         // Audio that runs on after the video is cut at its end.
-        write_audio_until(report_.frames, stop);
+        write_audio_until(report_.frames, true, stop);
         write_subtitles_until(report_.frames, stop);
         mp4_->finish();
         report_.output = mp4_->final_path().string();

@@ -55,9 +55,11 @@ public:
 private:
     std::optional<EncodedChunk> wait_for(int index, std::stop_token stop);
     void write_chunk(EncodedChunk& chunk, std::stop_token stop);
-    // Every audio track's packets that start before the video's frame `frames`.
-    void write_audio_until(std::int64_t frames, std::stop_token stop);
-    // The same for the subtitle tracks' mov_text samples.
+    // Every audio track's packets that end by the video's frame `frames`;
+    // once the video ended (frames is its length), those that start before
+    // it, the last cut there (engine/audio_segment_plan.hpp).
+    void write_audio_until(std::int64_t frames, bool video_ended, std::stop_token stop);
+    // The subtitle tracks' mov_text samples that start before frame `frames`.
     void write_subtitles_until(std::int64_t frames, std::stop_token stop);
     void open_outputs(const EncodedChunk& first);
     void finish_hls();

@@ -30,8 +30,8 @@ std::vector<std::uint8_t> CmafTrackWriter::take_bytes() {
 }
 
 CmafTrackWriter::CmafTrackWriter(OutputFolder folder, const AVCodecParameters* par, AVRational time_base,
-                                 const av::HdrMetadata& hdr, const std::string& language)
-    : folder_(std::move(folder)), time_base_(time_base) {
+                                 const av::HdrMetadata& hdr, const std::string& language, std::int64_t priming)
+    : folder_(std::move(folder)), time_base_(time_base), priming_(priming) {
     AVFormatContext* raw = nullptr;
     av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", nullptr), "creating the CMAF muxer");
     ctx_.reset(raw);
@@ -64,10 +64,18 @@ CmafTrackWriter::CmafTrackWriter(OutputFolder folder, const AVCodecParameters* p
     // default_base_moof: offsets relative to each moof, so every segment file
     // stands alone; write_colr: colr (nclx) even for unspecified colour.
     av_dict_set(&opts, "movflags", "+cmaf+frag_custom+empty_moov+default_base_moof+write_colr+skip_trailer", 0);
+    // The edit list is ladder's (below): the muxer writes none that means
+    // anything into a moov written before the first sample (5.1 and 7.1).
+    av_dict_set(&opts, "use_editlist", "0", 0);
     int ret = avformat_write_header(ctx_.get(), &opts);
     av_dict_free(&opts);
     av::check(ret, fmt::format("writing the CMAF header for {}", dir().string()));
-    folder_.write_atomically(init_name, take_bytes());
+    std::vector<std::uint8_t> init = take_bytes();
+    // Players start the track where the edit says: the priming is decoded
+    // (the next frame needs it) but never heard, and the audio starts with
+    // the video's first frame.
+    if (priming_ > 0) init = with_edit_list(init, av_rescale_q(priming_, time_base_, st->time_base));
+    folder_.write_atomically(init_name, init);
 }
 
 // ctx_ is freed first (declared after io_) without touching pb
@@ -77,12 +85,17 @@ CmafTrackWriter::~CmafTrackWriter() = default;
 
 void CmafTrackWriter::write(AVPacket* pkt) {
     if (seg_samples_ == 0) {
-        seg_first_pts_ = pkt->pts;
-        seg_end_pts_ = pkt->pts;
+        // What plays of the segment starts at 0 at the earliest.
+        seg_first_pts_ = std::max<std::int64_t>(pkt->pts, 0);
+        seg_end_pts_ = seg_first_pts_;
     }
     seg_end_pts_ = std::max(seg_end_pts_, pkt->pts + std::max<std::int64_t>(pkt->duration, 0));
     ++seg_samples_;
     pkt->stream_index = 0;
+    // Media time (tfdt) = presentation time + priming: the first sample
+    // decodes at 0, so the muxer shifts nothing on its own.
+    pkt->pts += priming_;
+    if (pkt->dts != AV_NOPTS_VALUE) pkt->dts += priming_;
     av_packet_rescale_ts(pkt, time_base_, ctx_->streams[0]->time_base);
     av::check(av_write_frame(ctx_.get(), pkt), fmt::format("writing a sample into {}", dir().string()));
 }

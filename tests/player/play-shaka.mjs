@@ -179,7 +179,8 @@ async function main() {
             log(`player: text track "${tt.label}" (${tt.language}, ${tt.mode}): ${tt.cues.length} cue(s)`);
           result.currentTime = d.currentTime;
           result.duration = d.duration;
-          log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}`);
+          result.trackBuffered = d.trackBuffered || {};
+          log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}; SourceBuffers hold ${JSON.stringify(result.trackBuffered)}`);
           if (opts.switch && result.switches.length < 2)
             end(1, `only ${result.switches.length} of 2 switches confirmed before the end`);
           else end(0, null);
