@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <system_error>
 
 #include "av/av_error.hpp"
 #include "av/extradata.hpp"
+#include "av/regular_file.hpp"
 #include "engine/errors.hpp"
 #include "mux/atomic_file.hpp"
 
@@ -33,6 +33,19 @@ bool get_value(const std::string& in, std::size_t& pos, T& v) {
     return true;
 }
 
+// A journal file's bytes; nullopt when it is missing or unreadable. A FIFO
+// or device in its place (the journal of a shared WORKDIR) is never opened:
+// it throws InputError.
+std::optional<std::string> read_journal_file(const std::filesystem::path& file) {
+    try {
+        return av::read_regular_file(file.string(), "journal file");
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());
+    } catch (const std::system_error&) {
+        return std::nullopt;
+    }
+}
+
 nlohmann::json codecpar_json(const AVCodecParameters* p) {
     return {{"codec_type", p->codec_type},     {"codec_id", p->codec_id},
             {"width", p->width},               {"height", p->height},
@@ -50,8 +63,7 @@ ChunkJournal::ChunkJournal(std::filesystem::path outdir, std::string fingerprint
     const auto job_file = dir_ / "job.json";
     std::error_code ec;
     if (mode != JournalMode::fresh && std::filesystem::exists(job_file, ec)) {
-        std::ifstream in(job_file);
-        nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+        const nlohmann::json j = nlohmann::json::parse(read_journal_file(job_file).value_or(""), nullptr, false);
         if (j.is_discarded() || j.value("fingerprint", "") != fingerprint_) {
             if (mode == JournalMode::resume)
                 throw InputError(fmt::format("--resume: the journal in {} is from a different source, ladder or "
@@ -108,11 +120,9 @@ void ChunkJournal::record(const EncodedChunk& c, const std::string& rung_name) {
 }
 
 std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung_name, int index) const {
-    std::ifstream in(chunk_path(rung_name, index), std::ios::binary);
-    if (!in) return std::nullopt;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string data = ss.str();
+    const std::optional<std::string> read = read_journal_file(chunk_path(rung_name, index));
+    if (!read) return std::nullopt;
+    const std::string& data = *read;
     std::size_t pos = sizeof kMagic;
     if (data.size() < pos || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) return std::nullopt;
     std::uint32_t meta_size = 0;
