@@ -280,6 +280,9 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
 // it finished are kept for the run that continues it.
 std::string interrupted_message(const SignalStop& signals, const EncodeArgs& effective) {
     const std::string journal = (std::filesystem::path(effective.outdir) / ".ladder").string();
+    // Stopped while the input was probed, before anything was written.
+    std::error_code ec;
+    if (!std::filesystem::exists(journal, ec)) return interrupted_line(signals, "nothing was written");
     if (!effective.plan.empty())
         return interrupted_line(signals, fmt::format("the shard's finished chunks are kept in {}; running the shard "
                                                      "again (a requeue) encodes only the rest",

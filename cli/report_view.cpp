@@ -1,15 +1,15 @@
 #include "cli/report_view.hpp"
 
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "av/regular_file.hpp"
 
 namespace ladder::cli {
 namespace {
@@ -200,14 +200,32 @@ ReportView parse_report(std::string_view text) {
     return report_view_from_json(report);
 }
 
+namespace {
+
+// A FIFO or a device is refused, not opened (av/regular_file.hpp).
+std::string read_report_file(const std::filesystem::path& path) {
+    std::optional<av::RegularFile> file;
+    try {
+        file.emplace(path.string(), "report");
+    } catch (const av::NotARegularFile& e) {
+        throw ReportError(fmt::format("is {}: ladder reads regular files only; write the report to a file first",
+                                      e.kind()));
+    } catch (const std::system_error& e) {
+        throw ReportError(fmt::format("cannot open: {}", e.code().message()));
+    }
+    try {
+        return file->read_all();
+    } catch (const std::system_error& e) {
+        throw ReportError(fmt::format("cannot read: {}", e.code().message()));
+    }
+}
+
+}  // namespace
+
 ReportView read_report(const std::filesystem::path& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw ReportError("is a directory, not a report file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ReportError(fmt::format("cannot open: {}", std::strerror(errno)));
-    const std::string content{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (in.bad()) throw ReportError(fmt::format("cannot read: {}", std::strerror(errno)));
-    return parse_report(content);
+    return parse_report(read_report_file(path));
 }
 
 }  // namespace ladder::cli

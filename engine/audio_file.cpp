@@ -6,19 +6,27 @@
 #include <system_error>
 
 #include "av/av_error.hpp"
+#include "av/regular_file.hpp"
 #include "engine/errors.hpp"
 #include "engine/job_media.hpp"
 
 namespace ladder::engine {
 
-std::unique_ptr<av::InputFile> open_audio_file(const std::filesystem::path& file, SourceInfo& src) {
+std::unique_ptr<av::InputFile> open_audio_file(const std::filesystem::path& file, SourceInfo& src,
+                                               std::stop_token stop) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec))
-        throw InputError(fmt::format("--audio-file {} does not exist or is not a file: check the path", file.string()));
+    if (!std::filesystem::exists(file, ec))
+        throw InputError(fmt::format("--audio-file {} does not exist: check the path", file.string()));
+    av::InputSpec spec(file.string());
+    spec.stop = std::move(stop);
     std::unique_ptr<av::InputFile> input;
     try {
-        input = std::make_unique<av::InputFile>(file.string());
+        av::require_regular_file(file.string(), "--audio-file");
+        input = std::make_unique<av::InputFile>(std::move(spec));
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());
     } catch (const av::AvError& e) {
+        if (e.code() == AVERROR_EXIT) throw Cancelled();
         throw InputError(fmt::format("--audio-file {} is not a media file ladder can read ({}): pass an audio file "
                                      "(WAV, AAC, MP3, FLAC, or a video with sound)",
                                      file.string(), av::error_string(e.code())));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <stop_token>
 
 #include "av/input_file.hpp"
 #include "engine/source_info.hpp"
@@ -14,8 +15,11 @@ namespace ladder::engine {
 
 // Opens the file and describes its audio into src (audio_path, audio_tracks
 // and the rest, replacing the input's own). Throws InputError for a missing
-// file, one that is not media, or one without audio ladder can decode.
-std::unique_ptr<av::InputFile> open_audio_file(const std::filesystem::path& file, SourceInfo& src);
+// file, anything but a regular file (a FIFO...), one that is not media, or
+// one without audio ladder can decode; Cancelled when stop is requested
+// while it is probed.
+std::unique_ptr<av::InputFile> open_audio_file(const std::filesystem::path& file, SourceInfo& src,
+                                               std::stop_token stop = {});
 
 // Time 0 of the outputs on the audio's clock, in AV_TIME_BASE units: the
 // first video frame's timestamp when the audio is the input's own (one

@@ -7,6 +7,7 @@
 #include "av/av_error.hpp"
 #include "engine/decode_cuts.hpp"
 #include "engine/errors.hpp"
+#include "engine/source_info.hpp"
 
 extern "C" {
 #include <libavformat/avformat.h>
@@ -150,7 +151,12 @@ bool DecodeLanes::all_read() const {
 // where the video does, which the last lane says.
 void DecodeLanes::read_audio(std::stop_token stop) {
     // --audio-file: audio_tracks are that file's.
-    av::InputFile input(source_.audio_path.empty() ? source_input_.spec() : av::InputSpec(source_.audio_path));
+    av::InputSpec spec = source_input_.spec();
+    if (!source_.audio_path.empty()) {
+        spec = av::InputSpec(source_.audio_path);
+        spec.stop = source_input_.spec().stop;
+    }
+    av::InputFile input(std::move(spec));
     AVFormatContext* ic = input.get();
     for (unsigned i = 0; i < ic->nb_streams; ++i)
         if (!audio_->reads(static_cast<int>(i))) ic->streams[i]->discard = AVDISCARD_ALL;
@@ -158,7 +164,7 @@ void DecodeLanes::read_audio(std::stop_token stop) {
     for (;;) {
         if (stop.stop_requested()) throw Cancelled();
         try {
-            if (!input.read(pkt.get())) break;
+            if (!read_or_cancel(input, pkt.get())) break;
         } catch (const av::AvError&) {
             break;  // a cut or damaged file: the video lanes say so
         }

@@ -11,6 +11,7 @@
 #include "av/hw_device.hpp"
 #include "av/logging.hpp"
 #include "engine/errors.hpp"
+#include "engine/source_info.hpp"
 
 extern "C" {
 #include <libavutil/pixdesc.h>
@@ -148,7 +149,7 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
 
 bool DecodePump::read_packet(AVPacket* pkt) {
     try {
-        return input_.read(pkt);
+        return read_or_cancel(input_, pkt);
     } catch (const av::AvError& e) {
         // A read error after good data is a cut or damaged file: keep what
         // came before (report_damage() says so); before any, it is fatal.

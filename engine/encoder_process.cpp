@@ -76,6 +76,10 @@ void EncoderProcess::kill() {
     wait_for_end(std::chrono::milliseconds(0));
 }
 
+void EncoderProcess::kill_now() const {
+    if (pid_ > 0 && ended_.empty()) ::kill(pid_, SIGKILL);
+}
+
 std::string EncoderProcess::reap() {
     if (pid_ <= 0) return "was not running";
     if (ended_.empty()) wait_for_end(std::chrono::milliseconds(1000));

@@ -35,6 +35,9 @@ public:
 
     // Kills the process now (SIGKILL) and reaps it.
     void kill();
+    // Kills the process now and leaves reaping it to the destructor (or
+    // kill(), reap()): several are killed at once, then reaped.
+    void kill_now() const;
     // How the process ended, after its socket closed: "was killed by signal
     // 11 (SIGSEGV)", "exited with status 1". Kills it if it has not ended
     // within a second.

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "av/regular_file.hpp"
 #include "engine/errors.hpp"
 
 namespace ladder::engine {
@@ -80,6 +81,16 @@ struct FrameFile {
     fs::file_time_type modified{};
 };
 
+// A frame that is a FIFO, a device or a folder: the demuxer would block on
+// it or fail in the middle of the run (av/regular_file.hpp).
+void refuse_unless_regular(const fs::path& pattern, const fs::path& frame) {
+    try {
+        av::require_regular_file(frame.string(), fmt::format("input {}: frame", pattern.string()));
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());
+    }
+}
+
 std::vector<FrameFile> list_frames(const fs::path& pattern, const NamePattern& name) {
     const fs::path folder = folder_of(pattern);
     std::error_code ec;
@@ -89,7 +100,8 @@ std::vector<FrameFile> list_frames(const fs::path& pattern, const NamePattern& n
     std::vector<FrameFile> frames;
     for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
         const auto n = number_in(name, it->path().filename().string());
-        if (!n || !it->is_regular_file(ec)) continue;
+        if (!n) continue;
+        refuse_unless_regular(pattern, it->path());
         frames.push_back(FrameFile{*n, it->file_size(ec), it->last_write_time(ec)});
     }
     if (ec)

@@ -370,7 +370,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
 
     // 1. Pre-flight: everything that can be wrong with the request fails
     // here, before a thread starts or a file is written.
-    CheckedSource source = check_source_and_ladder(options, progress);
+    CheckedSource source = check_source_and_ladder(options, progress, external_stop);
     const auto source_checked = std::chrono::steady_clock::now();
     const SourceInfo& src = source.info;
     const FrameSpan span = frame_span(options, source.chunk_frames);
@@ -498,6 +498,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.
     if (outcome.stopped) {
+        if (encoders.processes) encoders.processes->kill_all();  // nothing they do is wanted now
         if (output) output->abandon(progress);
         if (outcome.failure) std::rethrow_exception(outcome.failure);
         throw Cancelled();

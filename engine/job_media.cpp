@@ -64,7 +64,7 @@ std::unique_ptr<SubtitleTracks> open_subtitles(const SubtitleSelection& selectio
                                                const SourceInfo& src) {
     if (selection.renditions.empty()) return nullptr;
     try {
-        return std::make_unique<SubtitleTracks>(src.path, selection.renditions, video_start_of(input, src));
+        return std::make_unique<SubtitleTracks>(src.opened_as, selection.renditions, video_start_of(input, src));
     } catch (const av::AvError& e) {
         throw InputError(fmt::format("input {}: cannot decode its subtitles ({}): pass --subtitles none to skip them",
                                      src.path, e.what()));

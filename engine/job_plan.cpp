@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <system_error>
 
+#include "av/regular_file.hpp"
 #include "engine/errors.hpp"
 #include "mux/output_folder.hpp"
 
@@ -150,13 +150,16 @@ JobPlan plan_from_json(const nlohmann::json& j, const std::string& origin) {
 }
 
 JobPlan read_plan(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
+    std::string text;
+    try {
+        text = av::read_regular_file(file.string(), "the plan");
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());
+    } catch (const std::system_error&) {
         throw InputError(fmt::format("cannot read the plan {}: make one with ladder plan INPUT -o WORKDIR",
                                      file.string()));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    }
+    const auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw InputError(fmt::format("{}: not JSON: make the plan again with ladder plan", file.string()));
     return plan_from_json(j, file.string());
 }

@@ -6,14 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string_view>
+#include <system_error>
 
+#include "av/regular_file.hpp"
 #include "engine/errors.hpp"
 
 namespace ladder::engine {
@@ -87,11 +87,15 @@ LadderSpec parse_ladder_json(const std::string& text, const std::string& origin)
 }
 
 LadderSpec load_ladder_file(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(fmt::format("cannot read ladder file {}: check the path", path.string()));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_ladder_json(ss.str(), path.string());
+    std::string text;
+    try {
+        text = av::read_regular_file(path.string(), "ladder file");
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());
+    } catch (const std::system_error&) {
+        throw InputError(fmt::format("cannot read ladder file {}: check the path", path.string()));
+    }
+    return parse_ladder_json(text, path.string());
 }
 
 Rung parse_rung_argument(const std::string& arg) {

@@ -10,7 +10,7 @@
 namespace ladder::engine {
 
 JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_token stop) {
-    CheckedSource checked = check_source_and_ladder(options, progress);
+    CheckedSource checked = check_source_and_ladder(options, progress, stop);
     const SourceInfo& src = checked.info;
     check_encoders({options.encoder}, checked.ladder);
     JobPlan plan;

@@ -10,14 +10,14 @@
 
 namespace ladder::engine {
 
-CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress) {
+CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress, std::stop_token stop) {
     CheckedSource checked;
-    checked.input = open_source(options.input, options.frame_rate);
+    checked.input = open_source(options.input, options.frame_rate, stop);
     checked.info = describe_source(*checked.input);
     repair_timeline(checked.input, checked.info);
     read_source_hdr(checked.info);
     if (!options.audio_file.empty() && options.audio.enabled)
-        checked.audio_input = open_audio_file(options.audio_file, checked.info);
+        checked.audio_input = open_audio_file(options.audio_file, checked.info, stop);
     if (options.shard) check_source_matches_plan(options.shard->plan, checked.info);
     checked.chunk_frames = options.shard ? options.shard->plan.chunk_frames
                                          : chunk_frames_for(options.segment_seconds, checked.info.frame_rate);
@@ -27,6 +27,8 @@ CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& p
     // Trimming the default ladder is expected; trimming the user's own is worth a warning.
     for (const auto& n : fitted.notes) progress.note(options.ladder ? NoteLevel::warning : NoteLevel::info, n);
     checked.ladder = std::move(fitted.ladder);
+    // Nothing is written and no thread started yet: a stop now leaves nothing.
+    if (stop.stop_requested()) throw Cancelled();
     return checked;
 }
 

@@ -4,6 +4,7 @@
 // itself (a shard's is the planned one), the ladder fits it, and the
 // encoders exist in this FFmpeg and can make every rung.
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,10 @@ struct CheckedSource {
 
 // Opens the source and fits the ladder (options.ladder, else the default
 // one) to it; what fitting changed is a note (a warning for the user's own
-// ladder). A shard's source must be its plan's. Throws InputError.
-CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress);
+// ladder). A shard's source must be its plan's. Throws InputError;
+// Cancelled when stop is requested meanwhile (the source's readers all
+// watch it: InputSpec::stop).
+CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress, std::stop_token stop);
 
 // Each encoder is in this FFmpeg build and can make every rung
 // (check_rungs_within_limits). Throws InputError.

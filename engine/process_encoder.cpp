@@ -292,6 +292,12 @@ EncoderProcesses::~EncoderProcesses() {
     slots_.clear();
 }
 
+void EncoderProcesses::kill_all() {
+    std::lock_guard lock(mu_);
+    for (auto& [id, s] : slots_)
+        if (s->process) s->process->kill_now();
+}
+
 EncoderProcesses::Slot& EncoderProcesses::slot(int id) {
     std::lock_guard lock(mu_);
     auto& s = slots_[id];

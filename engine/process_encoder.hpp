@@ -42,6 +42,11 @@ public:
     Slot& slot(int id);
     // Processes started per slot id (for the report).
     std::map<int, int> started() const;
+    // For a run that stopped, once every thread that used them was joined:
+    // every process is killed at once instead of being given up to a second
+    // to end on its own (an idle one may be tearing down an encoder), so
+    // that the run ends within 2 s of a SIGTERM.
+    void kill_all();
     std::chrono::milliseconds stall_timeout() const { return stall_timeout_; }
 
 private:

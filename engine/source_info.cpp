@@ -10,6 +10,7 @@
 
 #include "av/av_error.hpp"
 #include "av/compat.hpp"
+#include "av/regular_file.hpp"
 #include "engine/errors.hpp"
 #include "engine/image_sequence.hpp"
 
@@ -22,15 +23,25 @@ namespace ladder::engine {
 
 namespace {
 
+// libavformat gave up because the run was stopped: not the input's fault.
+void throw_if_stopped(const av::AvError& e) {
+    if (e.code() == AVERROR_EXIT) throw Cancelled();
+}
+
 std::unique_ptr<av::InputFile> open_image_sequence(const std::filesystem::path& pattern,
-                                                   std::optional<AVRational> frame_rate) {
+                                                   std::optional<AVRational> frame_rate, std::stop_token stop) {
     const ImageSequence sequence = scan_image_sequence(pattern);
     if (!frame_rate)
         throw InputError(fmt::format("input {} is an image sequence: pass --frame-rate (for example --frame-rate 24)",
                                      pattern.string()));
+    av::InputSpec spec = image_sequence_input(sequence, *frame_rate);
+    spec.stop = std::move(stop);
     try {
-        return std::make_unique<av::InputFile>(image_sequence_input(sequence, *frame_rate));
+        return std::make_unique<av::InputFile>(std::move(spec));
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());  // a frame swapped for a FIFO after the scan
     } catch (const av::AvError& e) {
+        throw_if_stopped(e);
         if (e.code() == AVERROR_DEMUXER_NOT_FOUND)
             throw InputError(fmt::format("input {}: this FFmpeg build cannot read image sequences (no image2 "
                                          "demuxer): make a video of the frames, or use an FFmpeg with it",
@@ -43,25 +54,45 @@ std::unique_ptr<av::InputFile> open_image_sequence(const std::filesystem::path& 
 
 }  // namespace
 
-std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path, std::optional<AVRational> frame_rate) {
-    if (is_image_sequence(path)) return open_image_sequence(path, frame_rate);
+std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path, std::optional<AVRational> frame_rate,
+                                           std::stop_token stop) {
+    if (is_image_sequence(path)) return open_image_sequence(path, frame_rate, std::move(stop));
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw InputError(fmt::format("input {} does not exist: check the path", path.string()));
     if (std::filesystem::is_directory(path, ec))
         throw InputError(fmt::format("input {} is a directory: pass a video file", path.string()));
+    try {
+        av::require_regular_file(path.string(), "input");
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());
+    }
     if (std::filesystem::file_size(path, ec) == 0 && !ec)
         throw InputError(fmt::format("input {} is empty (0 bytes): pass a video file", path.string()));
     if (frame_rate)
         throw InputError(fmt::format("input {} is a video file: --frame-rate is for image sequences only (a video's "
                                      "own rate is kept): leave it out",
                                      path.string()));
+    av::InputSpec spec(path.string());
+    spec.stop = std::move(stop);
     try {
-        return std::make_unique<av::InputFile>(path.string());
+        return std::make_unique<av::InputFile>(std::move(spec));
+    } catch (const av::NotARegularFile& e) {
+        throw InputError(e.what());  // swapped for a FIFO after the check above
     } catch (const av::AvError& e) {
+        throw_if_stopped(e);
         const std::string why = av::error_string(e.code()) + (e.detail().empty() ? "" : ": " + e.detail());
         throw InputError(
             fmt::format("input {} is not a media file ladder can read ({}): pass a video file", path.string(), why));
+    }
+}
+
+bool read_or_cancel(av::InputFile& input, AVPacket* pkt) {
+    try {
+        return input.read(pkt);
+    } catch (const av::AvError& e) {
+        throw_if_stopped(e);
+        throw;
     }
 }
 

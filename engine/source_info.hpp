@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include <vector>
@@ -61,11 +62,20 @@ struct SourceInfo {
 
 // Opens the file, or the image sequence a pattern such as img_%05d.png
 // names (engine/image_sequence.hpp) at frame_rate, which only a sequence
-// takes and needs. Throws InputError for a missing file, one libavformat
-// cannot read as media, a sequence with a gap, and a frame rate given to
-// the wrong kind of input or not given to a sequence.
+// takes and needs. Throws InputError for a missing file, anything but a
+// regular file (a FIFO, a device, a socket: av/regular_file.hpp), one
+// libavformat cannot read as media, a sequence with a gap, and a frame rate
+// given to the wrong kind of input or not given to a sequence; Cancelled
+// when stop is requested while it is probed. stop goes into the input's
+// spec: whoever opens it again is stopped by it too.
 std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path,
-                                           std::optional<AVRational> frame_rate = std::nullopt);
+                                           std::optional<AVRational> frame_rate = std::nullopt,
+                                           std::stop_token stop = {});
+
+// InputFile::read, except that a read the stop interrupted (AVERROR_EXIT,
+// InputSpec::stop) throws Cancelled: it is no read error and no end of the
+// file, which is what readers make of other errors.
+bool read_or_cancel(av::InputFile& input, AVPacket* pkt);
 
 // Describes an opened source; throws InputError when it has no usable video.
 SourceInfo describe_source(const av::InputFile& input);

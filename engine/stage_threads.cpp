@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "av/av_error.hpp"
 #include "engine/errors.hpp"
+
+extern "C" {
+#include <libavutil/error.h>
+}
 
 namespace ladder::engine {
 
@@ -10,11 +15,16 @@ namespace {
 
 std::jthread start_jthread(std::function<void()> body) { return std::jthread(std::move(body)); }
 
+// A stage that ended because the run was stopped: a wait that woke on the
+// stop, or libavformat giving up on an input for it (AVERROR_EXIT: an
+// input opened after the stop).
 bool is_cancellation(std::exception_ptr e) {
     try {
         std::rethrow_exception(e);
     } catch (const Cancelled&) {
         return true;
+    } catch (const av::AvError& error) {
+        return error.code() == AVERROR_EXIT;
     } catch (...) {
     }
     return false;

@@ -16,6 +16,7 @@
 #include "engine/output_stage.hpp"
 #include "engine/plan_job.hpp"
 #include "engine/rung_runtime.hpp"
+#include "engine/source_info.hpp"
 
 namespace ladder::engine {
 
@@ -85,7 +86,7 @@ std::unique_ptr<AudioTracks> encode_audio(av::InputFile& input, std::int64_t vid
     for (unsigned i = 0; i < fmt_ctx->nb_streams; ++i)
         if (!audio->reads(static_cast<int>(i))) fmt_ctx->streams[i]->discard = AVDISCARD_ALL;
     av::PacketPtr pkt = av::make_packet();
-    while (input.read(pkt.get())) {
+    while (read_or_cancel(input, pkt.get())) {
         if (stop.stop_requested()) throw Cancelled();
         audio->feed(pkt.get());
         av_packet_unref(pkt.get());
@@ -150,12 +151,12 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     std::unique_ptr<av::InputFile> audio_input;  // the plan's --audio-file
     SourceInfo src;
     if (plan.audio.enabled || plan.subtitles.enabled) {
-        input = open_source(plan.input, plan.input_frame_rate());
+        input = open_source(plan.input, plan.input_frame_rate(), stop);
         src = describe_source(*input);
         repair_timeline(input, src);  // the audio lines up with the video as the shards read it
         check_source_matches_plan(plan, src);
         read_source_hdr(src);  // for the containers' mdcv and clli boxes
-        if (plan.audio.enabled && !plan.audio_file.empty()) audio_input = open_audio_file(plan.audio_file, src);
+        if (plan.audio.enabled && !plan.audio_file.empty()) audio_input = open_audio_file(plan.audio_file, src, stop);
     } else {
         src.path = plan.input.string();
         src.frame_rate = plan.frame_rate;

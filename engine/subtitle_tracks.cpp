@@ -7,6 +7,7 @@
 
 #include "av/av_error.hpp"
 #include "engine/errors.hpp"
+#include "engine/source_info.hpp"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -53,9 +54,9 @@ struct SubtitleTracks::Track {
     std::vector<av::PacketPtr> mov_text_packets;
 };
 
-SubtitleTracks::SubtitleTracks(const std::string& source_path, std::vector<SubtitleRenditionSpec> renditions,
+SubtitleTracks::SubtitleTracks(const av::InputSpec& source, std::vector<SubtitleRenditionSpec> renditions,
                                std::int64_t video_start)
-    : specs_(std::move(renditions)), input_(source_path), video_start_ms_(video_start / 1000) {
+    : specs_(std::move(renditions)), input_(source), video_start_ms_(video_start / 1000) {
     AVFormatContext* ic = input_.get();
     for (unsigned i = 0; i < ic->nb_streams; ++i) ic->streams[i]->discard = AVDISCARD_ALL;
     for (const auto& spec : specs_) {
@@ -110,7 +111,7 @@ void SubtitleTracks::read(std::stop_token stop) {
     for (;;) {
         if (stop.stop_requested()) throw Cancelled();
         try {
-            if (!input_.read(pkt.get())) break;
+            if (!read_or_cancel(input_, pkt.get())) break;
         } catch (const av::AvError&) {
             break;  // a cut or damaged file: the video says so
         }

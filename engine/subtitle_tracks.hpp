@@ -22,10 +22,10 @@ namespace ladder::engine {
 
 class SubtitleTracks {
 public:
-    // Opens the source, a decoder per stream and the WebVTT and mov_text
-    // encoders. video_start: the first video timestamp (AV_TIME_BASE units).
-    // Throws av::AvError.
-    SubtitleTracks(const std::string& source_path, std::vector<SubtitleRenditionSpec> renditions,
+    // Opens the source (as it was opened before: SourceInfo::opened_as), a
+    // decoder per stream and the WebVTT and mov_text encoders. video_start:
+    // the first video timestamp (AV_TIME_BASE units). Throws av::AvError.
+    SubtitleTracks(const av::InputSpec& source, std::vector<SubtitleRenditionSpec> renditions,
                    std::int64_t video_start);
     ~SubtitleTracks();
     SubtitleTracks(const SubtitleTracks&) = delete;

@@ -1,8 +1,19 @@
 // Bad input gets one clear error line naming the file and exit code 2, and
-// nothing is left behind that looks like a complete output.
+// nothing is left behind that looks like a complete output. Inputs that are
+// not regular files (a FIFO, a device, a socket) are refused without being
+// opened, whichever input they are.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <ostream>
+#include <stdexcept>
 
 #include "media_tools.hpp"
 
@@ -168,6 +179,169 @@ TEST(BadInput, RungNamedAudioCollidesWithTheAudioFolder) {
     expect_usage_error(r, "'audio'");
     expect_no_outputs(out);
 }
+
+}  // namespace
+}  // namespace ladder::test
+
+namespace ladder::test {
+namespace {
+
+// Every input ladder opens, given as something that is not a regular file:
+// a FIFO (named pipe) with no writer, a character device, a socket. Each is
+// refused at once: exit code 2, one line naming it and saying what to do,
+// nothing written. Opening a FIFO would wait for a writer, with SIGTERM
+// unable to end the wait (it once did, for 761 s), so a 20 s watchdog
+// catches a run that opens one.
+struct NonRegularInput {
+    std::string name;
+    // Makes the odd file in a folder of its own (which also holds the clip
+    // source.mp4) and returns the command line.
+    std::function<std::vector<std::string>(const fs::path& dir)> args;
+    // What the message says, given the folder: the file and what it is.
+    std::function<std::string(const fs::path& dir)> says;
+    int exit_code = 2;
+};
+
+constexpr const char* kWhatToDo = "ladder reads regular files only; write the stream to a file first";
+
+void make_fifo(const fs::path& path) {
+    if (::mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + path.string());
+}
+
+void make_socket(const fs::path& path) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (path.string().size() >= sizeof address.sun_path) throw std::runtime_error("socket path too long: " + path.string());
+    std::strcpy(address.sun_path, path.c_str());
+    const int bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+    ::close(fd);  // the socket file stays
+    if (bound != 0) throw std::runtime_error("bind " + path.string());
+}
+
+// Frames img_001.png ... img_012.png, and img_013.png a FIFO: the image
+// sequence demuxer would open it for the last frame.
+void make_sequence_ending_in_a_fifo(const fs::path& folder) {
+    fs::create_directories(folder);
+    const auto gen = run_process({"ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                                  "testsrc2=size=160x120:rate=24:duration=0.5", (folder / "img_%03d.png").string()});
+    if (gen.exit_code != 0) throw std::runtime_error("ffmpeg: " + gen.err);
+    make_fifo(folder / "img_013.png");
+}
+
+std::vector<std::string> quick_encode(const fs::path& in, const fs::path& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a = encode_args(in, out);
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+std::string fifo_named(const std::string& role, const fs::path& file) {
+    return role + " " + file.string() + " is a FIFO (named pipe): " + kWhatToDo;
+}
+
+const std::vector<NonRegularInput>& non_regular_inputs() {
+    static const std::vector<NonRegularInput> cases{
+        {"EncodeInputFifo",
+         [](const fs::path& d) {
+             make_fifo(d / "odd.mp4");
+             return quick_encode(d / "odd.mp4", d / "out");
+         },
+         [](const fs::path& d) { return fifo_named("input", d / "odd.mp4"); }},
+        {"EncodeInputCharacterDevice", [](const fs::path& d) { return quick_encode("/dev/zero", d / "out"); },
+         [](const fs::path&) { return std::string("input /dev/zero is a character device: ") + kWhatToDo; }},
+        {"EncodeInputSocket",
+         [](const fs::path& d) {
+             make_socket(d / "odd.sock");
+             return quick_encode(d / "odd.sock", d / "out");
+         },
+         [](const fs::path& d) { return "input " + (d / "odd.sock").string() + " is a socket: " + kWhatToDo; }},
+        {"PlanInputFifo",
+         [](const fs::path& d) {
+             make_fifo(d / "odd.mp4");
+             return std::vector<std::string>{"plan", (d / "odd.mp4").string(), "-o", (d / "out").string()};
+         },
+         [](const fs::path& d) { return fifo_named("input", d / "odd.mp4"); }},
+        {"ImageSequenceFrameFifo",
+         [](const fs::path& d) {
+             make_sequence_ending_in_a_fifo(d / "seq");
+             return quick_encode(d / "seq" / "img_%03d.png", d / "out", {"--frame-rate", "24"});
+         },
+         [](const fs::path& d) {
+             return fifo_named("input " + (d / "seq" / "img_%03d.png").string() + ": frame", d / "seq" / "img_013.png");
+         }},
+        {"AudioFileFifo",
+         [](const fs::path& d) {
+             make_fifo(d / "odd.wav");
+             return quick_encode(d / "source.mp4", d / "out", {"--audio-file", (d / "odd.wav").string()});
+         },
+         [](const fs::path& d) { return fifo_named("--audio-file", d / "odd.wav"); }},
+        {"LadderFileFifo",
+         [](const fs::path& d) {
+             make_fifo(d / "odd.json");
+             return std::vector<std::string>{"encode", (d / "source.mp4").string(), "-o", (d / "out").string(),
+                                             "--ladder", (d / "odd.json").string()};
+         },
+         [](const fs::path& d) { return fifo_named("ladder file", d / "odd.json"); }},
+        {"PlanFileFifo",
+         [](const fs::path& d) {
+             make_fifo(d / "odd.json");
+             return std::vector<std::string>{"encode", "--plan", (d / "odd.json").string(), "--shard", "0/1"};
+         },
+         [](const fs::path& d) { return fifo_named("the plan", d / "odd.json"); }},
+        {"StitchPlanFifo",
+         [](const fs::path& d) {
+             fs::create_directories(d / "work");
+             make_fifo(d / "work" / "plan.json");
+             return std::vector<std::string>{"stitch", (d / "work").string(), "-o", (d / "out").string()};
+         },
+         [](const fs::path& d) { return fifo_named("the plan", d / "work" / "plan.json"); }},
+        {"ReportFifo",
+         [](const fs::path& d) {
+             make_fifo(d / "odd.json");
+             return std::vector<std::string>{"report", (d / "odd.json").string(), "--html",
+                                             (d / "out" / "report.html").string()};
+         },
+         [](const fs::path& d) {
+             return (d / "odd.json").string() +
+                    ": is a FIFO (named pipe): ladder reads regular files only; write the report to a file first";
+         }},
+        // validate reads a ladder's files through engine/ladder_path.*, which
+        // never opened anything but a regular file: a problem line, exit 1.
+        {"ValidateMasterPlaylistFifo",
+         [](const fs::path& d) {
+             fs::create_directories(d / "ladder");
+             make_fifo(d / "ladder" / "master.m3u8");
+             return std::vector<std::string>{"validate", (d / "ladder").string()};
+         },
+         [](const fs::path& d) { return (d / "ladder" / "master.m3u8").string() + ": not a regular file: not read"; },
+         1},
+    };
+    return cases;
+}
+
+// Test names and failure messages show the case's name, not its bytes.
+void PrintTo(const NonRegularInput& c, std::ostream* os) { *os << c.name; }
+
+class NonRegularInputs : public ::testing::TestWithParam<NonRegularInput> {};
+
+TEST_P(NonRegularInputs, AreRefusedAtOnceWithOneLine) {
+    const NonRegularInput& c = GetParam();
+    const fs::path dir = fresh_dir("non-regular-" + c.name);
+    fs::copy_file(make_clip("bad-src", {160, 120, "25", 1.0, true, ""}), dir / "source.mp4");
+    const ProcessResult r = run_ladder(c.args(dir), {}, 20);
+    ASSERT_FALSE(r.timed_out) << "ladder waited on a file that is not a regular one: " << r.err;
+    EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+    // validate lists its problems on stdout.
+    EXPECT_NE((r.out + r.err).find(c.says(dir)), std::string::npos) << "says: " << c.says(dir) << "\n" << r.out << r.err;
+    if (c.exit_code == 2) {
+        EXPECT_EQ(count_lines(r.err), 1) << "one error line: " << r.err;
+        EXPECT_EQ(r.err.rfind("ladder: error: ", 0), 0u) << r.err;
+    }
+    expect_no_outputs(dir / "out");
+}
+
+INSTANTIATE_TEST_SUITE_P(BadInput, NonRegularInputs, ::testing::ValuesIn(non_regular_inputs()),
+                         [](const auto& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace ladder::test

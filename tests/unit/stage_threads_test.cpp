@@ -9,6 +9,11 @@
 #include <mutex>
 #include <system_error>
 
+extern "C" {
+#include <libavutil/error.h>
+}
+
+#include "av/av_error.hpp"
 #include "engine/errors.hpp"
 #include "engine/stage_threads.hpp"
 
@@ -96,6 +101,21 @@ TEST(StageThreads, AStopFromOutsideStopsEveryStageWithoutAFailure) {
     outside.request_stop();
     stages.join();
     EXPECT_EQ(ended.load(), 3);
+    EXPECT_TRUE(stages.stopping());
+    EXPECT_FALSE(stages.failure());
+}
+
+// An input opened or read after the stop gives up with AVERROR_EXIT
+// (InputSpec::stop): the run was stopped, that stage did not fail.
+TEST(StageThreads, AnInputGivenUpOnForTheStopIsNoFailure) {
+    std::stop_source outside;
+    StageThreads stages(outside.get_token());
+    stages.start("audio", [](std::stop_token stop) {
+        wait_for_stop(stop);
+        throw av::AvError(AVERROR_EXIT, "opening source.mp4: Immediate exit requested");
+    });
+    outside.request_stop();
+    stages.join();
     EXPECT_TRUE(stages.stopping());
     EXPECT_FALSE(stages.failure());
 }
