@@ -1,6 +1,7 @@
 #include "mux/bmff_boxes.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 namespace ladder::mux {
 
@@ -19,6 +20,44 @@ const Box* find(const std::vector<Box>& boxes, const char* type) {
 
 std::span<const std::uint8_t> payload(std::span<const std::uint8_t> data, const Box& b) {
     return data.subspan(b.offset + b.header, b.size - b.header);
+}
+
+std::uint16_t be16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
+
+// The payload of the box a path of box types leads to, each the first of
+// its type inside the one before: {"moov", "trak", "mdia"}.
+std::optional<std::span<const std::uint8_t>> descend(std::span<const std::uint8_t> data,
+                                                     std::initializer_list<const char*> path) {
+    for (const char* type : path) {
+        const auto boxes = read_boxes(data);
+        const Box* b = find(boxes, type);
+        if (!b) return std::nullopt;
+        data = payload(data, *b);
+    }
+    return data;
+}
+
+// tfdt: version/flags, then baseMediaDecodeTime in 32 (version 0) or 64 bits.
+std::optional<std::uint64_t> decode_time_of(std::span<const std::uint8_t> tfdt) {
+    if (tfdt.size() < 8) return std::nullopt;
+    if (tfdt[0] == 0) return be32(&tfdt[4]);
+    if (tfdt.size() < 12) return std::nullopt;
+    return be64(&tfdt[4]);
+}
+
+std::optional<ColourBox> colour_box_of(std::span<const std::uint8_t> colr) {
+    if (colr.size() < 10) return std::nullopt;
+    ColourBox c;
+    c.type.assign(reinterpret_cast<const char*>(colr.data()), 4);
+    if (c.type != "nclx" && c.type != "nclc") return std::nullopt;
+    c.primaries = be16(&colr[4]);
+    c.transfer = be16(&colr[6]);
+    c.matrix = be16(&colr[8]);
+    if (c.type == "nclx") {
+        if (colr.size() < 11) return std::nullopt;
+        c.full_range = (colr[10] & 0x80) != 0;
+    }
+    return c;
 }
 
 }  // namespace
@@ -58,6 +97,7 @@ std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t>
     const Box* tfhd = find(traf_children, "tfhd");
     const Box* trun = find(traf_children, "trun");
     if (!tfhd || !trun) return std::nullopt;
+    const Box* tfdt = find(traf_children, "tfdt");
 
     // tfhd: version/flags, track_ID, then optional fields in flag order.
     auto h = payload(traf_data, *tfhd);
@@ -117,10 +157,38 @@ std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t>
     } else if (default_duration) {
         out.duration = std::uint64_t(*default_duration) * out.sample_count;
     }
+    if (tfdt) out.decode_time = decode_time_of(payload(traf_data, *tfdt));
     out.moof_offset = moof->offset;
     out.moof_size = moof->size;
     out.first_sample_offset = base + static_cast<std::uint64_t>(data_offset);
     if (out.first_sample_offset + out.first_sample_size > data.size()) return std::nullopt;
+    return out;
+}
+
+std::optional<std::uint32_t> read_track_timescale(std::span<const std::uint8_t> init) {
+    const auto mdhd = descend(init, {"moov", "trak", "mdia", "mdhd"});
+    // version/flags, then creation and modification times of 32 (version 0)
+    // or 64 bits, then the timescale.
+    if (!mdhd || mdhd->empty()) return std::nullopt;
+    const std::size_t at = (*mdhd)[0] == 1 ? 20 : 12;
+    if (mdhd->size() < at + 4) return std::nullopt;
+    return be32(&(*mdhd)[at]);
+}
+
+std::vector<ColourBox> read_colour_boxes(std::span<const std::uint8_t> init) {
+    // stsd: version/flags and entry_count, then the sample entries; a visual
+    // sample entry's own fields take 78 bytes before its child boxes.
+    constexpr std::size_t kStsdHeader = 8, kVisualSampleEntry = 78;
+    std::vector<ColourBox> out;
+    const auto stsd = descend(init, {"moov", "trak", "mdia", "minf", "stbl", "stsd"});
+    if (!stsd || stsd->size() < kStsdHeader) return out;
+    const auto entries = stsd->subspan(kStsdHeader);
+    const auto boxes = read_boxes(entries);
+    if (boxes.empty() || boxes.front().size - boxes.front().header < kVisualSampleEntry) return out;
+    const auto entry = payload(entries, boxes.front()).subspan(kVisualSampleEntry);
+    for (const Box& b : read_boxes(entry))
+        if (b.type == "colr")
+            if (auto c = colour_box_of(payload(entry, b))) out.push_back(std::move(*c));
     return out;
 }
 

@@ -398,6 +398,59 @@ TEST(HlsPlaylistReader, LongLinesAreLinear) {
     EXPECT_LT(seconds, 20.0);  // generous for sanitizer builds; quadratic would take hours
 }
 
+// ---------------------------------------------------------------- limits
+
+// `ladder validate` reads playlists with a limit on what the reader keeps:
+// the first entries are kept, every one is counted, the rest still checked.
+TEST(HlsPlaylistLimits, MediaKeepsTheFirstSegmentsAndCountsAll) {
+    std::string text = kMediaHead;
+    for (int i = 0; i < 1000; ++i) text += "#EXTINF:2,\nseg" + std::to_string(i) + ".m4s\n";
+    const auto p = mux::parse_media_playlist(text, "index.m3u8", mux::PlaylistLimits{3});
+    EXPECT_EQ(p.segments_listed, 1000u);
+    ASSERT_EQ(p.segments.size(), 3u);
+    EXPECT_EQ(p.segments[2].uri, "seg2.m4s");
+    EXPECT_EQ(mux::parse_media_playlist(text, "index.m3u8").segments_listed, 1000u);
+    // An error past the limit is still found.
+    EXPECT_THROW(mux::parse_media_playlist(text + "#EXTINF:x,\nlate.m4s\n", "index.m3u8", mux::PlaylistLimits{3}),
+                 PlaylistError);
+}
+
+TEST(HlsPlaylistLimits, ByteRangesPastTheLimitContinueTheSegmentBefore) {
+    const std::string text = kMediaHead +
+                             "#EXTINF:2,\n#EXT-X-BYTERANGE:1000@500\nall.mp4\n"
+                             "#EXTINF:2,\n#EXT-X-BYTERANGE:800\nall.mp4\n"
+                             "#EXTINF:2,\n#EXT-X-BYTERANGE:300\nall.mp4\n";
+    const auto p = mux::parse_media_playlist(text, "iframes.m3u8", mux::PlaylistLimits{1});
+    EXPECT_EQ(p.segments_listed, 3u);
+    ASSERT_EQ(p.segments.size(), 1u);
+    // The segment before, not kept, is still the one a range continues.
+    EXPECT_THROW(mux::parse_media_playlist(kMediaHead + "#EXTINF:2,\n#EXT-X-BYTERANGE:1@0\na.mp4\n"
+                                                        "#EXTINF:2,\n#EXT-X-BYTERANGE:1@0\nb.mp4\n"
+                                                        "#EXTINF:2,\n#EXT-X-BYTERANGE:1\na.mp4\n",
+                                           "iframes.m3u8", mux::PlaylistLimits{1}),
+                 PlaylistError);
+}
+
+TEST(HlsPlaylistLimits, MasterCountsEntriesPastTheLimitWithoutReadingThem) {
+    std::string text = kMasterHead + "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"A\",URI=\"a.m3u8\"\n";
+    for (int i = 0; i < 500; ++i) text += "#EXT-X-STREAM-INF:BANDWIDTH=1\nv" + std::to_string(i) + ".m3u8\n";
+    text += "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=1,URI=\"i.m3u8\"\n";
+    const auto p = mux::parse_master_playlist(text, "master.m3u8", mux::PlaylistLimits{2});
+    EXPECT_EQ(p.entries_listed, 502u);
+    EXPECT_EQ(p.media.size(), 1u);
+    ASSERT_EQ(p.variants.size(), 1u);
+    EXPECT_EQ(p.variants[0].uri, "v0.m3u8");  // not overwritten by the URIs of variants not kept
+    EXPECT_TRUE(p.iframe_streams.empty());
+    EXPECT_EQ(mux::parse_master_playlist(text, "master.m3u8").entries_listed, 502u);
+    // Attributes past the limit are not read (reading them takes memory);
+    // the playlist's structure still is.
+    EXPECT_NO_THROW(mux::parse_master_playlist(text + "#EXT-X-STREAM-INF:NO-BANDWIDTH\nx.m3u8\n", "master.m3u8",
+                                               mux::PlaylistLimits{2}));
+    EXPECT_THROW(mux::parse_master_playlist(text + "#EXT-X-STREAM-INF:BANDWIDTH=1\n", "master.m3u8",
+                                            mux::PlaylistLimits{2}),
+                 PlaylistError);
+}
+
 // ---------------------------------------------------------------- errors
 
 TEST(HlsPlaylistErrors, MissingExtM3u) {
