@@ -14,6 +14,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
+// value in bytes big-endian bytes (at most 8).
 Bytes be(std::uint64_t value, int bytes) {
     Bytes out;
     for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
@@ -41,7 +42,7 @@ Bytes nclx(int primaries, int transfer, int matrix, bool full) {
 Bytes init_segment(int mdhd_version, std::uint32_t timescale, const Bytes& sample_entry_boxes) {
     const Bytes mdhd = mdhd_version == 0 ? box("mdhd", cat({be(0, 4), be(0, 4), be(0, 4), be(timescale, 4), be(0, 8)}))
                                          : box("mdhd", cat({be(1 << 24, 4), be(0, 8), be(0, 8), be(timescale, 4),
-                                                            be(0, 12)}));
+                                                            Bytes(12, 0)}));
     const Bytes entry = box("av01", cat({Bytes(78, 0), sample_entry_boxes}));
     const Bytes stsd = box("stsd", cat({be(0, 4), be(1, 4), entry}));
     const Bytes minf = box("minf", box("stbl", stsd));
