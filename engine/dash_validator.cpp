@@ -81,8 +81,8 @@ bool add_within(long long& a, long long b) { return !__builtin_add_overflow(a, b
 
 class DashCheck {
 public:
-    DashCheck(const fs::path& outdir, std::vector<std::string>& problems, std::set<FileId> inits_compared)
-        : folder_(outdir), problems_(problems), inits_compared_(std::move(inits_compared)) {}
+    DashCheck(const fs::path& outdir, std::vector<std::string>& problems, HlsFindings hls)
+        : folder_(outdir), problems_(problems), hls_(std::move(hls)) {}
 
     int run();
 
@@ -107,6 +107,7 @@ private:
                                                                   ListingCheck& listing);
     void check_start(const Timeline& t, std::size_t i, const std::vector<std::uint8_t>& bytes,
                      std::optional<std::uint32_t> timescale, bool& reported);
+    std::optional<std::vector<double>> hls_durations(const std::string& uri);
     void check_against_hls(const Timeline& t);
     void check_representation(const Timeline& t, pugi::xml_node rep, pugi::xml_node set);
     void check_alignment(Timeline t);
@@ -117,7 +118,7 @@ private:
 
     LadderFolder folder_;
     std::vector<std::string>& problems_;
-    std::set<FileId> inits_compared_;  // init segments whose own descriptions were compared with av1C
+    HlsFindings hls_;  // its inits_compared grows with the DASH checks' own
     SegmentRegistry segments_listed_;
     std::optional<Timeline> reference_;  // the first video representation: the others must line up with it
     int representations_ = 0;
@@ -314,7 +315,7 @@ std::optional<ColourDescription> DashCheck::check_video_init(const Timeline& t, 
     const InitCodecs c = av1_codecs_of_init(init, folder_.path() / t.init_uri);
     const auto file = folder_.resolve(folder_.path(), t.init_uri).file;
     const auto id = file ? folder_.identity(*file) : std::nullopt;
-    if (!id || inits_compared_.insert(*id).second) {
+    if (!id || hls_.inits_compared.insert(*id).second) {
         if (!c.problem.empty())
             problem(fmt::format("representation {}: {}: {}", shown(t.id), shown(t.init_uri), c.problem));
         for (const auto& d : c.disagreements)
@@ -405,36 +406,49 @@ std::optional<std::vector<mux::SegmentSize>> DashCheck::measure_segments(const T
     return sizes;
 }
 
-// The HLS playlist over the same segments, checked against the samples by
-// the HLS pass: each duration must match its EXTINF within a frame.
-void DashCheck::check_against_hls(const Timeline& t) {
-    const fs::path folder = fs::path(t.init_uri).parent_path();
-    const std::string playlist_uri = (folder / "index.m3u8").generic_string();
-    const UriResolution playlist = folder_.resolve(folder_.path(), playlist_uri);
-    if (!playlist.file) return;
+// The EXTINF durations of the HLS playlist at uri, as the HLS checks read
+// it, else read here (one the master playlist does not name); nullopt when
+// there is none or it is refused (the HLS checks report it).
+std::optional<std::vector<double>> DashCheck::hls_durations(const std::string& uri) {
+    const UriResolution playlist = folder_.resolve(folder_.path(), uri);
+    if (!playlist.file) return std::nullopt;
+    if (const auto id = folder_.identity(*playlist.file))
+        if (const auto known = hls_.playlist_durations.find(*id); known != hls_.playlist_durations.end())
+            return known->second;
     const FileBytes text = folder_.read(*playlist.file);
-    if (text.status != ReadStatus::ok) return;
+    if (text.status != ReadStatus::ok) return std::nullopt;
     try {
         const std::uint64_t files = folder_.file_count();
         const auto media = mux::parse_media_playlist(
             std::string_view(reinterpret_cast<const char*>(text.bytes.data()), text.bytes.size()),
             playlist.file->path.string(), {files});
-        if (media.segments_listed > files) return;  // the HLS pass refuses it
-        const double tolerance = t.video && t.frame_seconds > 0 ? t.frame_seconds : kAudioTolerance;
-        if (media.segments.size() != t.durations.size()) {
-            problem(fmt::format("representation {}: {} segments, but {} has {}", shown(t.id), t.durations.size(),
-                                shown(playlist_uri), media.segments.size()));
+        if (media.segments_listed > files) return std::nullopt;
+        std::vector<double> durations;
+        for (const auto& s : media.segments) durations.push_back(s.duration);
+        return durations;
+    } catch (const mux::PlaylistError&) {
+        return std::nullopt;
+    }
+}
+
+// The HLS playlist over the same segments, checked against the samples by
+// the HLS pass: each duration must match its EXTINF within a frame.
+void DashCheck::check_against_hls(const Timeline& t) {
+    const std::string playlist_uri = (fs::path(t.init_uri).parent_path() / "index.m3u8").generic_string();
+    const auto extinf = hls_durations(playlist_uri);
+    if (!extinf) return;
+    const double tolerance = t.video && t.frame_seconds > 0 ? t.frame_seconds : kAudioTolerance;
+    if (extinf->size() != t.durations.size()) {
+        problem(fmt::format("representation {}: {} segments, but {} has {}", shown(t.id), t.durations.size(),
+                            shown(playlist_uri), extinf->size()));
+        return;
+    }
+    for (std::size_t i = 0; i < t.durations.size(); ++i)
+        if (std::abs(t.durations[i] - (*extinf)[i]) > tolerance) {
+            problem(fmt::format("representation {}: segment {} lasts {:.6f} s, its samples {:.6f} s", shown(t.id),
+                                i + 1, t.durations[i], (*extinf)[i]));
             return;
         }
-        for (std::size_t i = 0; i < t.durations.size(); ++i)
-            if (std::abs(t.durations[i] - media.segments[i].duration) > tolerance) {
-                problem(fmt::format("representation {}: segment {} lasts {:.6f} s, its samples {:.6f} s", shown(t.id),
-                                    i + 1, t.durations[i], media.segments[i].duration));
-                return;
-            }
-    } catch (const mux::PlaylistError&) {
-        // the HLS pass reports the playlist itself
-    }
 }
 
 void DashCheck::check_representation(const Timeline& t, pugi::xml_node rep, pugi::xml_node set) {
@@ -537,8 +551,8 @@ int DashCheck::run() {
 }  // namespace dash_check
 
 int validate_dash_manifest(const std::filesystem::path& outdir, std::vector<std::string>& problems,
-                           std::set<FileId> inits_compared) {
-    return dash_check::DashCheck(outdir, problems, std::move(inits_compared)).run();
+                           HlsFindings hls) {
+    return dash_check::DashCheck(outdir, problems, std::move(hls)).run();
 }
 
 }  // namespace ladder::engine

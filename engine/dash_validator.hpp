@@ -14,6 +14,8 @@
 // only as far as the files on disk can hold them. Problems start with
 // "manifest.mpd".
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,11 +24,19 @@
 
 namespace ladder::engine {
 
+// What the HLS checks found that the DASH checks use, so that they neither
+// read a playlist again nor report a problem twice.
+struct HlsFindings {
+    // Init segments whose av1C fields and colr boxes were compared with
+    // their sequence header.
+    std::set<FileId> inits_compared;
+    // Every media playlist read, by file: its EXTINF durations, or nullopt
+    // when it was refused (its problem is reported).
+    std::map<FileId, std::optional<std::vector<double>>> playlist_durations;
+};
+
 // Appends problems; returns the media segments checked (0 without an MPD).
-// inits_compared: the init segments whose av1C fields and colr boxes the
-// HLS checks already compared with their sequence header (not reported
-// twice).
 int validate_dash_manifest(const std::filesystem::path& outdir, std::vector<std::string>& problems,
-                           std::set<FileId> inits_compared = {});
+                           HlsFindings hls = {});
 
 }  // namespace ladder::engine

@@ -132,7 +132,10 @@ private:
     std::optional<LadderFile> follow(const fs::path& playlist, const std::string& uri);
     std::optional<std::vector<std::uint8_t>> read_file(const LadderFile& file, std::string_view missing);
     std::optional<mux::MasterPlaylist> load_master(const LadderFile& file);
+    // A media playlist read and parsed, its EXTINF durations recorded for
+    // the DASH checks; nullopt after a problem line.
     std::optional<mux::MediaPlaylist> load_media(const LadderFile& file);
+    std::optional<mux::MediaPlaylist> read_media(const LadderFile& file);
     // A media playlist's checks, done once per file however often it is named.
     TrackCheck track(const LadderFile& playlist, bool video);
     TrackCheck check_track(const LadderFile& playlist, bool video);
@@ -173,7 +176,7 @@ private:
     std::map<std::pair<FileId, bool>, TrackCheck> tracks_;  // by playlist file and whether it is video
     std::map<FileId, InitFacts> iframe_playlists_;
     std::set<FileId> subtitle_playlists_;
-    std::set<FileId> inits_compared_;  // init segments whose own descriptions were compared with av1C
+    HlsFindings findings_;  // for the DASH checks: inits compared, playlists read
     SegmentRegistry media_segments_;   // listed by media playlists (video, audio, subtitles)
     SegmentRegistry iframe_segments_;  // listed by I-frame playlists
     std::optional<TrackCheck> reference_;  // the first variant's track: the others must line up with it
@@ -222,6 +225,19 @@ std::optional<mux::MasterPlaylist> Validator::load_master(const LadderFile& file
 }
 
 std::optional<mux::MediaPlaylist> Validator::load_media(const LadderFile& file) {
+    auto p = read_media(file);
+    // The DASH checks compare their timelines with it without reading it again.
+    if (const auto id = folder_.identity(file)) {
+        auto& durations = findings_.playlist_durations[*id];
+        if (p) {
+            durations.emplace();
+            for (const auto& s : p->segments) durations->push_back(s.duration);
+        }
+    }
+    return p;
+}
+
+std::optional<mux::MediaPlaylist> Validator::read_media(const LadderFile& file) {
     auto bytes = read_file(file, "missing (referenced by the master playlist)");
     if (!bytes) return std::nullopt;
     const std::uint64_t files = folder_.file_count();
@@ -242,7 +258,7 @@ std::optional<mux::MediaPlaylist> Validator::load_media(const LadderFile& file) 
 InitFacts Validator::init_facts(const std::vector<std::uint8_t>& init, const LadderFile& file) {
     InitCodecs c = av1_codecs_of_init(init, file.path);
     const auto id = folder_.identity(file);
-    if (!id || inits_compared_.insert(*id).second) {
+    if (!id || findings_.inits_compared.insert(*id).second) {
         if (!c.problem.empty()) problem(file.path, c.problem);
         for (const auto& d : c.disagreements) problem(file.path, d);
     }
@@ -645,7 +661,7 @@ ValidationReport Validator::run() {
             if (const auto playlist = follow(master_file, *uri))
                 check_declared_video(master_file, fmt::format("I-frame stream {}", shown(*uri)), i,
                                      iframe_playlist(*playlist));
-    report_.segments += validate_dash_manifest(folder_.path(), report_.problems, inits_compared_);
+    report_.segments += validate_dash_manifest(folder_.path(), report_.problems, std::move(findings_));
     return report_;
 }
 
