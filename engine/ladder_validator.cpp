@@ -74,8 +74,9 @@ bool range_fits(const mux::ByteRange& range, std::uint64_t size) {
     return range.offset <= size && range.length <= size - range.offset;
 }
 
-std::string out_of_file(const mux::ByteRange& range, std::uint64_t size) {
-    return fmt::format("EXT-X-BYTERANGE {}@{} reaches beyond the file's {} bytes", range.length, range.offset, size);
+// what: the tag or attribute that gives the range ("EXT-X-BYTERANGE").
+std::string out_of_file(std::string_view what, const mux::ByteRange& range, std::uint64_t size) {
+    return fmt::format("{} {}@{} reaches beyond the file's {} bytes", what, range.length, range.offset, size);
 }
 
 std::vector<std::uint8_t> sub_range(const std::vector<std::uint8_t>& bytes, const mux::ByteRange& range) {
@@ -149,6 +150,8 @@ private:
                                               const std::vector<std::uint8_t>& bytes, const fs::path& seg,
                                               double extinf, bool video, DecodeTime expected_start);
     void report_listing(const fs::path& playlist, const ListingCheck& listing);
+    std::optional<std::vector<std::uint8_t>> map_range(const fs::path& playlist, const mux::MediaPlaylist& p,
+                                                       std::vector<std::uint8_t> file);
     // An I-frame playlist's checks, once per file; what its init's av1C says.
     InitFacts iframe_playlist(const LadderFile& playlist);
     void check_iframes(const mux::MediaPlaylist& p, const LadderFile& playlist, const std::vector<std::uint8_t>& init);
@@ -273,7 +276,7 @@ SegmentFacts Validator::check_segment(const std::vector<std::uint8_t>& init, con
     // A player fetches only the byte range, when there is one.
     if (entry.byte_range) {
         if (!range_fits(*entry.byte_range, bytes->size())) {
-            problem(playlist, fmt::format("{}: {}", shown(entry.uri), out_of_file(*entry.byte_range, bytes->size())));
+            problem(playlist, fmt::format("{}: {}", shown(entry.uri), out_of_file("EXT-X-BYTERANGE", *entry.byte_range, bytes->size())));
             return {};
         }
         *bytes = sub_range(*bytes, *entry.byte_range);
@@ -377,7 +380,8 @@ TrackCheck Validator::check_track(const LadderFile& playlist, bool video) {
     if (p->segments.empty()) problem(playlist_file, "no segments");
     const auto map = follow(playlist_file, *p->map_uri);
     if (!map) return t;
-    const auto init = read_file(*map, "missing (EXT-X-MAP)");
+    auto whole = read_file(*map, "missing (EXT-X-MAP)");
+    const auto init = whole ? map_range(playlist_file, *p, std::move(*whole)) : std::nullopt;
     if (!init) return t;
     if (video) t.init = init_facts(*init, *map);
     ListingCheck listing(media_segments_, shown_name(playlist_file));
@@ -398,6 +402,17 @@ TrackCheck Validator::check_track(const LadderFile& playlist, bool video) {
     return t;
 }
 
+// The init segment as a player fetches it: the EXT-X-MAP's BYTERANGE of
+// the file, when it has one; nullopt after a problem line.
+std::optional<std::vector<std::uint8_t>> Validator::map_range(const fs::path& playlist, const mux::MediaPlaylist& p,
+                                                              std::vector<std::uint8_t> file) {
+    if (!p.map_byte_range) return file;
+    if (range_fits(*p.map_byte_range, file.size())) return sub_range(file, *p.map_byte_range);
+    problem(playlist, fmt::format("EXT-X-MAP {}: {}", shown(p.map_uri.value_or("")),
+                                  out_of_file("BYTERANGE", *p.map_byte_range, file.size())));
+    return std::nullopt;
+}
+
 InitFacts Validator::iframe_playlist(const LadderFile& playlist) {
     const auto id = folder_.identity(playlist);
     if (id)
@@ -406,10 +421,13 @@ InitFacts Validator::iframe_playlist(const LadderFile& playlist) {
     if (auto p = load_media(playlist)) {
         if (!p->iframes_only) problem(playlist.path, "no EXT-X-I-FRAMES-ONLY");
         if (const auto map = p->map_uri ? follow(playlist.path, *p->map_uri) : std::nullopt) {
-            const FileBytes init = folder_.read(*map);
-            if (init.status == ReadStatus::ok) {  // otherwise reported with the media playlist
-                facts = init_facts(init.bytes, *map);
-                check_iframes(*p, playlist, init.bytes);
+            FileBytes whole = folder_.read(*map);
+            // A missing one is reported with the media playlist.
+            const auto init = whole.status == ReadStatus::ok ? map_range(playlist.path, *p, std::move(whole.bytes))
+                                                             : std::nullopt;
+            if (init) {
+                facts = init_facts(*init, *map);
+                check_iframes(*p, playlist, *init);
             }
         }
     }
@@ -441,7 +459,7 @@ void Validator::check_iframe(const fs::path& playlist, const mux::MediaSegmentEn
         return;
     }
     if (!range_fits(*s.byte_range, bytes.size())) {
-        problem(playlist, fmt::format("{}: {}", shown(s.uri), out_of_file(*s.byte_range, bytes.size())));
+        problem(playlist, fmt::format("{}: {}", shown(s.uri), out_of_file("EXT-X-BYTERANGE", *s.byte_range, bytes.size())));
         return;
     }
     std::vector<std::uint8_t> joined = init;

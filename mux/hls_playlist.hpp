@@ -30,6 +30,7 @@ struct HlsAttributes {
 struct ByteRange {
     std::uint64_t length = 0;
     std::uint64_t offset = 0;
+    bool operator==(const ByteRange&) const = default;
 };
 
 struct MediaSegmentEntry {
@@ -46,6 +47,7 @@ struct MediaPlaylist {
     bool independent_segments = false;
     bool iframes_only = false;
     std::optional<std::string> map_uri;  // EXT-X-MAP URI
+    std::optional<ByteRange> map_byte_range;  // its BYTERANGE (ladder writes none; an offset left out is 0)
     std::vector<MediaSegmentEntry> segments;
     // Set by the reader: the URI lines in the playlist, segments.size()
     // unless it kept fewer (PlaylistLimits).

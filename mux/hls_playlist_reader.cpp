@@ -240,6 +240,21 @@ ByteRange resolve_range(const Reader& r, const PendingRange& range, const std::s
     return {range.length, previous.offset + previous.length};
 }
 
+// EXT-X-MAP's BYTERANGE="<n>[@<o>]" (RFC 8216 §4.3.2.5); without an
+// offset the range starts at the resource's first byte.
+std::optional<ByteRange> map_byte_range(const Reader& r, const Line& line, const HlsAttributes& a) {
+    const auto value = a.get("BYTERANGE");
+    if (!value) return std::nullopt;
+    const std::string_view text = *value;
+    const std::size_t at = text.find('@');
+    const auto length = syntax::parse_decimal_integer(text.substr(0, at));
+    const auto offset = at == std::string_view::npos ? std::optional<std::uint64_t>(0)
+                                                     : syntax::parse_decimal_integer(text.substr(at + 1));
+    if (!length || !offset)
+        r.fail(line.number, fmt::format("EXT-X-MAP BYTERANGE is not <length>[@<offset>]: \"{}\"", syntax::excerpt(text)));
+    return ByteRange{*length, *offset};
+}
+
 // A master playlist entry's attributes, or nullopt past the limit: then it
 // is only counted, since reading its attributes would take memory.
 std::optional<HlsAttributes> entry_attributes(const Reader& r, const Line& line, const Tag& tag,
@@ -318,10 +333,13 @@ MediaPlaylist parse_media_playlist(std::string_view text, const std::string& ori
             const HlsAttributes a = r.attributes(line, tag);
             require(r, line, a, tag.name, {"URI"});
             std::string uri = *a.get("URI");
+            const auto range = map_byte_range(r, line, a);
             // The model holds one initialization section, which is all ladder writes.
-            if (p.map_uri && *p.map_uri != uri)
-                r.fail(line.number, "a second EXT-X-MAP with another URI (one initialization section is supported)");
+            if (p.map_uri && (*p.map_uri != uri || p.map_byte_range != range))
+                r.fail(line.number,
+                       "a second EXT-X-MAP with another URI or BYTERANGE (one initialization section is supported)");
             p.map_uri = std::move(uri);
+            p.map_byte_range = range;
         }
         // Other tags (EXT-X-DISCONTINUITY, EXT-X-KEY, ...) and unknown ones are
         // ignored, as RFC 8216 §6.3.1 asks of clients.

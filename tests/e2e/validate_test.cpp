@@ -390,6 +390,8 @@ TEST_F(ValidateCounts, NamesAByteRangeTheFileCannotHold) {
         // and to 0 in an I-frame playlist
         {"iframe-wraps", "120p/iframes.m3u8", ":[0-9]+@0\nseg_00001.m4s", ":18446744073709551615@1\nseg_00001.m4s",
          "120p/iframes.m3u8: seg_00001.m4s: EXT-X-BYTERANGE 18446744073709551615@1 reaches beyond the file's "},
+        {"init-segment", "240p/index.m3u8", "URI=\"init.mp4\"", "URI=\"init.mp4\",BYTERANGE=\"99999999999@99999999999999\"",
+         "240p/index.m3u8: EXT-X-MAP init.mp4: BYTERANGE 99999999999@99999999999999 reaches beyond the file's "},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);

@@ -38,6 +38,7 @@ void expect_same(const MediaPlaylist& a, const MediaPlaylist& b) {
     EXPECT_EQ(a.independent_segments, b.independent_segments);
     EXPECT_EQ(a.iframes_only, b.iframes_only);
     EXPECT_EQ(a.map_uri, b.map_uri);
+    EXPECT_EQ(a.map_byte_range, b.map_byte_range);
     EXPECT_EQ(a.endlist, b.endlist);
     ASSERT_EQ(a.segments.size(), b.segments.size());
     for (std::size_t i = 0; i < a.segments.size(); ++i) {
@@ -396,6 +397,23 @@ TEST(HlsPlaylistReader, LongLinesAreLinear) {
                  {"master.m3u8:3:"});
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_LT(seconds, 20.0);  // generous for sanitizer builds; quadratic would take hours
+}
+
+// EXT-X-MAP may name a byte range of its file (ladder writes none; validate
+// checks the range against the file).
+TEST(HlsPlaylistReader, MapByteRange) {
+    const auto with = [](const std::string& map) {
+        return kMediaHead + "#EXT-X-MAP:URI=\"init.mp4\"" + map + "\n#EXTINF:2,\nseg.m4s\n";
+    };
+    EXPECT_EQ(mux::parse_media_playlist(with(""), "m").map_byte_range, std::nullopt);
+    EXPECT_EQ(mux::parse_media_playlist(with(",BYTERANGE=\"720@16\""), "m").map_byte_range, (ByteRange{720, 16}));
+    EXPECT_EQ(mux::parse_media_playlist(with(",BYTERANGE=\"720\""), "m").map_byte_range, (ByteRange{720, 0}));
+    media_error(with(",BYTERANGE=\"720@\""), {"rung/index.m3u8:4:", "EXT-X-MAP BYTERANGE is not"});
+    media_error(with(",BYTERANGE=720"), {"rung/index.m3u8:4:", "BYTERANGE must be a quoted string"});
+    media_error(with(",BYTERANGE=\"720@16\"") + "#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"720@0\"\n",
+                {"rung/index.m3u8:7:", "another URI or BYTERANGE"});
+    MediaPlaylist p = mux::parse_media_playlist(with(",BYTERANGE=\"720@16\""), "m");
+    expect_same(mux::parse_media_playlist(mux::render_media_playlist(p), "m"), p);
 }
 
 // ---------------------------------------------------------------- limits
