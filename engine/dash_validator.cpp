@@ -148,8 +148,7 @@ void DashCheck::check_locations(pugi::xml_node mpd) {
         for (pugi::xml_node node : mpd.children(name)) {
             const std::string uri = xml_trimmed(node.child_value());
             const UriResolution r = folder_.resolve(folder_.path(), uri);
-            const std::string_view note = r.refusal == UriRefusal::url ? "ladder validate checks local ladders only" : "";
-            if (!r.file) problem(fmt::format("{} \"{}\" {}", name, shown(uri), describe(r.refusal, note)));
+            if (!r.file) problem(fmt::format("{} \"{}\" {}", name, shown(uri), refusal_in_words(r.refusal)));
         }
 }
 
@@ -169,8 +168,7 @@ std::optional<std::string> DashCheck::base_below(pugi::xml_node node, const std:
         const UriResolution r = resolved.empty() ? UriResolution{LadderFile{}, {}}
                                                  : folder_.resolve(folder_.path(), resolved);
         if (!r.file) {
-            const std::string_view note = r.refusal == UriRefusal::url ? "ladder validate checks local ladders only" : "";
-            problem(fmt::format("BaseURL \"{}\" of {} {}", shown(reference), owner, describe(r.refusal, note)));
+            problem(fmt::format("BaseURL \"{}\" of {} {}", shown(reference), owner, refusal_in_words(r.refusal)));
             inside = false;
         }
         if (!below) below = resolved;
@@ -228,18 +226,18 @@ std::optional<std::uint64_t> DashCheck::segment_count(pugi::xml_node list, const
 }
 
 // The timeline's segments one by one (their number is within the files on
-// disk by then); false after a problem line.
+// disk by then); false after a problem line. number: the first segment's.
 bool DashCheck::expand(pugi::xml_node list, long long timescale, long long number, const std::string& media,
                        Timeline& t) {
     long long now = 0;  // where the next segment starts
-    bool first = true, went_back = false;
+    bool went_back = false;
     for (pugi::xml_node s : list.children("S")) {
         const long long d = s.attribute("d").as_llong();
         const long long repeats = s.attribute("r").as_llong(0);
         if (s.attribute("t")) {
             const long long start = s.attribute("t").as_llong();
             // A timeline that starts again where it has been lists a stretch twice.
-            if (!first && start < now && !went_back) {
+            if (!t.media_uris.empty() && start < now && !went_back) {
                 problem(fmt::format("representation {}: an S starts at t={}, before the previous segment ends at "
                                     "t={}: the timeline goes back",
                                     shown(t.id), start, now));
@@ -247,20 +245,21 @@ bool DashCheck::expand(pugi::xml_node list, long long timescale, long long numbe
             }
             now = start;
         }
-        first = false;
         for (long long i = 0; i <= repeats; ++i) {
+            const long long start = now;
+            // Each segment's number and end time must fit (the first number is given).
+            if ((!t.media_uris.empty() && !add_within(number, 1)) || !add_within(now, d)) {
+                problem(fmt::format("representation {}: its SegmentTimeline's times or numbers overflow", shown(t.id)));
+                return false;
+            }
             auto uri = media_uri(media, number);
             if (!uri) {
                 problem(fmt::format("representation {}: media=\"{}\" has no $Number$", shown(t.id), shown(media)));
                 return false;
             }
             t.media_uris.push_back(std::move(*uri));
-            t.starts.push_back(static_cast<double>(now) / static_cast<double>(timescale));
+            t.starts.push_back(static_cast<double>(start) / static_cast<double>(timescale));
             t.durations.push_back(static_cast<double>(d) / static_cast<double>(timescale));
-            if (!add_within(now, d) || !add_within(number, 1)) {
-                problem(fmt::format("representation {}: its SegmentTimeline's times or numbers overflow", shown(t.id)));
-                return false;
-            }
         }
     }
     return true;

@@ -149,6 +149,8 @@ private:
     std::optional<SegmentFacts> check_samples(const std::vector<std::uint8_t>& init,
                                               const std::vector<std::uint8_t>& bytes, const fs::path& seg,
                                               double extinf, bool video, DecodeTime expected_start);
+    DecodeTime check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout, DecodeTime expected_start,
+                                 AVRational tb);
     void report_listing(const fs::path& playlist, const ListingCheck& listing);
     std::optional<std::vector<std::uint8_t>> map_range(const fs::path& playlist, const mux::MediaPlaylist& p,
                                                        std::vector<std::uint8_t> file);
@@ -191,8 +193,7 @@ private:
 std::optional<LadderFile> Validator::follow(const fs::path& playlist, const std::string& uri) {
     UriResolution r = folder_.resolve(playlist.parent_path(), uri);
     if (r.file) return std::move(r.file);
-    const std::string_view note = r.refusal == UriRefusal::url ? "ladder validate checks local ladders only" : "";
-    problem(playlist, fmt::format("URI \"{}\" {}", shown(uri), describe(r.refusal, note)));
+    problem(playlist, fmt::format("URI \"{}\" {}", shown(uri), refusal_in_words(r.refusal)));
     return std::nullopt;
 }
 
@@ -314,25 +315,30 @@ std::optional<SegmentFacts> Validator::check_samples(const std::vector<std::uint
             problem(seg, "its moof does not describe its samples");
             return std::nullopt;
         }
-        const auto seconds = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * av_q2d(tb); };
-        const double real = seconds(*layout->duration);
+        const double real = static_cast<double>(*layout->duration) * av_q2d(tb);
         if (std::abs(real - extinf) > kExtinfTolerance)
             problem(seg, fmt::format("EXTINF says {:.6f} s but its samples last {:.6f} s", extinf, real));
-        // A segment listed again, or out of its place, starts where it
-        // started before: the decode time does not go on.
-        const auto start = layout->decode_time;
-        if (start && expected_start.known && *start != expected_start.ticks)
-            problem(seg, fmt::format("its samples start at {:.6f} s (tfdt) but the segment before it in the playlist "
-                                     "ends at {:.6f} s: the timeline does not go on",
-                                     seconds(*start), seconds(expected_start.ticks)));
-        SegmentFacts facts{bytes.size(), {}};
-        if (start && *layout->duration <= std::numeric_limits<std::uint64_t>::max() - *start)
-            facts.end_time = {true, *start + *layout->duration};
-        return facts;
+        return SegmentFacts{bytes.size(), check_decode_time(seg, *layout, expected_start, tb)};
     } catch (const std::exception& e) {
         problem(seg, fmt::format("cannot be read with its init segment: {}", e.what()));
         return std::nullopt;
     }
+}
+
+// A segment listed again, or out of its place, starts where it started
+// before: its decode time (tfdt) must be where the segment before it ended.
+// Returns where it ends (tfdt + durations), when its moof says.
+DecodeTime Validator::check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout,
+                                        DecodeTime expected_start, AVRational tb) {
+    const auto seconds = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * av_q2d(tb); };
+    const auto start = layout.decode_time;
+    if (!start || !layout.duration) return {};
+    if (expected_start.known && *start != expected_start.ticks)
+        problem(seg, fmt::format("its samples start at {:.6f} s (tfdt) but the segment before it in the playlist ends "
+                                 "at {:.6f} s: the timeline does not go on",
+                                 seconds(*start), seconds(expected_start.ticks)));
+    if (*layout.duration > std::numeric_limits<std::uint64_t>::max() - *start) return {};
+    return {true, *start + *layout.duration};
 }
 
 // One entry of a media playlist: its file checked, unless listed before.
