@@ -41,6 +41,7 @@ bool InputFile::read(AVPacket* pkt) {
     int ret = av_read_frame(ctx_.get(), pkt);
     if (ret == AVERROR_EOF) return false;
     check(ret, fmt::format("reading {}", spec_.path));
+    if (spec_.timeline) spec_.timeline->apply(pkt, positions_.of(pkt));
     return true;
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // A demuxer opened on a file, plus decoder construction for its streams.
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "av/handles.hpp"
+#include "av/timestamp_jumps.hpp"
 
 namespace ladder::av {
 
@@ -18,6 +20,9 @@ struct InputSpec {
     std::string path;
     std::string format;  // demuxer name; empty: probed from the file
     std::vector<std::pair<std::string, std::string>> options;  // the demuxer's private options
+    // Where the file's timestamps jump and how each reader puts them back
+    // in line (av/timestamp_jumps.hpp); null: read them as written.
+    std::shared_ptr<const TimelineRepair> timeline;
 };
 
 class InputFile {
@@ -33,12 +38,14 @@ public:
     // Index of the best stream of that type, or -1.
     int best_stream(AVMediaType type) const;
 
-    // Reads the next packet; false at end of file. Throws on read errors.
+    // Reads the next packet, its timestamps repaired as the spec says;
+    // false at end of file. Throws on read errors.
     bool read(AVPacket* pkt);
 
 private:
     InputSpec spec_;
     InputFormatPtr ctx_;
+    PacketPositions positions_;  // for spec_.timeline
 };
 
 // Opens a decoder for the stream. threads = 0 lets libavcodec choose.

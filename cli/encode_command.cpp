@@ -23,6 +23,7 @@
 #include "cli/signal_stop.hpp"
 #include "cli/stderr_capture.hpp"
 #include "engine/errors.hpp"
+#include "engine/output_lock.hpp"
 #include "engine/job.hpp"
 #include "engine/plan_job.hpp"
 #include "engine/realtime_lockout.hpp"
@@ -334,6 +335,9 @@ int run_encode(const EncodeArgs& args) {
     std::optional<std::filesystem::path> report_path;
     // With --plan, where the chunks and the report go: the plan's folder.
     EncodeArgs effective = args;
+    // One run per output folder, from before anything is written there
+    // until the report is (engine/output_lock.hpp).
+    std::optional<engine::OutputLock> lock;
     try {
         std::optional<engine::JobPlan> plan;
         std::optional<engine::ShardSpec> shard;
@@ -350,12 +354,17 @@ int run_encode(const EncodeArgs& args) {
             throw engine::InputError(
                 "encode needs INPUT and -o OUTDIR (or --plan WORKDIR/plan.json --shard I/N for a shard of a plan)");
         }
+        if (shard)
+            lock.emplace(engine::OutputLock::shared(effective.outdir));
+        else
+            lock.emplace(engine::OutputLock::whole(effective.outdir));
         report_path = report_path_for(effective.report, effective.outdir);
         std::error_code ec;
         if (report_path && std::filesystem::is_directory(*report_path, ec))
             throw std::invalid_argument(
                 fmt::format("--report {} is a directory: name a file (or pass --report none)", report_path->string()));
         engine::JobOptions options = to_job_options(args);
+        if (report_path) options.other_outputs.push_back(*report_path);
         if (plan) {
             options = engine::shard_job_options(*plan, effective.outdir, *shard, std::move(options));
             if (options.shard->first_chunk == options.shard->end_chunk) {

@@ -8,6 +8,8 @@
 #include "cli/input_options.hpp"
 #include "cli/signal_stop.hpp"
 #include "engine/errors.hpp"
+#include "engine/output_lock.hpp"
+#include "engine/output_paths.hpp"
 #include "engine/plan_job.hpp"
 #include "gpu/cpu_info.hpp"
 
@@ -68,6 +70,9 @@ int run_plan(const PlanArgs& a) {
     try {
         const std::filesystem::path workdir = a.workdir;
         const auto plan_file = workdir / engine::kPlanFileName;
+        engine::refuse_outputs_over_inputs(workdir, engine::ladder_own_names(), {a.input, a.audio_file}, {});
+        // One run per folder: shards of an older plan, or another plan, may be at work there.
+        const engine::OutputLock lock = engine::OutputLock::whole(workdir);
         std::error_code ec;
         if (std::filesystem::exists(plan_file, ec) && !a.overwrite)
             throw engine::InputError(fmt::format("{} already holds a plan: use another folder, or --overwrite to "
@@ -85,7 +90,7 @@ int run_plan(const PlanArgs& a) {
         o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
         const engine::JobPlan plan = engine::make_plan(o, run->progress(), signals.token());
         // A new plan's chunks would not match the old ones: they go.
-        if (a.overwrite) std::filesystem::remove_all(workdir / ".ladder");
+        if (a.overwrite) lock.folder().remove_tree(".ladder");
         engine::write_plan(plan, workdir);
         run->succeed(run->seconds());
         fmt::print("ladder: planned {} frames ({:.2f} s at {:.3f} fps) of {}: {} rung(s) x {} chunk(s) of {} frames\n",

@@ -1,6 +1,7 @@
 #include "cli/report_command.hpp"
 
 #include <exception>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -9,7 +10,7 @@
 #include "cli/report_html.hpp"
 #include "cli/report_view.hpp"
 #include "cli/timeline_svg.hpp"
-#include "mux/atomic_file.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::cli {
 
@@ -30,7 +31,23 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
     return cmd;
 }
 
+namespace {
+
+// The same file under any name (device and inode).
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec) && std::filesystem::equivalent(a, b, ec);
+}
+
+}  // namespace
+
 int run_report_command(const ReportArgs& a) {
+    for (const std::string* out : {&a.svg, &a.html})
+        if (!out->empty() && same_file(*out, a.report)) {
+            fmt::print(stderr, "ladder: error: {} is the report being read: write the picture to another file\n",
+                       *out);
+            return 2;
+        }
     ReportView report;
     try {
         report = read_report(a.report);

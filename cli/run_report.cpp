@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "mux/atomic_file.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::cli {
 

@@ -9,6 +9,7 @@
 #include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
 #include "engine/errors.hpp"
+#include "engine/output_lock.hpp"
 #include "engine/stitch_job.hpp"
 
 namespace ladder::cli {
@@ -42,7 +43,12 @@ int run_stitch(const StitchArgs& a) {
         fmt::print(stderr, "ladder: error: {}\n", e.what());
         return 2;
     }
+    // Held until the report is written; the plan's folder too, so no shard
+    // writes into the journal while it is read.
+    std::optional<engine::OutputLock> out_lock, work_lock;
     try {
+        out_lock.emplace(engine::OutputLock::whole(a.outdir));
+        if (!out_lock->holds(a.workdir)) work_lock.emplace(engine::OutputLock::whole(a.workdir));
         engine::StitchOptions o;
         o.workdir = a.workdir;
         o.outdir = a.outdir;
@@ -51,6 +57,7 @@ int run_stitch(const StitchArgs& a) {
         o.format = formats.packaging;
         o.dash = formats.dash;
         const auto report_path = report_path_for(a.report, a.outdir);
+        if (report_path) o.other_outputs.push_back(*report_path);
         engine::JobReport report = engine::stitch_job(o, run->progress(), signals.token());
         std::optional<std::string> written;
         if (report_path) {

@@ -1,11 +1,15 @@
 #pragma once
-// The HLS audio rendition: the shared AAC packets cut into CMAF segments at
-// the video's chunk boundaries (frame k*N of every rung), so audio and video
-// segments line up. It starts once the source is fully read, when the last
-// boundary is known; the audio is all in memory by then.
+// The HLS audio rendition: the shared AAC packets cut into CMAF segments on
+// the AAC frame boundaries nearest the video's chunk boundaries (frame k*N
+// of every rung), so audio and video segments line up, and ending with the
+// video's last frame (engine/audio_segment_plan.hpp); the encoder's priming
+// before 0 is hidden by init.mp4's edit list. It starts once the source is
+// fully read, when the last boundary is known; the audio is all in memory
+// by then.
 #include <cstdint>
 #include <filesystem>
 #include <stop_token>
+#include <string>
 #include <vector>
 
 #include "engine/audio_track.hpp"
@@ -16,18 +20,27 @@ namespace ladder::engine {
 
 class AudioRenditionWriter {
 public:
-    AudioRenditionWriter(std::filesystem::path dir, AudioTrack& audio, int chunk_frames, AVRational frame_rate);
+    // folder: OUTDIR/audio/<id>/, held open. language: ISO 639-2/T, for
+    // the init segment's mdhd.
+    AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, std::string language, int chunk_frames,
+                         AVRational frame_rate);
 
     // From a rung scaler once the video's length is known.
     void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
     void run(std::stop_token stop);
 
     const std::vector<mux::CmafSegment>& segments() const { return segments_; }
-    const std::filesystem::path& dir() const { return dir_; }
+    const std::filesystem::path& dir() const { return folder_.path(); }
 
 private:
-    std::filesystem::path dir_;
+    // The packets (the output's, in order) cut at the video's segment ends
+    // (cuts, engine/audio_segment_plan.hpp) into segments.
+    void write_segments(mux::CmafTrackWriter& writer, const std::vector<av::PacketPtr>& packets,
+                        const std::vector<std::int64_t>& cuts);
+
+    mux::OutputFolder folder_;
     AudioTrack& audio_;
+    std::string language_;
     int chunk_frames_;
     AVRational frame_rate_;
     SharedValue<std::int64_t> video_frames_;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/errors.hpp"
+#include "engine/track_names.hpp"
 #include "engine/track_tags.hpp"
 
 namespace ladder::engine {
@@ -41,12 +42,25 @@ std::string base_id(const SourceAudioStream& s, bool first, const std::vector<So
     return fmt::format("aac_track{}", s.ordinal);
 }
 
+// What a stream is called: its title, else its language tag, else "Audio";
+// made fit for every output (engine/track_names.hpp).
+std::string label_of(const SourceAudioStream& s) {
+    if (std::string title = track_name(s.title); !title.empty()) return title;
+    if (std::string language = track_name(s.language); !language.empty() && language != "und") return language;
+    return "Audio";
+}
+
 std::string base_name(const SourceAudioStream& s, const std::vector<SourceAudioStream>& kept) {
-    std::string name = !s.title.empty() ? s.title : s.language != "und" ? s.language : "Audio";
-    const bool shared = std::count_if(kept.begin(), kept.end(), [&](const SourceAudioStream& o) {
-                            return (!o.title.empty() ? o.title : o.language != "und" ? o.language : "Audio") == name;
-                        }) > 1;
+    const std::string name = label_of(s);
+    const bool shared =
+        std::count_if(kept.begin(), kept.end(), [&](const SourceAudioStream& o) { return label_of(o) == name; }) > 1;
     return shared ? fmt::format("{} (track {})", name, s.ordinal) : name;
+}
+
+std::vector<std::string> names_of(const std::vector<AudioRenditionSpec>& renditions) {
+    std::vector<std::string> names;
+    for (const auto& r : renditions) names.push_back(r.name);
+    return names;
 }
 
 }  // namespace
@@ -108,14 +122,15 @@ AudioSelection select_audio(const std::vector<SourceAudioStream>& streams, const
         stereo.ordinal = s.ordinal;
         stereo.id = base_id(s, i == 0, kept);
         stereo.language = s.language.empty() ? "und" : s.language;
-        stereo.name = base_name(s, kept);
+        // Unique among all renditions, so within each group too.
+        stereo.name = unique_track_name(base_name(s, kept), s.ordinal, names_of(out.renditions));
         stereo.is_default = i == 0;
         stereo.channels = std::min(2, s.channels);
         out.renditions.push_back(stereo);
         if (s.channels > 2) {
             AudioRenditionSpec surround = stereo;
             surround.id += "_51";
-            surround.name += " 5.1";
+            surround.name = unique_track_name(stereo.name + " 5.1", s.ordinal, names_of(out.renditions));
             surround.channels = 6;
             out.renditions.push_back(std::move(surround));
         }

@@ -2,7 +2,8 @@
 // The audio rendition: the source's audio decoded and encoded to AAC exactly
 // once, kept as a shared list of packets that every rung's finalizer muxes
 // (each holds its own cursor). Timestamps start at the first video frame, so
-// audio and video line up in every output.
+// audio and video line up in every output; the encoder's first packet (pts
+// -1024, its priming) comes before it, for the outputs' edit lists to hide.
 #include <condition_variable>
 #include <cstdint>
 #include <memory>

@@ -3,14 +3,11 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "av/av_error.hpp"
 #include "av/extradata.hpp"
 #include "engine/errors.hpp"
-#include "mux/atomic_file.hpp"
 
 namespace ladder::engine {
 
@@ -43,41 +40,58 @@ nlohmann::json codecpar_json(const AVCodecParameters* p) {
             {"bit_rate", p->bit_rate}};
 }
 
+constexpr const char* kJobFile = "job.json";
+
+InputError no_chunks_in(const std::filesystem::path& outdir) {
+    return InputError(fmt::format("no encoded chunks in {}: run the shards first (ladder encode --plan {} --shard I/N)",
+                                  outdir.string(), (outdir / "plan.json").string()));
+}
+
+// OUTDIR/.ladder; a fresh journal starts empty.
+mux::OutputFolder journal_folder(const std::filesystem::path& outdir, JournalMode mode) {
+    if (mode == JournalMode::read) {
+        auto existing = mux::OutputFolder::open_named(outdir, false).existing_folder(".ladder");
+        if (!existing) throw no_chunks_in(outdir);
+        return std::move(*existing);
+    }
+    auto journal = mux::OutputFolder::open_named(outdir, true).folder(".ladder");
+    // Emptied, not removed: the folder may be a mount point of its own.
+    if (mode == JournalMode::fresh)
+        for (const auto& name : journal.names()) journal.remove_tree(name);
+    return journal;
+}
+
 }  // namespace
 
 ChunkJournal::ChunkJournal(std::filesystem::path outdir, std::string fingerprint, JournalMode mode)
-    : dir_(outdir / ".ladder"), fingerprint_(std::move(fingerprint)) {
-    const auto job_file = dir_ / "job.json";
-    std::error_code ec;
-    if (mode != JournalMode::fresh && std::filesystem::exists(job_file, ec)) {
-        std::ifstream in(job_file);
-        nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    : folder_(journal_folder(outdir, mode)), fingerprint_(std::move(fingerprint)) {
+    const std::optional<std::string> job_text = folder_.read(kJobFile);
+    if (mode != JournalMode::fresh && job_text) {
+        nlohmann::json j = nlohmann::json::parse(*job_text, nullptr, false);
         if (j.is_discarded() || j.value("fingerprint", "") != fingerprint_) {
             if (mode == JournalMode::resume)
                 throw InputError(fmt::format("--resume: the journal in {} is from a different source, ladder or "
                                              "encoder settings: run again without --resume (and with --overwrite) to "
                                              "start over",
-                                             dir_.string()));
+                                             dir().string()));
             throw InputError(fmt::format("the chunks in {} belong to another plan (another source, ladder or "
                                          "encoder settings): use a new folder for this plan, or delete that one",
-                                         dir_.string()));
+                                         dir().string()));
         }
         resuming_ = true;
         return;
     }
-    if (mode == JournalMode::read)
-        throw InputError(fmt::format("no encoded chunks in {}: run the shards first (ladder encode --plan "
-                                     "{} --shard I/N)",
-                                     dir_.parent_path().string(), (dir_.parent_path() / "plan.json").string()));
-    if (mode == JournalMode::fresh) std::filesystem::remove_all(dir_, ec);
-    std::filesystem::create_directories(dir_);
+    if (mode == JournalMode::read) throw no_chunks_in(outdir);
     // Shards starting at once all write the same content here.
-    mux::write_file_atomically(job_file, nlohmann::json{{"fingerprint", fingerprint_}}.dump(2));
+    folder_.write_atomically(kJobFile, nlohmann::json{{"fingerprint", fingerprint_}}.dump(2));
     resuming_ = mode != JournalMode::fresh;
 }
 
-std::filesystem::path ChunkJournal::chunk_path(const std::string& rung_name, int index) const {
-    return dir_ / rung_name / fmt::format("chunk_{:05d}.bin", index);
+std::string ChunkJournal::chunk_name(int index) { return fmt::format("chunk_{:05d}.bin", index); }
+
+bool ChunkJournal::has_file(const std::string& rung_name, int index) const {
+    const auto rung = folder_.existing_folder(rung_name);
+    return rung && rung->entry(chunk_name(index)) != mux::EntryKind::missing;
 }
 
 void ChunkJournal::record(const EncodedChunk& c, const std::string& rung_name) {
@@ -103,16 +117,14 @@ void ChunkJournal::record(const EncodedChunk& c, const std::string& rung_name) {
         put_value<std::uint32_t>(out, static_cast<std::uint32_t>(p->size));
         put(out, p->data, static_cast<std::size_t>(p->size));
     }
-    std::filesystem::create_directories(chunk_path(rung_name, c.index).parent_path());
-    mux::write_file_atomically(chunk_path(rung_name, c.index), out);
+    folder_.folder(rung_name).write_atomically(chunk_name(c.index), out);
 }
 
 std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung_name, int index) const {
-    std::ifstream in(chunk_path(rung_name, index), std::ios::binary);
-    if (!in) return std::nullopt;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string data = ss.str();
+    const auto rung_folder = folder_.existing_folder(rung_name);
+    const std::optional<std::string> file = rung_folder ? rung_folder->read(chunk_name(index)) : std::nullopt;
+    if (!file) return std::nullopt;
+    const std::string& data = *file;
     std::size_t pos = sizeof kMagic;
     if (data.size() < pos || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) return std::nullopt;
     std::uint32_t meta_size = 0;
@@ -174,8 +186,11 @@ std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung
 }
 
 void ChunkJournal::remove() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+    try {
+        mux::OutputFolder::open_named(folder_.path().parent_path(), false).remove_tree(".ladder");
+    } catch (const std::exception&) {
+        // best effort: the outputs are complete; a journal left behind costs space only
+    }
 }
 
 }  // namespace ladder::engine

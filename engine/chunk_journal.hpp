@@ -17,6 +17,7 @@
 #include <string>
 
 #include "engine/chunk.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::engine {
 
@@ -37,15 +38,16 @@ public:
     // Removes the journal (after a successful run).
     void remove();
 
-    const std::filesystem::path& dir() const { return dir_; }
-    // Where chunk `index` of rung `rung_name` is (or would be) kept.
-    std::filesystem::path chunk_file(const std::string& rung_name, int index) const { return chunk_path(rung_name, index); }
+    const std::filesystem::path& dir() const { return folder_.path(); }
+    // Whether chunk `index` of rung `rung_name` has a file (readable or not).
+    bool has_file(const std::string& rung_name, int index) const;
     bool resuming() const { return resuming_; }
 
 private:
-    std::filesystem::path chunk_path(const std::string& rung_name, int index) const;
+    static std::string chunk_name(int index);
 
-    std::filesystem::path dir_;
+    // OUTDIR/.ladder, held open: nothing in it is reached through a link.
+    mux::OutputFolder folder_;
     std::string fingerprint_;
     bool resuming_ = false;
 };

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/language_tag.hpp"
 #include "engine/output_paths.hpp"
-#include "mux/atomic_file.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/dash_manifest.hpp"
 #include "mux/hls_bandwidth.hpp"
@@ -14,15 +14,14 @@ namespace ladder::engine {
 namespace {
 
 // Segment times in the packets' time base NUM/DEN are exact in units of
-// 1/DEN s: each tick is NUM of them. A track that starts before 0 (AAC's
-// priming samples) is shifted by the muxer so that its first fragment's
-// decode time (tfdt) is 0: the timeline is shifted the same way.
+// 1/DEN s: each tick is NUM of them. They are presentation times: an audio
+// track's first segment starts at 0, after the priming its init segment's
+// edit list hides (mux/cmaf_track_writer.hpp), as players place it.
 mux::DashTimeline timeline_of(const std::vector<mux::CmafSegment>& segments, AVRational time_base) {
     mux::DashTimeline t;
     t.timescale = time_base.den;
-    const std::int64_t shift = segments.empty() ? 0 : std::min<std::int64_t>(0, segments.front().first_pts);
     for (const auto& s : segments)
-        t.segments.push_back({(s.first_pts - shift) * time_base.num, s.duration_pts * time_base.num});
+        t.segments.push_back({s.first_pts * time_base.num, s.duration_pts * time_base.num});
     return t;
 }
 
@@ -42,7 +41,7 @@ double seconds_of(const std::vector<mux::CmafSegment>& segments) {
 
 }  // namespace
 
-void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
+void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
                          const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
                          const AudioTracks* audio,
                          const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
@@ -54,7 +53,7 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         const auto& segments = r.finalizer->hls_segments();
         mux::DashVideoRepresentation v;
         v.id = r.rung.name;
-        v.folder = uri_in_ladder(outdir, hls_rung_dir(outdir, r.rung.name));
+        v.folder = r.rung.name;
         v.bandwidth = peak_of(segments);
         v.codecs = mux::av1_codecs_string(contract);
         v.width = r.rung.width;
@@ -75,14 +74,18 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         const AudioRenditionWriter& rendition = *audio_renditions[i];
         mux::DashAudioRepresentation a;
         a.id = "audio-" + spec.id;
-        a.folder = uri_in_ladder(outdir, rendition.dir());
-        a.language = spec.language;
+        a.folder = uri_in_ladder(outdir.path(), rendition.dir());
+        a.language = rfc5646_language(spec.language);
         a.label = spec.name;
         a.is_default = spec.is_default;
         a.bandwidth = peak_of(rendition.segments());
         a.sample_rate = track.codecpar()->sample_rate;
         a.channels = track.channels();
         a.timeline = timeline_of(rendition.segments(), track.time_base());
+        // An audio segment may end up to an AAC frame after its video
+        // segment (engine/audio_segment_plan.hpp).
+        m.duration_seconds = std::max(m.duration_seconds, seconds_of(rendition.segments()));
+        for (const auto& s : rendition.segments()) m.max_segment_seconds = std::max(m.max_segment_seconds, s.duration);
         m.audio.push_back(std::move(a));
     }
     for (const SubtitleRenditionWriter* w : subtitle_renditions) {
@@ -90,8 +93,8 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
         const auto file = w->dir() / SubtitleRenditionWriter::whole_track_name;
         mux::DashTextRepresentation t;
         t.id = "subtitles-" + spec.id;
-        t.file = uri_in_ladder(outdir, file);
-        t.language = spec.language;
+        t.file = uri_in_ladder(outdir.path(), file);
+        t.language = rfc5646_language(spec.language);
         t.label = spec.name;
         t.is_forced = spec.is_forced;
         if (w->duration_seconds() > 0)
@@ -99,7 +102,7 @@ void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& 
                                                      w->duration_seconds());
         m.text.push_back(std::move(t));
     }
-    mux::write_file_atomically(dash_manifest_path(outdir), mux::render_dash_manifest(m));
+    outdir.write_atomically(kDashManifest, mux::render_dash_manifest(m));
 }
 
 }  // namespace ladder::engine

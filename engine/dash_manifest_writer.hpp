@@ -11,12 +11,13 @@
 #include "engine/subtitle_rendition_writer.hpp"
 #include "engine/rung_runtime.hpp"
 #include "engine/source_info.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::engine {
 
 // audio_renditions: parallel to audio's tracks; audio is null (and the
 // renditions empty) for a ladder without audio.
-void write_dash_manifest(const std::filesystem::path& outdir, const SourceInfo& src,
+void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
                          const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
                          const AudioTracks* audio,
                            const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions = {},

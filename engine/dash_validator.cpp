@@ -12,6 +12,7 @@
 #include "engine/init_segment_codecs.hpp"
 #include "engine/ladder_path.hpp"
 #include "engine/segment_listing.hpp"
+#include "engine/segment_timing.hpp"
 #include "engine/validation_text.hpp"
 #include "mux/bmff_boxes.hpp"
 #include "mux/dash_manifest.hpp"
@@ -29,6 +30,8 @@ namespace fs = std::filesystem;
 constexpr const char* kManifest = "manifest.mpd";
 // Audio segments end on an AAC frame (1024 samples), not on a video frame.
 constexpr double kAudioTolerance = 0.05;
+// S@t and S@d are exact in their timescale; a tampered value is off by more.
+constexpr double kTimelineTolerance = 0.001;
 std::string shown(std::string_view text) { return shown_in_problem(text); }
 
 // One Representation as its SegmentTemplate describes it.
@@ -40,6 +43,14 @@ struct Timeline {
     std::vector<std::string> media_uris;
     std::vector<double> starts;     // seconds
     std::vector<double> durations;  // seconds
+    // When the first and the last segment play (when both could be read).
+    std::optional<SegmentTiming> first, last;
+};
+
+// When an audio representation's first and last segments play.
+struct AudioSpan {
+    std::string id;
+    SegmentTiming first, last;
 };
 
 // "$Number%05d$" and "$Number$" are the forms ladder writes; other
@@ -100,17 +111,18 @@ private:
                                                       pugi::xml_node rep);
     void check_colour_properties(const Timeline& t, const ColourDescription& colour, pugi::xml_node set,
                                  pugi::xml_node rep);
-    std::optional<std::vector<mux::SegmentSize>> check_segments(const Timeline& t,
-                                                                std::optional<std::uint32_t> timescale);
-    std::optional<std::vector<mux::SegmentSize>> measure_segments(const Timeline& t,
-                                                                  std::optional<std::uint32_t> timescale,
+    std::optional<std::vector<mux::SegmentSize>> check_segments(Timeline& t, const std::optional<mux::TrackTiming>& track);
+    std::optional<std::vector<mux::SegmentSize>> measure_segments(Timeline& t,
+                                                                  const std::optional<mux::TrackTiming>& track,
                                                                   ListingCheck& listing);
-    void check_start(const Timeline& t, std::size_t i, const std::vector<std::uint8_t>& bytes,
-                     std::optional<std::uint32_t> timescale, bool& reported);
+    // Each S against when its segment's samples play.
+    void check_segment_times(Timeline& t, const mux::TrackTiming& track, std::size_t i,
+                             const std::vector<std::uint8_t>& segment, bool& reported);
     std::optional<std::vector<double>> hls_durations(const std::string& uri);
     void check_against_hls(const Timeline& t);
-    void check_representation(const Timeline& t, pugi::xml_node rep, pugi::xml_node set);
+    void check_representation(Timeline& t, pugi::xml_node rep, pugi::xml_node set);
     void check_alignment(Timeline t);
+    void check_audio_spans();
     // A subtitle Representation: one whole WebVTT file named by BaseURL.
     void check_text(pugi::xml_node rep, const std::string& base);
     std::optional<LadderFile> locate(const std::string& uri, const std::string& what);
@@ -121,6 +133,7 @@ private:
     HlsFindings hls_;  // its inits_compared grows with the DASH checks' own
     SegmentRegistry segments_listed_;
     std::optional<Timeline> reference_;  // the first video representation: the others must line up with it
+    std::vector<AudioSpan> audio_spans_;  // each audio representation's whose first and last segments were read
     int representations_ = 0;
     int segments_ = 0;
 };
@@ -351,37 +364,48 @@ void DashCheck::check_colour_properties(const Timeline& t, const ColourDescripti
         }
 }
 
-// A segment's decode time (tfdt) against its start in the timeline; the
-// first disagreement of a representation only.
-void DashCheck::check_start(const Timeline& t, std::size_t i, const std::vector<std::uint8_t>& bytes,
-                            std::optional<std::uint32_t> timescale, bool& reported) {
-    if (reported || !timescale || *timescale == 0) return;
-    const auto layout = mux::read_fragment_layout(bytes);
-    if (!layout || !layout->decode_time) return;
-    const double real = static_cast<double>(*layout->decode_time) / *timescale;
-    const double tolerance = t.video && t.frame_seconds > 0 ? t.frame_seconds / 2 : kAudioTolerance;
-    if (std::abs(real - t.starts[i]) <= tolerance) return;
-    problem(fmt::format("representation {}: segment {} starts at {:.6f} s in the timeline but \"{}\" at {:.6f} s "
-                        "(tfdt)",
-                        shown(t.id), i + 1, t.starts[i], shown(t.media_uris[i]), real));
-    reported = true;
+// A segment's S (its start and duration in the timeline) against when its
+// samples play: its decode time (tfdt) and durations (trun) after the init
+// segment's edit list (an audio track's priming plays before 0). The first
+// disagreement of a representation only; every segment's timing is kept for
+// the audio's span against the video's.
+void DashCheck::check_segment_times(Timeline& t, const mux::TrackTiming& track, std::size_t i,
+                                    const std::vector<std::uint8_t>& segment, bool& reported) {
+    const auto layout = mux::read_fragment_layout(segment);
+    const auto timing = layout ? segment_timing(track, *layout) : std::nullopt;
+    if (!timing) {
+        problem(fmt::format("representation {}: segment {} ({}): its moof does not describe its samples", shown(t.id),
+                            i + 1, shown(t.media_uris[i])));
+        return;
+    }
+    if (i == 0) t.first = timing;
+    if (i + 1 == t.media_uris.size()) t.last = timing;
+    if (reported) return;
+    if (std::abs(t.starts[i] - timing->presented_start()) > kTimelineTolerance ||
+        std::abs(t.durations[i] - timing->presented()) > kTimelineTolerance) {
+        problem(fmt::format("representation {}: segment {} starts at {:.6f} s and lasts {:.6f} s in the "
+                            "SegmentTimeline, but its samples play from {:.6f} s for {:.6f} s",
+                            shown(t.id), i + 1, t.starts[i], t.durations[i], timing->presented_start(),
+                            timing->presented()));
+        reported = true;
+    }
 }
 
 // Each segment file read once (what it measures, for the bandwidth), or
 // nullopt at the first one missing.
-std::optional<std::vector<mux::SegmentSize>> DashCheck::check_segments(const Timeline& t,
-                                                                       std::optional<std::uint32_t> timescale) {
+std::optional<std::vector<mux::SegmentSize>> DashCheck::check_segments(Timeline& t,
+                                                                       const std::optional<mux::TrackTiming>& track) {
     ListingCheck listing(segments_listed_, fmt::format("representation {}", shown(t.id)));
-    auto sizes = measure_segments(t, timescale, listing);
+    auto sizes = measure_segments(t, track, listing);
     for (const auto& line : listing.problems()) problem(fmt::format("representation {}: segment {}", shown(t.id), line));
     return sizes;
 }
 
-std::optional<std::vector<mux::SegmentSize>> DashCheck::measure_segments(const Timeline& t,
-                                                                         std::optional<std::uint32_t> timescale,
+std::optional<std::vector<mux::SegmentSize>> DashCheck::measure_segments(Timeline& t,
+                                                                         const std::optional<mux::TrackTiming>& track,
                                                                          ListingCheck& listing) {
     std::vector<mux::SegmentSize> sizes;
-    bool start_reported = false;
+    bool times_reported = false;
     const std::string what = fmt::format("representation {}: segment", shown(t.id));
     for (std::size_t i = 0; i < t.media_uris.size(); ++i) {
         const std::string& uri = t.media_uris[i];
@@ -400,7 +424,7 @@ std::optional<std::vector<mux::SegmentSize>> DashCheck::measure_segments(const T
         ++segments_;
         if (id) listing.record(*id, bytes.bytes.size());
         sizes.push_back({t.durations[i], bytes.bytes.size()});
-        check_start(t, i, bytes.bytes, timescale, start_reported);
+        if (track) check_segment_times(t, *track, i, bytes.bytes, times_reported);
     }
     return sizes;
 }
@@ -450,12 +474,17 @@ void DashCheck::check_against_hls(const Timeline& t) {
         }
 }
 
-void DashCheck::check_representation(const Timeline& t, pugi::xml_node rep, pugi::xml_node set) {
+void DashCheck::check_representation(Timeline& t, pugi::xml_node rep, pugi::xml_node set) {
     const auto init = read(t.init_uri, fmt::format("representation {}: initialization", shown(t.id)));
-    const auto timescale = init ? mux::read_track_timescale(*init) : std::nullopt;
+    // How its segments' decode times map to the timeline: read once.
+    const auto track = init ? mux::read_track_timing(*init) : std::nullopt;
+    if (init && !track)
+        problem(fmt::format("representation {}: {}: no track timescale (mdhd), or an edit list that cannot be read: "
+                            "its segments are not placed on the timeline",
+                            shown(t.id), shown(t.init_uri)));
     if (init && t.video)
         if (const auto colour = check_video_init(t, *init, rep)) check_colour_properties(t, *colour, set, rep);
-    const auto sizes = check_segments(t, timescale);
+    const auto sizes = check_segments(t, track);
     if (!sizes) return;
     check_against_hls(t);
     std::vector<double> durations;
@@ -488,6 +517,14 @@ void DashCheck::check_alignment(Timeline t) {
         }
 }
 
+// Every audio representation starts and ends with the first video one.
+void DashCheck::check_audio_spans() {
+    if (!reference_ || !reference_->first || !reference_->last) return;
+    for (const AudioSpan& a : audio_spans_)
+        for (const std::string& m : audio_span_mismatches(a.first, a.last, *reference_->first, *reference_->last))
+            problem(fmt::format("representation {} {}", shown(a.id), m));
+}
+
 void DashCheck::check_adaptation_set(pugi::xml_node set, const std::string& base) {
     const auto set_base = base_below(set, base, fmt::format("AdaptationSet {}", shown(set.attribute("id").as_string())));
     for (pugi::xml_node rep : set.children("Representation")) {
@@ -503,7 +540,11 @@ void DashCheck::check_adaptation_set(pugi::xml_node set, const std::string& base
         auto t = timeline_of(rep, set, *rep_base);
         if (!t) continue;
         check_representation(*t, rep, set);
-        if (t->video) check_alignment(std::move(*t));
+        if (t->video) {
+            check_alignment(std::move(*t));
+        } else if (t->first && t->last) {
+            audio_spans_.push_back({t->id, *t->first, *t->last});
+        }
     }
 }
 
@@ -544,6 +585,7 @@ int DashCheck::run() {
     if (!base) return 0;
     for (pugi::xml_node period : mpd.children("Period")) check_period(period, *base);
     if (representations_ == 0) problem("no Representation");
+    check_audio_spans();
     return segments_;
 }
 

@@ -6,11 +6,13 @@
 // SegmentTemplates name exists inside the ladder (BaseURLs applied, RFC
 // 3986), each once, each Representation's timeline has one entry per segment
 // of the HLS playlist in the same folder and each duration matches that
-// segment's within a frame, never goes back, and starts each segment where
-// its decode time (tfdt) says, @codecs and the cicp descriptors match the
-// init segment's av1C, @bandwidth is within 10% of what the segments measure
-// (as HLS's BANDWIDTH, for the track alone), and the video Representations'
-// segment boundaries line up. Repeat counts and Representations are believed
+// segment's within a frame, never goes back, and each S starts and lasts
+// what its segment's samples play (tfdt and trun, after the init segment's
+// edit list: engine/segment_timing.hpp), @codecs and the cicp descriptors
+// match the init segment's av1C, @bandwidth is within 10% of what the
+// segments measure (as HLS's BANDWIDTH, for the track alone), the video
+// Representations' segment boundaries line up, and the audio starts and
+// ends with the video. Repeat counts and Representations are believed
 // only as far as the files on disk can hold them. Problems start with
 // "manifest.mpd".
 #include <filesystem>

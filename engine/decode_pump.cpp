@@ -238,6 +238,13 @@ void DecodePump::decode_video(const AVPacket* pkt, std::stop_token stop) {
 
 void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
     const AVStream* vs = input_.get()->streams[source_.video_stream];
+    const std::int64_t best_effort = frame->best_effort_timestamp;
+    PictureFit::Fitted fitted;
+    if (frame->format != AV_PIX_FMT_CUDA) {
+        fitted = fit_.fit(frame, vs->time_base);
+        if (fitted.note) progress_.note(NoteLevel::warning, fmt::format("input {}: {}", source_.path, *fitted.note));
+        if (fitted.frame) frame = fitted.frame.get();
+    }
     if (!normalizer_) {
         const AVRational tb = vs->time_base;
         const AVRational sar = frame->sample_aspect_ratio.num > 0 ? frame->sample_aspect_ratio : source_.sample_aspect;
@@ -267,11 +274,13 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
             chain += fmt::format(",scale=out_color_matrix={}:out_range=tv",
                                  source_.colorspace == AVCOL_SPC_BT709 ? "bt709" : "bt601");
         else if (!on_gpu && source_.to_limited_range)
-            chain += ",scale=out_range=tv";
+            // in_range said, not guessed: FFmpeg 5.1 takes only yuvj formats
+            // for full range, 7.x negotiates ranges from the frames' tags.
+            chain += ",scale=in_range=pc:out_range=tv";
         if (!on_gpu) chain += fmt::format(",format=pix_fmts={}", av_get_pix_fmt_name(source_.pix_fmt));
         normalizer_ = std::make_unique<av::FilterChain>(false, args, chain, on_gpu ? frame->hw_frames_ctx : nullptr);
     }
-    std::int64_t ts = frame->best_effort_timestamp;
+    std::int64_t ts = best_effort;
     if (ts == AV_NOPTS_VALUE)
         ts = av_rescale_q(counters_.frames_decoded - 1, av_inv_q(source_.frame_rate), vs->time_base);
     frame->pts = ts;
@@ -281,7 +290,9 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
 }
 
 void DecodePump::seek_to_range() {
-    if (range_->first <= 0) return;
+    // A timeline with jumps is read from its start: a seek by time could
+    // land in the wrong part of it.
+    if (range_->first <= 0 || !source_.timestamp_jumps.empty()) return;
     const AVStream* vs = input_.get()->streams[source_.video_stream];
     // Two frames early: the constant-rate step picks, for each frame, the
     // latest source frame at or before it, which may start a little earlier.

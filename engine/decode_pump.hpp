@@ -13,6 +13,7 @@
 #include "av/hw_device.hpp"
 #include "av/input_file.hpp"
 #include "av/logging.hpp"
+#include "engine/picture_fit.hpp"
 #include "engine/audio_tracks.hpp"
 #include "engine/bounded_channel.hpp"
 #include "engine/errors.hpp"
@@ -123,6 +124,7 @@ private:
     std::unique_ptr<av::GpuFrameCopier> gpu_copier_;
     av::CodecContextPtr decoder_;
     std::unique_ptr<av::FilterChain> normalizer_;
+    PictureFit fit_;  // frames whose size changed mid-stream, back to the first one's
     PumpCounters counters_;
     std::int64_t end_pts_ = 0;  // source time base
     double blocked_seconds_ = 0;

@@ -50,6 +50,8 @@ std::string nvdec_problem(const gpu::NvidiaGpu& g, const gpu::DeviceInventory& i
     if (src.rotation != 0)
         return fmt::format("the source is rotated by {} degrees, which ladder applies on the CPU", src.rotation);
     if (src.interlaced) return "the source is interlaced, which ladder deinterlaces on the CPU";
+    if (src.to_limited_range)
+        return "the source is full range, which ladder converts to limited range on the CPU";
     if (!g.nvdec_status.empty()) return g.nvdec_status;
     const auto caps = std::find_if(g.nvdec.begin(), g.nvdec.end(), [&](const gpu::DecodeCaps& c) {
         return c.codec == codec && c.bit_depth == src.bit_depth;

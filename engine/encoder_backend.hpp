@@ -7,6 +7,7 @@
 // forced at every chunk start, so each chunk still decodes on its own and
 // every segment starts at the same frame in every rung; encode() is a
 // session of one chunk.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stop_token>
@@ -15,6 +16,7 @@
 
 #include "av/hdr_metadata.hpp"
 #include "engine/chunk.hpp"
+#include "engine/ladder_spec.hpp"
 #include "gpu/gpu_pool.hpp"
 
 namespace ladder::engine {
@@ -83,10 +85,46 @@ std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slo
 using EncoderFactory =
     std::function<std::unique_ptr<EncoderBackend>(const gpu::EncoderSlot&, const EncoderSettings&)>;
 
-// Why the encoder cannot take frames of this size (empty when it can).
-// Checked before the run: SVT-AV1 1.4 refuses sources under 64x64 at open,
-// and closing such a half-opened encoder can hang inside the library.
-std::string encoder_size_problem(const std::string& encoder, int width, int height);
+// What an encoder's library accepts when ladder opens it, as read from its
+// sources (README "Encoder limits"): a rung outside them is refused before
+// anything is encoded, and a session is never asked for more.
+struct EncoderLimits {
+    std::string label;  // the name users know it by
+    int min_width = 1;
+    int min_height = 1;
+    int max_width = 65536;
+    int max_height = 65536;
+    int max_kbps = 0;  // for the target rate, and the max rate where the encoder takes one
+    bool takes_max_rate = true;
+    // The rate-control buffer in milliseconds of the target rate (0: any).
+    int min_buffer_ms = 0;
+    int max_buffer_ms = 0;
+};
+
+// FFmpeg hands every encoder its buffer in an int of bits.
+inline constexpr int kMaxBufferKbits = 2'147'483;
+
+// The limits of libsvtav1, libaom-av1, av1_nvenc or av1_qsv (any other
+// name: libaom's, the widest).
+EncoderLimits encoder_limits(const std::string& encoder);
+
+// Why the encoder cannot make this rung (empty when it can): a size, target
+// rate, max rate or buffer outside its limits, named with the limit.
+// Checked before the run: SVT-AV1 refuses what is outside them at open (and
+// closing a half-opened encoder can hang inside the library).
+std::string encoder_rung_problem(const std::string& encoder, const Rung& rung);
+
+// What a session's encoder is asked for, in bits per second and bits: the
+// session's rate (its share of the rung's), its max rate (the rung's, else
+// 1.5x the session's; 0 for an encoder that takes none) and its buffer (the
+// rung's, else 2x the session's rate), each within the encoder's limits, so
+// that a share that differs from the rung's rate never leaves them.
+struct RateControl {
+    std::int64_t bit_rate = 0;
+    std::int64_t max_rate = 0;
+    int buffer_bits = 0;
+};
+RateControl rate_control(const std::string& encoder, const EncoderSettings& settings);
 
 // The default preset an encoder uses when none is given.
 int default_preset(const std::string& encoder);

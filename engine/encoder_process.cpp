@@ -35,7 +35,7 @@ EncoderProcess::EncoderProcess() {
     auto [ours, theirs] = ipc::socket_pair();
     // Above the standard descriptors, so the dup2 onto fd 3 below always
     // makes a new descriptor (which drops close-on-exec).
-    UniqueFd child_end(::fcntl(theirs.get(), F_DUPFD_CLOEXEC, 10));
+    av::UniqueFd child_end(::fcntl(theirs.get(), F_DUPFD_CLOEXEC, 10));
     if (!child_end) throw RunError(fmt::format("starting an encoder process: {}", std::strerror(errno)));
 
     posix_spawn_file_actions_t actions;

@@ -41,13 +41,13 @@ public:
     std::string reap();
     // Closes ladder's end of the socket: the process exits once it reads
     // the end (the destructor then reaps it without waiting long).
-    void close_socket() { socket_ = ipc::Socket(UniqueFd()); }
+    void close_socket() { socket_ = ipc::Socket(av::UniqueFd()); }
 
 private:
     std::string wait_for_end(std::chrono::milliseconds grace);
 
     pid_t pid_ = -1;
-    ipc::Socket socket_{UniqueFd()};
+    ipc::Socket socket_{av::UniqueFd()};
     std::string ended_;  // set once reaped
 };
 

@@ -64,7 +64,7 @@ void trim_heap_before(const EncoderSettings& next) {
 
 // One encoder session: chunk messages, each followed by its frames, until
 // the flush.
-void encode_session(ipc::Socket& socket, Replies& replies, const nlohmann::json& req, UniqueFd ring_fd) {
+void encode_session(ipc::Socket& socket, Replies& replies, const nlohmann::json& req, av::UniqueFd ring_fd) {
     const std::uint64_t request = req.at("request").get<std::uint64_t>();
     const MappedFrameRing ring(std::move(ring_fd), req.at("ring").at("slots").get<int>(),
                                req.at("ring").at("slot_bytes").get<std::size_t>());
@@ -151,7 +151,7 @@ int run_encoder_process(int fd) {
     std::signal(SIGTERM, SIG_IGN);
     std::signal(SIGPIPE, SIG_IGN);
     av::quiet_library_logs();
-    ipc::Socket socket{UniqueFd(fd)};
+    ipc::Socket socket{av::UniqueFd(fd)};
     try {
         serve(socket);
     } catch (const ipc::PeerGone&) {

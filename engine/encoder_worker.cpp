@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/encoder_backend.hpp"
 #include "engine/errors.hpp"
 
 namespace ladder::engine {
@@ -62,7 +63,8 @@ RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::E
     }
     if (firsts) prior.first = std::exp(log_first / firsts);
     if (rests) prior.rest = std::exp(log_rest / rests);
-    return r.rate->begin(slot.encoder, chunks, seconds, prior, weight, left_weight);
+    return r.rate->begin(slot.encoder, chunks, seconds, prior, weight, left_weight,
+                         encoder_limits(slot.encoder).max_kbps);
 }
 
 // The session's chunks as they come back, in order; false once the rung's

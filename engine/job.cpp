@@ -134,13 +134,15 @@ Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
     request.encoder_factory = e.factory;
     e.devices =
         plan_devices(request, source.info, settings_for(source.ladder.rungs.front(), source.info, options.preset));
-    // GPU encoders were opened once by plan_devices; CPU ones are checked here.
-    std::vector<std::string> cpu_encoders;
-    for (const auto& s : e.devices.slots)
-        if (s.kind == gpu::DeviceKind::cpu &&
-            std::find(cpu_encoders.begin(), cpu_encoders.end(), s.encoder) == cpu_encoders.end())
-            cpu_encoders.push_back(s.encoder);
+    // GPU encoders were opened once by plan_devices (with the first rung):
+    // every rung must still be within their limits. CPU ones are checked here.
+    std::vector<std::string> cpu_encoders, gpu_encoders;
+    for (const auto& s : e.devices.slots) {
+        auto& list = s.kind == gpu::DeviceKind::cpu ? cpu_encoders : gpu_encoders;
+        if (std::find(list.begin(), list.end(), s.encoder) == list.end()) list.push_back(s.encoder);
+    }
     check_encoders(cpu_encoders, source.ladder);
+    check_rungs_within_limits(gpu_encoders, source.ladder);
     return e;
 }
 
@@ -149,6 +151,13 @@ void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
         progress.note(NoteLevel::info,
                       fmt::format("input {} is interlaced: deinterlacing it (bwdif, one frame per frame, {:.3f} fps)",
                                   src.path, av_q2d(src.frame_rate)));
+    for (const auto& jump : src.timestamp_jumps)
+        if (jump.stream == src.video_stream)
+            progress.note(NoteLevel::warning,
+                          fmt::format("input {}: the timestamps jump by {:+.3f} s at {:.3f} s (byte {}): the content "
+                                      "continues without the gap{}",
+                                      src.path, jump.jump_seconds, jump.at_seconds, jump.pos,
+                                      jump.jump_seconds > 0 ? "" : " (nothing after it is dropped)"));
     if (src.rotation != 0)
         progress.note(NoteLevel::info, fmt::format("input {} is rotated: turning it {} degrees clockwise ({}x{})",
                                                     src.path, src.rotation, src.display_width, src.display_height));
@@ -387,12 +396,15 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // 2. The output folder, checked and prepared. A shard writes no
     // outputs: the plan's journal, shared by all shards, is its output.
     std::optional<OutputStage> output;
-    if (options.shard)
-        std::filesystem::create_directories(options.outdir);
-    else
+    const std::vector<std::filesystem::path> inputs{options.input, options.audio_file};
+    if (options.shard) {
+        refuse_outputs_over_inputs(options.outdir, ladder_own_names(), inputs, options.other_outputs);
+        refuse_links_in_the_way(options.outdir, options.other_outputs);
+    } else {
         output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
                                      rendition_ids(audio_selection), rendition_ids(subtitle_selection),
-                                     options.overwrite || options.resume});
+                                     options.overwrite || options.resume, inputs, options.other_outputs});
+    }
     std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source);
     std::unique_ptr<SubtitleTracks> subtitles = open_subtitles(subtitle_selection, source.input->get(), src);
     note_source_handling(src, progress);
@@ -432,7 +444,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     // interrupted run journaled them, straight to the rung's writer); the
     // workers encode what the dispatcher hands them and deliver each chunk
     // to its rung's writer.
-    const LaneCounts lane_counts = decode_lanes_wanted(options, encoders.devices, cpu);
+    // Lanes start where a seek by time lands: not on a timeline with jumps.
+    const LaneCounts lane_counts =
+        src.timestamp_jumps.empty() ? decode_lanes_wanted(options, encoders.devices, cpu) : LaneCounts{1, 1};
     const std::vector<std::int64_t> cuts =
         find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
     std::unique_ptr<ChunkAnalyzer> analyzer =

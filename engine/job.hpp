@@ -87,6 +87,8 @@ struct JobOptions {
     AudioChoice audio;  // --audio: which tracks become AAC renditions
     SubtitleChoice subtitles;  // --subtitles: which text tracks become WebVTT (and mov_text)
     bool overwrite = false;
+    // Files the caller writes besides the outputs (--report): never an input.
+    std::vector<std::filesystem::path> other_outputs;
     // Reuse the chunks journaled under OUTDIR/.ladder by an interrupted run
     // with the same source, ladder and settings (implies overwrite).
     bool resume = false;

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "engine/errors.hpp"
-#include "mux/atomic_file.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::engine {
 
@@ -162,8 +162,7 @@ JobPlan read_plan(const std::filesystem::path& file) {
 }
 
 void write_plan(const JobPlan& plan, const std::filesystem::path& workdir) {
-    std::filesystem::create_directories(workdir);
-    mux::write_file_atomically(workdir / kPlanFileName, plan_to_json(plan).dump(2) + "\n");
+    mux::OutputFolder::open_named(workdir, true).write_atomically(kPlanFileName, plan_to_json(plan).dump(2) + "\n");
 }
 
 }  // namespace ladder::engine

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "engine/unique_fd.hpp"
+#include "av/unique_fd.hpp"
 
 namespace ladder::engine {
 
@@ -52,7 +52,7 @@ bool climbs_out(const fs::path& below_root) {
 // symbolic links included. -1 with errno; ENOSYS where the kernel or a
 // seccomp filter lacks openat2.
 int open_beneath(const fs::path& root, const fs::path& below_root) {
-    const UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    const av::UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!dir) return -1;
     open_how how{};
     how.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
@@ -163,7 +163,7 @@ FileBytes LadderFolder::read(const LadderFile& file) const {
     int fd = open_beneath(real_root_, file.below_root);
     if (fd < 0 && errno == ENOSYS) fd = open_checked(real_root_, real_root_ / file.below_root);
     if (fd < 0) return {status_of_open_error(errno), {}};
-    const UniqueFd owned(fd);
+    const av::UniqueFd owned(fd);
     // Checked again on what was opened: the file may have been replaced.
     struct stat opened {};
     if (::fstat(owned.get(), &opened) != 0 || !S_ISREG(opened.st_mode)) return {ReadStatus::not_a_regular_file, {}};

@@ -15,6 +15,7 @@
 #include "engine/init_segment_codecs.hpp"
 #include "engine/ladder_path.hpp"
 #include "engine/segment_listing.hpp"
+#include "engine/segment_timing.hpp"
 #include "engine/validation_text.hpp"
 #include "mux/av1_sequence_header.hpp"
 #include "mux/bmff_boxes.hpp"
@@ -30,8 +31,8 @@ namespace fs = std::filesystem;
 
 // EXTINF is written with 6 decimals; a tampered value is off by far more.
 constexpr double kExtinfTolerance = 0.002;
-// Audio segments end on the first AAC frame at or after a video boundary.
-constexpr double kAudioAlignment = 0.05;
+// 1024 samples at 7350 Hz, AAC's lowest rate.
+constexpr double kLongestAacFrame = 1024.0 / 7350;
 
 // What a video init segment's av1C says: what CODECS and VIDEO-RANGE must say.
 struct InitFacts {
@@ -44,6 +45,8 @@ struct TrackCheck {
     std::vector<mux::SegmentSize> sizes;
     int target_duration = 0;
     InitFacts init;  // video only
+    // When the first and the last segment play (when both could be read).
+    std::optional<SegmentTiming> first, last;
     bool ok = false;
 };
 
@@ -60,6 +63,9 @@ struct SegmentFacts {
     // The decode time after its last sample (tfdt + durations): where the
     // next segment must start.
     DecodeTime end_time;
+    // When its samples play, after the init segment's edit list (when its
+    // moof and the init segment say).
+    std::optional<SegmentTiming> timing;
 };
 
 std::string shown(std::string_view text) { return shown_in_problem(text); }
@@ -141,16 +147,16 @@ private:
     TrackCheck track(const LadderFile& playlist, bool video);
     TrackCheck check_track(const LadderFile& playlist, bool video);
     InitFacts init_facts(const std::vector<std::uint8_t>& init, const LadderFile& file);
-    std::uint64_t check_entry(const std::vector<std::uint8_t>& init, const fs::path& playlist,
-                              const mux::MediaSegmentEntry& entry, bool video, ListingCheck& listing,
-                              DecodeTime& next_start);
+    SegmentFacts check_entry(const std::vector<std::uint8_t>& init, const fs::path& playlist,
+                             const mux::MediaSegmentEntry& entry, bool video, ListingCheck& listing,
+                             DecodeTime& next_start);
     SegmentFacts check_segment(const std::vector<std::uint8_t>& init, const fs::path& playlist, const LadderFile& seg,
                                const mux::MediaSegmentEntry& entry, bool video, DecodeTime expected_start);
     std::optional<SegmentFacts> check_samples(const std::vector<std::uint8_t>& init,
                                               const std::vector<std::uint8_t>& bytes, const fs::path& seg,
                                               double extinf, bool video, DecodeTime expected_start);
-    DecodeTime check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout, DecodeTime expected_start,
-                                 AVRational tb);
+    DecodeTime check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout,
+                                 const mux::TrackTiming& track, DecodeTime expected_start);
     void report_listing(const fs::path& playlist, const ListingCheck& listing);
     std::optional<std::vector<std::uint8_t>> map_range(const fs::path& playlist, const mux::MediaPlaylist& p,
                                                        std::vector<std::uint8_t> file);
@@ -283,8 +289,8 @@ SegmentFacts Validator::check_segment(const std::vector<std::uint8_t>& init, con
         *bytes = sub_range(*bytes, *entry.byte_range);
     }
     ++report_.segments;
-    const auto facts = check_samples(init, *bytes, file.path, entry.duration, video, expected_start);
-    return facts.value_or(SegmentFacts{bytes->size(), {}});
+    auto facts = check_samples(init, *bytes, file.path, entry.duration, video, expected_start);
+    return facts ? std::move(*facts) : SegmentFacts{bytes->size(), {}, std::nullopt};
 }
 
 // The segment's first sample, its durations and where it starts; nullopt
@@ -297,7 +303,6 @@ std::optional<SegmentFacts> Validator::check_samples(const std::vector<std::uint
     joined.insert(joined.end(), bytes.begin(), bytes.end());
     try {
         av::MemoryInput in(std::move(joined), seg.string());
-        const AVRational tb = in.get()->streams[0]->time_base;
         av::PacketPtr pkt = av::make_packet();
         if (!in.read(pkt.get())) {
             problem(seg, "holds no samples");
@@ -308,29 +313,35 @@ std::optional<SegmentFacts> Validator::check_samples(const std::vector<std::uint
             const bool header = mux::parse_sequence_header({pkt->data, static_cast<std::size_t>(pkt->size)}).has_value();
             if (!key || !header) problem(seg, "does not start with a key frame carrying a sequence header");
         }
-        // Durations as a player sees them: the fragment's own sample
-        // durations, in the timescale of the init segment.
-        const auto layout = mux::read_fragment_layout(bytes);
-        if (!layout || !layout->duration) {
-            problem(seg, "its moof does not describe its samples");
-            return std::nullopt;
-        }
-        const double real = static_cast<double>(*layout->duration) * av_q2d(tb);
-        if (std::abs(real - extinf) > kExtinfTolerance)
-            problem(seg, fmt::format("EXTINF says {:.6f} s but its samples last {:.6f} s", extinf, real));
-        return SegmentFacts{bytes.size(), check_decode_time(seg, *layout, expected_start, tb)};
     } catch (const std::exception& e) {
         problem(seg, fmt::format("cannot be read with its init segment: {}", e.what()));
         return std::nullopt;
     }
+    // Durations as a player sees them: the fragment's own sample durations
+    // in the init segment's timescale, less what its edit list hides (an
+    // audio track's priming, before 0).
+    const auto track = mux::read_track_timing(init);
+    const auto layout = mux::read_fragment_layout(bytes);
+    const auto timing = track && layout ? segment_timing(*track, *layout) : std::nullopt;
+    if (!timing) {
+        problem(seg, "its moof does not describe its samples");
+        return std::nullopt;
+    }
+    const double real = timing->presented();
+    if (std::abs(real - extinf) > kExtinfTolerance)
+        problem(seg, fmt::format("EXTINF says {:.6f} s but its samples last {:.6f} s", extinf, real));
+    return SegmentFacts{bytes.size(), check_decode_time(seg, *layout, *track, expected_start), timing};
 }
 
 // A segment listed again, or out of its place, starts where it started
 // before: its decode time (tfdt) must be where the segment before it ended.
-// Returns where it ends (tfdt + durations), when its moof says.
+// Both are decode times, the edit list's shift (an audio track's priming)
+// in each alike; the message gives them as presentation times, as the
+// player places them. Returns where it ends (tfdt + durations), when its
+// moof says.
 DecodeTime Validator::check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout,
-                                        DecodeTime expected_start, AVRational tb) {
-    const auto seconds = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * av_q2d(tb); };
+                                        const mux::TrackTiming& track, DecodeTime expected_start) {
+    const auto seconds = [&](std::uint64_t ticks) { return presentation_seconds(track, ticks); };
     const auto start = layout.decode_time;
     if (!start || !layout.duration) return {};
     if (expected_start.known && *start != expected_start.ticks)
@@ -342,21 +353,21 @@ DecodeTime Validator::check_decode_time(const fs::path& seg, const mux::Fragment
 }
 
 // One entry of a media playlist: its file checked, unless listed before.
-// Returns the bytes a player fetches for it.
-std::uint64_t Validator::check_entry(const std::vector<std::uint8_t>& init, const fs::path& playlist,
-                                     const mux::MediaSegmentEntry& entry, bool video, ListingCheck& listing,
-                                     DecodeTime& next_start) {
+// Returns what a player fetches for it and, when checked here, when it plays.
+SegmentFacts Validator::check_entry(const std::vector<std::uint8_t>& init, const fs::path& playlist,
+                                    const mux::MediaSegmentEntry& entry, bool video, ListingCheck& listing,
+                                    DecodeTime& next_start) {
     const auto seg = follow(playlist, entry.uri);
     const auto id = seg ? folder_.identity(*seg) : std::nullopt;
     if (id)
         if (const auto* before = listing.earlier(*id, entry.uri)) {
             next_start = {};
-            return before->bytes;
+            return {before->bytes, {}, std::nullopt};
         }
-    const SegmentFacts facts = seg ? check_segment(init, playlist, *seg, entry, video, next_start) : SegmentFacts{};
+    SegmentFacts facts = seg ? check_segment(init, playlist, *seg, entry, video, next_start) : SegmentFacts{};
     if (id) listing.record(*id, facts.bytes);
     next_start = facts.end_time;
-    return facts.bytes;
+    return facts;
 }
 
 void Validator::report_listing(const fs::path& playlist, const ListingCheck& listing) {
@@ -397,10 +408,12 @@ TrackCheck Validator::check_track(const LadderFile& playlist, bool video) {
         if (std::lround(s.duration) > p->target_duration)
             problem(playlist_file, fmt::format("EXTINF {:.6f} of {} rounds above EXT-X-TARGETDURATION {}", s.duration,
                                                shown(s.uri), p->target_duration));
-        const std::uint64_t size = check_entry(*init, playlist_file, s, video, listing, next_start);
+        const SegmentFacts facts = check_entry(*init, playlist_file, s, video, listing, next_start);
+        if (&s == &p->segments.front()) t.first = facts.timing;
+        if (&s == &p->segments.back()) t.last = facts.timing;
         sum += s.duration;
         t.boundaries.push_back(sum);
-        t.sizes.push_back({s.duration, size});
+        t.sizes.push_back({s.duration, facts.bytes});
     }
     report_listing(playlist_file, listing);
     t.target_duration = p->target_duration;
@@ -573,10 +586,19 @@ void Validator::check_audio_alignment(const fs::path& master_file, const TrackCh
                                              shown(uri), a.size(), r.size()));
             continue;
         }
+        // An unreadable first or last segment is reported with the segment.
+        if (track.first && track.last && reference.first && reference.last)
+            for (const std::string& m :
+                 audio_span_mismatches(*track.first, *track.last, *reference.first, *reference.last))
+                problem(master_file, fmt::format("audio {} {}", shown(uri), m));
+        // Each segment is cut on the AAC frame boundary nearest the video's
+        // (engine/audio_segment_plan.hpp): within a frame of it.
+        const double frame = track.first ? track.first->first_sample_end - track.first->start : kLongestAacFrame;
         for (std::size_t i = 0; i + 1 < a.size(); ++i)
-            if (std::abs(a[i] - r[i]) > kAudioAlignment) {
-                problem(master_file, fmt::format("audio {} segment {} ends at {:.3f} s, video at {:.3f} s", shown(uri),
-                                                 i + 1, a[i], r[i]));
+            if (std::abs(a[i] - r[i]) > frame + kExtinfTolerance) {
+                problem(master_file, fmt::format("audio {} segment {} ends at {:.3f} s, video at {:.3f} s: more than "
+                                                 "an AAC frame ({:.1f} ms) apart",
+                                                 shown(uri), i + 1, a[i], r[i], frame * 1000));
                 break;
             }
     }

@@ -7,7 +7,8 @@
 // 10% of what the files measure, EXTINF values match the samples, each
 // segment's decode time goes on from the one before, byte ranges lie inside
 // their files, no segment file is listed twice, and segment boundaries line
-// up across rungs (and with the audio); and the DASH manifest next to them,
+// up across rungs (and with the audio, which must start and end with the
+// video: engine/segment_timing.hpp); and the DASH manifest next to them,
 // when there is one (engine/dash_validator.hpp).
 //
 // The ladder is someone else's: a count a file claims (segments, entries,

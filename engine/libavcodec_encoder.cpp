@@ -195,8 +195,9 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
     ctx->color_trc = s.color_trc;
     ctx->colorspace = s.colorspace;
     ctx->color_range = s.color_range;
-    ctx->bit_rate = static_cast<int64_t>(s.bitrate_kbps) * 1000;
-    ctx->rc_buffer_size = (s.bufsize_kbps ? s.bufsize_kbps : 2 * s.bitrate_kbps) * 1000;
+    const RateControl rc = rate_control(slot_.encoder, s);
+    ctx->bit_rate = rc.bit_rate;
+    ctx->rc_buffer_size = rc.buffer_bits;
     // One key frame per chunk: the chunk is the GOP (closed), also in a
     // session of many chunks. Never 1: FFmpeg 6.1+ turns gop_size 1 into
     // SVT-AV1's force_key_frames, which SVT-AV1 2.x refuses in VBR mode
@@ -220,23 +221,26 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
             av_dict_set_int(&opts, "crf", std::clamp(s.crf, 0, 63), 0);
         }
     } else if (slot_.encoder == "libaom-av1") {
-        ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
+        ctx->rc_max_rate = rc.max_rate;
         av_dict_set_int(&opts, "cpu-used", std::clamp(preset, 0, 8), 0);
         av_dict_set(&opts, "row-mt", "1", 0);
     } else if (slot_.encoder == "av1_nvenc") {
-        ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
+        ctx->rc_max_rate = rc.max_rate;
         av_dict_set(&opts, "preset", fmt::format("p{}", std::clamp(preset, 1, 7)).c_str(), 0);
         av_dict_set(&opts, "tune", "hq", 0);
         av_dict_set(&opts, "rc", "vbr", 0);
         // The chunk is the GOP; no B-frames keeps decode order = output order.
         av_dict_set(&opts, "bf", "0", 0);
         av_dict_set(&opts, "forced-idr", "1", 0);  // a chunk start is a key frame
+        // No closed captions in the AV1 (FFmpeg 7.1 would put a source's
+        // CEA-708 into metadata OBUs): the master playlist says NONE.
+        av_dict_set(&opts, "a53cc", "0", 0);
         // Each frame's packet comes out as soon as it is encoded, so a
         // chunk is complete without an end of stream and the session can
         // stay open between chunks (EncoderWorker keeps it for the rung).
         av_dict_set(&opts, "delay", "0", 0);
     } else if (slot_.encoder == "av1_qsv") {
-        ctx->rc_max_rate = static_cast<int64_t>(s.maxrate_kbps ? s.maxrate_kbps : s.bitrate_kbps * 3 / 2) * 1000;
+        ctx->rc_max_rate = rc.max_rate;
         av_dict_set_int(&opts, "preset", std::clamp(preset, 1, 7), 0);
         av_dict_set(&opts, "bf", "0", 0);
         av_dict_set(&opts, "forced_idr", "1", 0);  // a chunk start is a key frame
@@ -250,7 +254,7 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
         ret = avcodec_open2(ctx.get(), codec_, &opts);
     }
     av_dict_free(&opts);
-    av::check(ret, fmt::format("opening {} {}x{} at {} kb/s", slot_.encoder, s.width, s.height, s.bitrate_kbps));
+    av::check(ret, fmt::format("opening {} {}x{} at {} kb/s", slot_.encoder, s.width, s.height, rc.bit_rate / 1000));
     return ctx;
 }
 

@@ -1,14 +1,14 @@
 #include "engine/master_playlist.hpp"
 
+#include "engine/language_tag.hpp"
 #include "engine/output_paths.hpp"
-#include "mux/atomic_file.hpp"
 #include "mux/av1_codecs_string.hpp"
 #include "mux/hls_master_builder.hpp"
 #include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
 
-void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo& src,
+void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& src,
                            const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
                            const AudioTracks* audio,
                            const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
@@ -17,9 +17,8 @@ void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo
     for (const auto& r : rungs) {
         const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
         mux::VideoRenditionSummary v;
-        const auto dir = hls_rung_dir(outdir, r.rung.name);
-        v.uri = uri_in_ladder(outdir, dir / "index.m3u8");
-        v.iframe_uri = uri_in_ladder(outdir, dir / "iframes.m3u8");
+        v.uri = r.rung.name + "/index.m3u8";
+        v.iframe_uri = r.rung.name + "/iframes.m3u8";
         v.width = r.rung.width;
         v.height = r.rung.height;
         v.frame_rate = av_q2d(src.frame_rate);
@@ -34,10 +33,10 @@ void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo
         const AudioRenditionSpec& spec = audio->spec(i);
         mux::AudioRenditionSummary a;
         a.track = spec.ordinal;
-        a.language = spec.language;
+        a.language = rfc5646_language(spec.language);
         a.name = spec.name;
         a.is_default = spec.is_default;
-        a.uri = uri_in_ladder(outdir, audio_renditions[i]->dir() / "index.m3u8");
+        a.uri = uri_in_ladder(outdir.path(), audio_renditions[i]->dir() / "index.m3u8");
         a.channels = audio->track(i).channels();
         a.segments = mux::segment_sizes(audio_renditions[i]->segments());
         audio_summary.push_back(std::move(a));
@@ -45,11 +44,12 @@ void write_master_playlist(const std::filesystem::path& outdir, const SourceInfo
     std::vector<mux::SubtitleRenditionSummary> subtitle_summary;
     for (const SubtitleRenditionWriter* w : subtitle_renditions) {
         const SubtitleRenditionSpec& spec = subtitles->spec(w->track());
-        subtitle_summary.push_back({spec.name, spec.language, uri_in_ladder(outdir, w->dir() / "index.m3u8"),
-                                    spec.is_default, spec.is_forced});
+        subtitle_summary.push_back({spec.name, rfc5646_language(spec.language),
+                                    uri_in_ladder(outdir.path(), w->dir() / "index.m3u8"), spec.is_default,
+                                    spec.is_forced});
     }
-    mux::write_file_atomically(
-        master_playlist_path(outdir),
+    outdir.write_atomically(
+        kMasterPlaylist,
         mux::render_master_playlist(mux::build_master_playlist(video, audio_summary, subtitle_summary)));
 }
 

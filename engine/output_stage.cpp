@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/dash_manifest_writer.hpp"
+#include "engine/language_tag.hpp"
 #include "engine/master_playlist.hpp"
 
 namespace ladder::engine {
@@ -15,38 +16,46 @@ LadderOutputs paths_for(const OutputRequest& request) {
     std::vector<std::string> names;
     for (const auto& r : request.rungs) names.push_back(r.name);
     const bool hls = request.format != OutputFormat::mp4;
-    LadderOutputs out =
-        ladder_outputs(request.outdir, names, request.format != OutputFormat::hls, hls,
-                                       hls ? request.audio : std::vector<std::string>{},
-                                       hls ? request.subtitles : std::vector<std::string>{});
-    if (request.dash && hls) out.finals.push_back(dash_manifest_path(request.outdir));
-    return out;
+    return ladder_outputs(names, request.format != OutputFormat::hls, hls, request.dash && hls,
+                          hls ? request.audio : std::vector<std::string>{},
+                          hls ? request.subtitles : std::vector<std::string>{});
+}
+
+// The inputs first: nothing is created before they are known to be safe.
+mux::OutputFolder checked_root(const OutputRequest& request, const LadderOutputs& paths) {
+    refuse_outputs_over_inputs(request.outdir, paths.top_names, request.inputs, request.other_outputs);
+    return prepare_output_dir(request.outdir, paths, request.overwrite, request.other_outputs);
 }
 
 }  // namespace
 
-OutputStage::OutputStage(OutputRequest request) : request_(std::move(request)), paths_(paths_for(request_)) {
-    prepare_output_dir(request_.outdir, paths_.finals, request_.overwrite);
+OutputStage::OutputStage(OutputRequest request)
+    : request_(std::move(request)), paths_(paths_for(request_)), root_(checked_root(request_, paths_)) {
     // An old master playlist would point at a mix of old and new segments
     // while this run is under way: it goes first and comes back last.
-    if (writes_hls()) std::filesystem::remove(master_playlist_path(request_.outdir));
-    if (writes_dash()) std::filesystem::remove(dash_manifest_path(request_.outdir));
+    if (writes_hls()) root_.remove(kMasterPlaylist);
+    if (writes_dash()) root_.remove(kDashManifest);
 }
 
 void OutputStage::open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
                        ProgressSink& progress) {
     const bool mp4 = request_.format != OutputFormat::hls;
     for (std::size_t i = 0; i < request_.rungs.size(); ++i)
-        finalizers_.push_back(std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], paths_.rungs[i],
+        finalizers_.push_back(std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], root_, paths_.rungs[i],
                                                               frame_rate, mp4 ? audio : nullptr, mp4 ? subtitles : nullptr, hdr, progress));
     if (writes_hls() && audio)
-        for (std::size_t i = 0; i < audio->size(); ++i)
+        for (std::size_t i = 0; i < audio->size(); ++i) {
+            rendition_folders_.push_back(hls_audio_folder(audio->spec(i).id));
             audio_renditions_.push_back(std::make_unique<AudioRenditionWriter>(
-                hls_audio_dir(request_.outdir, audio->spec(i).id), audio->track(i), chunk_frames, frame_rate));
+                root_.folder(rendition_folders_.back()), audio->track(i), iso639_2t_language(audio->spec(i).language),
+                chunk_frames, frame_rate));
+        }
     if (writes_hls() && subtitles)
-        for (std::size_t i = 0; i < subtitles->size(); ++i)
+        for (std::size_t i = 0; i < subtitles->size(); ++i) {
+            rendition_folders_.push_back(hls_subtitle_folder(subtitles->spec(i).id));
             subtitle_renditions_.push_back(std::make_unique<SubtitleRenditionWriter>(
-                hls_subtitle_dir(request_.outdir, subtitles->spec(i).id), *subtitles, i, chunk_frames, frame_rate));
+                root_.folder(rendition_folders_.back()), *subtitles, i, chunk_frames, frame_rate));
+        }
 }
 
 void OutputStage::set_video_frames(std::int64_t frames) {
@@ -78,10 +87,7 @@ void OutputStage::withdraw() {
     std::vector<bool> finished;
     for (std::size_t i = 0; i < paths_.rungs.size(); ++i)
         finished.push_back(i < finalizers_.size() && finalizers_[i]->completed());
-    std::vector<std::filesystem::path> rendition_dirs;
-    for (const auto& w : audio_renditions_) rendition_dirs.push_back(w->dir());
-    for (const auto& w : subtitle_renditions_) rendition_dirs.push_back(w->dir());
-    withdraw_finished_outputs(paths_.rungs, finished, rendition_dirs);
+    withdraw_finished_outputs(root_, paths_.rungs, finished, rendition_folders_);
 }
 
 void OutputStage::abandon(ProgressSink& progress) {
@@ -100,11 +106,14 @@ void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>&
         const auto renditions = audio_renditions();
         std::vector<const SubtitleRenditionWriter*> subtitle_writers;
         for (const auto& w : subtitle_renditions_) subtitle_writers.push_back(w.get());
-        if (writes_dash()) write_dash_manifest(request_.outdir, src, rungs, renditions, audio, subtitle_writers, subtitles);
-        write_master_playlist(request_.outdir, src, rungs, renditions, audio, subtitle_writers, subtitles);
+        if (writes_dash()) write_dash_manifest(root_, src, rungs, renditions, audio, subtitle_writers, subtitles);
+        write_master_playlist(root_, src, rungs, renditions, audio, subtitle_writers, subtitles);
     } catch (...) {
-        std::error_code ec;
-        std::filesystem::remove(dash_manifest_path(request_.outdir), ec);
+        try {
+            root_.remove(kDashManifest);
+        } catch (const std::exception&) {
+            // the run's own error is the one to report
+        }
         withdraw();  // e.g. the disk filled up on the last file
         throw;
     }

@@ -32,12 +32,18 @@ struct OutputRequest {
     std::vector<std::string> audio;  // the ids of the ladder's audio renditions (none: no audio)
     std::vector<std::string> subtitles;  // the ids of its subtitle renditions
     bool overwrite = false;  // earlier outputs there may be replaced
+    // Every file the run reads (source, --audio-file, ...): none may be an
+    // output (engine/output_paths.hpp).
+    std::vector<std::filesystem::path> inputs;
+    // Files the caller writes besides the outputs (the report).
+    std::vector<std::filesystem::path> other_outputs;
 };
 
 class OutputStage {
 public:
     // Checks the folder (InputError when it holds outputs that may not be
-    // replaced) and prepares it; writes no output yet.
+    // replaced or an input is in the way, UnsafeOutputPath for a link where
+    // an output goes) and prepares it; writes no output yet.
     explicit OutputStage(OutputRequest request);
     OutputStage(const OutputStage&) = delete;
     OutputStage& operator=(const OutputStage&) = delete;
@@ -75,6 +81,8 @@ private:
 
     OutputRequest request_;
     LadderOutputs paths_;
+    mux::OutputFolder root_;  // OUTDIR, held open: every output is written below it
+    std::vector<std::filesystem::path> rendition_folders_;  // audio/<id>, subtitles/<id>
     std::vector<std::unique_ptr<RungFinalizer>> finalizers_;
     std::vector<std::unique_ptr<AudioRenditionWriter>> audio_renditions_;
     std::vector<std::unique_ptr<SubtitleRenditionWriter>> subtitle_renditions_;

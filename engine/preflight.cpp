@@ -14,6 +14,7 @@ CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& p
     CheckedSource checked;
     checked.input = open_source(options.input, options.frame_rate);
     checked.info = describe_source(*checked.input);
+    repair_timeline(checked.input, checked.info);
     read_source_hdr(checked.info);
     if (!options.audio_file.empty() && options.audio.enabled)
         checked.audio_input = open_audio_file(options.audio_file, checked.info);
@@ -35,10 +36,15 @@ void check_encoders(const std::vector<std::string>& encoders, const LadderSpec& 
             throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
                                          "--encoder",
                                          encoder));
+    check_rungs_within_limits(encoders, ladder);
+}
+
+void check_rungs_within_limits(const std::vector<std::string>& encoders, const LadderSpec& ladder) {
     for (const auto& encoder : encoders)
         for (const auto& r : ladder.rungs)
-            if (auto problem = encoder_size_problem(encoder, r.width, r.height); !problem.empty())
-                throw InputError(fmt::format("rung {}: {}: make the rung larger or use --encoder aom", r.name, problem));
+            if (auto problem = encoder_rung_problem(encoder, r); !problem.empty())
+                throw InputError(fmt::format("rung {}: {}: change the rung{}", r.name, problem,
+                                             encoder == "libsvtav1" ? " or use --encoder aom" : ""));
 }
 
 }  // namespace ladder::engine

@@ -30,8 +30,13 @@ struct CheckedSource {
 // ladder). A shard's source must be its plan's. Throws InputError.
 CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress);
 
-// Each encoder is in this FFmpeg build and can make every rung's size.
-// Throws InputError.
+// Each encoder is in this FFmpeg build and can make every rung
+// (check_rungs_within_limits). Throws InputError.
 void check_encoders(const std::vector<std::string>& encoders, const LadderSpec& ladder);
+
+// Every rung's size, rate and buffer are within each encoder's limits
+// (encoder_limits). Throws InputError naming the rung, the encoder and the
+// limit.
+void check_rungs_within_limits(const std::vector<std::string>& encoders, const LadderSpec& ladder);
 
 }  // namespace ladder::engine

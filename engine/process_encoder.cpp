@@ -35,7 +35,7 @@ public:
     int fd() const { return fd_.get(); }
 
 private:
-    UniqueFd fd_;
+    av::UniqueFd fd_;
     std::stop_callback<std::function<void()>> callback_;
 };
 

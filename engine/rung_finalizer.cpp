@@ -2,17 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "engine/audio_segment_plan.hpp"
 #include "engine/errors.hpp"
-#include "mux/atomic_file.hpp"
+#include "engine/language_tag.hpp"
 #include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
 
-RungFinalizer::RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate,
+RungFinalizer::RungFinalizer(int rung_index, Rung rung, mux::OutputFolder outdir, RungOutputs outputs, AVRational frame_rate,
                              AudioTracks* audio, const SubtitleTracks* subtitles, av::HdrMetadata hdr, ProgressSink& progress)
     : hdr_(std::move(hdr)),
       rung_index_(rung_index),
       rung_(std::move(rung)),
+      outdir_(std::move(outdir)),
       outputs_(std::move(outputs)),
       frame_rate_(frame_rate),
       audio_(audio),
@@ -60,15 +62,19 @@ std::optional<EncodedChunk> RungFinalizer::wait_for(int index, std::stop_token s
     return c;
 }
 
-void RungFinalizer::write_audio_until(std::int64_t frames, std::stop_token stop) {
+void RungFinalizer::write_audio_until(std::int64_t frames, bool video_ended, std::stop_token stop) {
     if (!audio_) return;
     audio_cursors_.resize(audio_->size());
     for (std::size_t t = 0; t < audio_->size(); ++t) {
         AudioTrack& track = audio_->track(t);
         const std::int64_t limit = av_rescale_q(frames, av_inv_q(frame_rate_), track.time_base());
         while (auto pkt = track.packet(audio_cursors_[t], stop)) {
-            if ((*pkt)->pts >= limit) break;
-            mp4_->write_audio(t, pkt->get());
+            // The frame across a chunk's end waits for the next chunk; the
+            // one across the video's end is cut there, so that the audio
+            // ends with the video (the muxer's edit list ends with it).
+            AVPacket* p = pkt->get();
+            if (video_ended ? !clip_to_video_end(p, limit) : p->pts + p->duration > limit) break;
+            mp4_->write_audio(t, p);
             ++audio_cursors_[t];
         }
         if (stop.stop_requested()) throw Cancelled();
@@ -101,18 +107,20 @@ void RungFinalizer::open_outputs(const EncodedChunk& first) {
     if (outputs_.mp4) {
         std::vector<mux::Mp4AudioTrack> audio;
         for (std::size_t t = 0; audio_ && t < audio_->size(); ++t)
-            audio.push_back({audio_->track(t).codecpar(), audio_->track(t).time_base(), audio_->spec(t).language,
-                             audio_->spec(t).name, audio_->spec(t).is_default});
+            audio.push_back({audio_->track(t).codecpar(), audio_->track(t).time_base(),
+                             iso639_2t_language(audio_->spec(t).language), audio_->spec(t).name,
+                             audio_->spec(t).is_default});
         std::vector<mux::Mp4SubtitleTrack> subtitles;
         for (std::size_t t = 0; subtitles_ && t < subtitles_->size(); ++t) {
             const SubtitleRenditionSpec& spec = subtitles_->spec(t);
-            subtitles.push_back(
-                {subtitles_->mov_text_codecpar(t), spec.language, spec.name, spec.is_default, spec.is_forced});
+            subtitles.push_back({subtitles_->mov_text_codecpar(t), iso639_2t_language(spec.language), spec.name,
+                                 spec.is_default, spec.is_forced});
         }
-        mp4_ = std::make_unique<mux::SingleFileWriter>(*outputs_.mp4, first.codecpar.get(), tb, audio, hdr_, subtitles);
+        mp4_ = std::make_unique<mux::SingleFileWriter>(outdir_, *outputs_.mp4, first.codecpar.get(), tb, audio, hdr_, subtitles);
     }
-    if (outputs_.hls_dir)
-        cmaf_ = std::make_unique<mux::CmafTrackWriter>(*outputs_.hls_dir, first.codecpar.get(), tb, hdr_);
+    if (outputs_.hls_folder)
+        cmaf_ = std::make_unique<mux::CmafTrackWriter>(outdir_.folder(*outputs_.hls_folder), first.codecpar.get(), tb,
+                                                       hdr_);
 }
 
 void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
@@ -141,17 +149,16 @@ void RungFinalizer::write_chunk(EncodedChunk& chunk, std::stop_token stop) {
                                    chunk.frames_gpu});
     if (chunk.quality) quality_.add(*chunk.quality);
     if (mp4_) {
-        write_audio_until(report_.frames, stop);
+        write_audio_until(report_.frames, false, stop);
         write_subtitles_until(report_.frames, stop);
     }
 }
 
 void RungFinalizer::finish_hls() {
     cmaf_->finish();
-    mux::write_file_atomically(*outputs_.hls_dir / "iframes.m3u8",
-                               mux::render_media_playlist(mux::iframe_playlist_for(hls_segments_)));
-    mux::write_file_atomically(*outputs_.hls_dir / "index.m3u8",
-                               mux::render_media_playlist(mux::media_playlist_for(hls_segments_)));
+    cmaf_->folder().write_atomically("iframes.m3u8",
+                                     mux::render_media_playlist(mux::iframe_playlist_for(hls_segments_)));
+    cmaf_->folder().write_atomically("index.m3u8", mux::render_media_playlist(mux::media_playlist_for(hls_segments_)));
 }
 
 void RungFinalizer::run(std::stop_token stop) {
@@ -173,14 +180,14 @@ void RungFinalizer::run(std::stop_token stop) {
     }
     if (mp4_) {
         // Audio that runs on after the video is cut at its end.
-        write_audio_until(report_.frames, stop);
+        write_audio_until(report_.frames, true, stop);
         write_subtitles_until(report_.frames, stop);
         mp4_->finish();
-        report_.output = outputs_.mp4->string();
+        report_.output = mp4_->final_path().string();
     }
     if (cmaf_) {
         finish_hls();
-        if (report_.output.empty()) report_.output = (*outputs_.hls_dir / "index.m3u8").string();
+        if (report_.output.empty()) report_.output = (cmaf_->dir() / "index.m3u8").string();
     }
     completed_ = true;
     progress_.rung_state(rung_index_, rung_.name, RungState::completed);

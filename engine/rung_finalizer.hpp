@@ -30,7 +30,8 @@ public:
     // audio (may be null) is interleaved into the MP4 output only; HLS audio
     // is its own rendition.
     // hdr: the source's HDR10 metadata, for the outputs' mdcv and clli boxes.
-    RungFinalizer(int rung_index, Rung rung, RungOutputs outputs, AVRational frame_rate, AudioTracks* audio,
+    // outdir: OUTDIR, held open; outputs are named inside it.
+    RungFinalizer(int rung_index, Rung rung, mux::OutputFolder outdir, RungOutputs outputs, AVRational frame_rate, AudioTracks* audio,
                   const SubtitleTracks* subtitles,
                   av::HdrMetadata hdr, ProgressSink& progress);
 
@@ -54,9 +55,11 @@ public:
 private:
     std::optional<EncodedChunk> wait_for(int index, std::stop_token stop);
     void write_chunk(EncodedChunk& chunk, std::stop_token stop);
-    // Every audio track's packets that start before the video's frame `frames`.
-    void write_audio_until(std::int64_t frames, std::stop_token stop);
-    // The same for the subtitle tracks' mov_text samples.
+    // Every audio track's packets that end by the video's frame `frames`;
+    // once the video ended (frames is its length), those that start before
+    // it, the last cut there (engine/audio_segment_plan.hpp).
+    void write_audio_until(std::int64_t frames, bool video_ended, std::stop_token stop);
+    // The subtitle tracks' mov_text samples that start before frame `frames`.
     void write_subtitles_until(std::int64_t frames, std::stop_token stop);
     void open_outputs(const EncodedChunk& first);
     void finish_hls();
@@ -64,6 +67,7 @@ private:
     av::HdrMetadata hdr_;
     int rung_index_;
     Rung rung_;
+    mux::OutputFolder outdir_;
     RungOutputs outputs_;
     AVRational frame_rate_;
     AudioTracks* audio_;

@@ -87,17 +87,22 @@ void RungRateFeedback::make_up_overshoots() {
 }
 
 RungRateFeedback::Request RungRateFeedback::begin(const std::string& encoder, int chunks, double seconds,
-                                                 const Response& prior, double weight, double left_weight) {
+                                                 const Response& prior, double weight, double left_weight,
+                                                 int max_kbps) {
     std::lock_guard lock(mu_);
     // A session asks for its weight's share of what the seconds left must
     // make / its expected response.
     const double r = clamped(response_locked(encoder, prior).of_session(chunks));
     const double make_up = make_up_locked(left_weight);
     const double share = std::clamp(weight, ChunkComplexity::kMinWeight, ChunkComplexity::kMaxWeight);
+    const double wanted_kbps = target_kbps_ * make_up * share / r;
+    // Above the encoder's limit it is asked for the limit, and makes its part.
+    const double asked_kbps = std::min(wanted_kbps, static_cast<double>(std::max(1, max_kbps)));
     Request req;
-    req.kbps = std::max(1, static_cast<int>(std::lround(target_kbps_ * make_up * share / r)));
+    req.kbps = std::max(1, static_cast<int>(std::lround(asked_kbps)));
     req.id = next_id_++;
-    pending_[req.id] = Pending{encoder, req.kbps, seconds, target_kbps_ * make_up * share * 1000.0 * seconds};
+    pending_[req.id] = Pending{encoder, req.kbps, seconds,
+                               target_kbps_ * make_up * share * 1000.0 * seconds * (asked_kbps / wanted_kbps)};
     return req;
 }
 

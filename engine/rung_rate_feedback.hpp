@@ -31,6 +31,7 @@
 // cannot be corrected this way; the longer the source is compared with the
 // number of slots, the less they weigh.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -70,8 +71,11 @@ public:
     // chunk on. Once a session of the rung has finished, a session asks
     // for weight / left_weight of the rate the seconds left must make,
     // within the make-up's bounds; before that, for weight x the target.
+    // max_kbps: the most the encoder takes (encoder_limits); a session is
+    // never asked for more, and is expected to make only that much.
     Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior,
-                  double weight = 1.0, double left_weight = 1.0);
+                  double weight = 1.0, double left_weight = 1.0,
+                  int max_kbps = std::numeric_limits<int>::max());
     // Sessions get complexity shares, which keep their hard chunks fed when
     // the seconds left are asked for less: an overshoot is made up too.
     void make_up_overshoots();

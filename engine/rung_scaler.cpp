@@ -28,7 +28,11 @@ RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, 
       resume_(std::move(resume)) {}
 
 av::FramePtr RungScaler::scale_on_gpu(av::FramePtr src) {
-    if (!gpu_chain_) {
+    // CPU frames of a new size are fitted by the pump (PictureFit); GPU
+    // frames are scaled to the rung as they come.
+    if (!gpu_chain_ || src->width != gpu_chain_width_ || src->height != gpu_chain_height_) {
+        gpu_chain_width_ = src->width;
+        gpu_chain_height_ = src->height;
         // scale_cuda converts to a layout CPU encoders take after download:
         // yuv420p directly, 10-bit through p010 (swscale does the rest below).
         const bool ten_bit = pix_fmt_ == AV_PIX_FMT_YUV420P10LE;
@@ -60,12 +64,12 @@ av::FramePtr RungScaler::scale(av::FramePtr src) {
     const bool square = src->sample_aspect_ratio.num == src->sample_aspect_ratio.den || src->sample_aspect_ratio.num == 0;
     if (src->width == rung_.width && src->height == rung_.height && square && src->format == pix_fmt_)
         return src;  // same buffers, no copy
-    if (!sws_) {
-        sws_.reset(sws_getContext(src->width, src->height, static_cast<AVPixelFormat>(src->format), rung_.width,
-                                  rung_.height, pix_fmt_, SWS_BICUBIC, nullptr, nullptr, nullptr));
-        if (!sws_) throw RunError(fmt::format("rung {}: cannot scale {}x{} to {}x{}", rung_.name, src->width,
-                                              src->height, rung_.width, rung_.height));
-    }
+    // The same context while the input keeps its size and format.
+    sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),
+                                    rung_.width, rung_.height, pix_fmt_, SWS_BICUBIC, nullptr, nullptr, nullptr));
+    if (!sws_)
+        throw RunError(fmt::format("rung {}: cannot scale {}x{} to {}x{}", rung_.name, src->width, src->height,
+                                   rung_.width, rung_.height));
     av::FramePtr dst = av::make_frame();
     dst->width = rung_.width;
     dst->height = rung_.height;

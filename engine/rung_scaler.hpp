@@ -67,6 +67,8 @@ private:
     std::function<bool(RawChunk&)> resume_;
     av::SwsPtr sws_;
     std::unique_ptr<av::FilterChain> gpu_chain_;
+    int gpu_chain_width_ = 0;  // the size gpu_chain_ takes (NVDEC frames change size with the stream)
+    int gpu_chain_height_ = 0;
     bool keep_on_gpu_ = false;
     int gpu_ = 0;
     std::function<MemoryBudget*(int)> gpu_budget_;

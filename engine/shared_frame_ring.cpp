@@ -62,7 +62,7 @@ nlohmann::json frame_properties(const AVFrame& f) {
 
 SharedFrameRing::SharedFrameRing(int slots, std::size_t slot_bytes) : slots_(slots), slot_bytes_(slot_bytes) {
     const std::size_t total = static_cast<std::size_t>(slots) * slot_bytes;
-    fd_ = UniqueFd(::memfd_create("ladder-frames", MFD_CLOEXEC));
+    fd_ = av::UniqueFd(::memfd_create("ladder-frames", MFD_CLOEXEC));
     if (!fd_ || ::ftruncate(fd_.get(), static_cast<off_t>(total)) != 0)
         throw RunError(fmt::format("cannot create {} bytes of shared memory for an encoder process: {}", total,
                                    std::strerror(errno)));
@@ -89,7 +89,7 @@ void SharedFrameRing::write(int slot, const AVFrame& frame) {
                   l.height);
 }
 
-MappedFrameRing::MappedFrameRing(UniqueFd fd, int slots, std::size_t slot_bytes)
+MappedFrameRing::MappedFrameRing(av::UniqueFd fd, int slots, std::size_t slot_bytes)
     : slots_(slots), slot_bytes_(slot_bytes) {
     const std::size_t total = static_cast<std::size_t>(slots) * slot_bytes;
     map_ = ::mmap(nullptr, total, PROT_READ, MAP_SHARED, fd.get(), 0);

@@ -45,13 +45,13 @@ public:
 private:
     int slots_;
     std::size_t slot_bytes_;
-    UniqueFd fd_;
+    av::UniqueFd fd_;
     void* map_ = nullptr;
 };
 
 class MappedFrameRing {  // the encoder process's side
 public:
-    MappedFrameRing(UniqueFd fd, int slots, std::size_t slot_bytes);
+    MappedFrameRing(av::UniqueFd fd, int slots, std::size_t slot_bytes);
     ~MappedFrameRing();
     MappedFrameRing(const MappedFrameRing&) = delete;
     MappedFrameRing& operator=(const MappedFrameRing&) = delete;

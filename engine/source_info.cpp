@@ -87,6 +87,19 @@ int rotation_of(const AVStream* st) {
     return std::fabs(theta - snapped) < 1.0 || std::fabs(theta - 360 - snapped) < 1.0 ? snapped : 0;
 }
 
+// Full-range YUV: tagged so, or a yuvj format (the H.264, HEVC and MJPEG
+// decoders' way of saying it at 8 bits, whatever the tag).
+bool is_full_range(AVPixelFormat format, AVColorRange range) {
+    switch (format) {
+        case AV_PIX_FMT_YUVJ420P:
+        case AV_PIX_FMT_YUVJ422P:
+        case AV_PIX_FMT_YUVJ444P:
+        case AV_PIX_FMT_YUVJ440P:
+        case AV_PIX_FMT_YUVJ411P: return true;
+        default: return range == AVCOL_RANGE_JPEG;
+    }
+}
+
 // Untagged sources get what players assume for them anyway (BT.709 from 720
 // lines up, SMPTE 170M below; limited range), written down explicitly so
 // every rung's sequence header, colr box and CODECS say the same thing.
@@ -103,6 +116,25 @@ void fill_missing_color(SourceInfo& s) {
 }
 
 }  // namespace
+
+void repair_timeline(std::unique_ptr<av::InputFile>& input, SourceInfo& src) {
+    const AVFormatContext* ctx = input->get();
+    if (!(ctx->iformat->flags & AVFMT_TS_DISCONT)) return;
+    std::vector<int> audio;
+    for (unsigned i = 0; i < ctx->nb_streams; ++i)
+        if (ctx->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) audio.push_back(static_cast<int>(i));
+    av::TimelineRepair repair = av::find_timestamp_jumps(input->spec(), src.video_stream, audio, src.frame_rate);
+    if (repair.empty()) return;
+    av::InputSpec spec = input->spec();
+    src.timestamp_jumps = repair.jumps;
+    if (repair.video_seconds > 0) {
+        src.duration_seconds = repair.video_seconds;
+        src.estimated_frames = std::llround(repair.video_seconds * av_q2d(src.frame_rate));
+    }
+    spec.timeline = std::make_shared<const av::TimelineRepair>(std::move(repair));
+    input = std::make_unique<av::InputFile>(spec);
+    src.opened_as = spec;
+}
 
 SourceInfo describe_source(const av::InputFile& input) {
     SourceInfo s;
@@ -150,7 +182,7 @@ SourceInfo describe_source(const av::InputFile& input) {
     // Made YUV by ladder: the matrix is the one fill_missing_color picks for
     // the size, the range video's usual limited one.
     if (s.rgb_picture) s.colorspace = AVCOL_SPC_UNSPECIFIED;
-    s.to_limited_range = s.rgb_picture || (par->codec_id == AV_CODEC_ID_MJPEG && s.color_range == AVCOL_RANGE_JPEG);
+    s.to_limited_range = s.rgb_picture || is_full_range(s.source_pix_fmt, s.color_range);
     if (s.to_limited_range) s.color_range = AVCOL_RANGE_MPEG;
     fill_missing_color(s);
     s.hdr = av::hdr_of_stream(vs);

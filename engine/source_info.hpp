@@ -32,7 +32,9 @@ struct SourceInfo {
     // them to YUV with `colorspace`'s matrix, limited range.
     bool rgb_picture = false;
     // The pump makes the samples limited range: RGB and grey pictures, and
-    // full-range JPEG (which NVDEC never decodes here).
+    // every full-range YUV source (yuvj formats, or tagged full range at
+    // any bit depth), so that what the outputs say (limited) is what their
+    // pixels are. Such sources are decoded on the CPU (device_plan).
     bool to_limited_range = false;
     AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;  // normalized format
     int bit_depth = 8;
@@ -51,6 +53,10 @@ struct SourceInfo {
     // HDR10 static metadata: from the container, or (PQ and HLG sources
     // without it there) from the first decoded frame (read_source_hdr).
     av::HdrMetadata hdr;
+    // Where the timestamps jump (MPEG-TS and the like: repair_timeline).
+    // Not empty: every reader puts them back in line (opened_as.timeline),
+    // and the source is read in one pass from its start (no seeks by time).
+    std::vector<av::TimestampJump> timestamp_jumps;
 };
 
 // Opens the file, or the image sequence a pattern such as img_%05d.png
@@ -63,6 +69,13 @@ std::unique_ptr<av::InputFile> open_source(const std::filesystem::path& path,
 
 // Describes an opened source; throws InputError when it has no usable video.
 SourceInfo describe_source(const av::InputFile& input);
+
+// Sources whose demuxer allows timestamp jumps (AVFMT_TS_DISCONT: MPEG-TS,
+// MPEG-PS): reads the packets once and, where the video's timestamps jump
+// more than a few frame durations either way, reopens `input` so that every
+// reader sees one continuous timeline (av/timestamp_jumps.hpp); src's
+// length, frame count and timestamp_jumps follow.
+void repair_timeline(std::unique_ptr<av::InputFile>& input, SourceInfo& src);
 
 // s.audio_tracks: every audio stream of this input.
 void describe_audio(const av::InputFile& input, SourceInfo& s);

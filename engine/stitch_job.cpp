@@ -49,9 +49,7 @@ std::vector<std::unique_ptr<RungCodecInvariant>> check_chunks(const JobPlan& pla
             if (stop.stop_requested()) throw Cancelled();
             auto chunk = journal.load(static_cast<int>(r), name, c.index);
             if (!chunk) {
-                std::error_code ec;
-                (std::filesystem::exists(journal.chunk_file(name, c.index), ec) ? unreadable : missing)
-                    .push_back(c.index);
+                (journal.has_file(name, c.index) ? unreadable : missing).push_back(c.index);
             } else if (chunk->first_frame != c.first_frame || chunk->frame_count != c.frames) {
                 problems.push_back(fmt::format("rung {} chunk {} has frames {}+{}, the plan says {}+{}", name, c.index,
                                                chunk->first_frame, chunk->frame_count, c.first_frame, c.frames));
@@ -154,6 +152,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     if (plan.audio.enabled || plan.subtitles.enabled) {
         input = open_source(plan.input, plan.input_frame_rate());
         src = describe_source(*input);
+        repair_timeline(input, src);  // the audio lines up with the video as the shards read it
         check_source_matches_plan(plan, src);
         read_source_hdr(src);  // for the containers' mdcv and clli boxes
         if (plan.audio.enabled && !plan.audio_file.empty()) audio_input = open_audio_file(plan.audio_file, src);
@@ -167,7 +166,8 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     SubtitleSelection subtitle_selection;
     if (plan.subtitles.enabled) subtitle_selection = choose_subtitles(plan.subtitles, src, progress);
     OutputStage output(OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash,
-                                     rendition_ids(selection), rendition_ids(subtitle_selection), options.overwrite});
+                                     rendition_ids(selection), rendition_ids(subtitle_selection), options.overwrite,
+                                     {plan.input, plan.audio_file}, options.other_outputs});
     std::unique_ptr<AudioTracks> audio;
     if (!selection.renditions.empty())
         audio = encode_audio(audio_input ? *audio_input : *input, audio_time_zero(*input, audio_input.get(), src), plan,

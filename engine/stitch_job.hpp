@@ -6,6 +6,7 @@
 // again: chunks go straight to the finalizers. The source is read again for
 // its audio only (encoded once, here).
 #include <filesystem>
+#include <vector>
 #include <stop_token>
 
 #include "engine/job.hpp"
@@ -20,6 +21,8 @@ struct StitchOptions {
     OutputFormat format = OutputFormat::hls;
     bool dash = false;  // OUTDIR/manifest.mpd over the HLS segments too
     bool overwrite = false;
+    // Files the caller writes besides the outputs (the report): never an input.
+    std::vector<std::filesystem::path> other_outputs;
 };
 
 // Throws InputError (no plan, bad options, outputs exist), RunError (chunks

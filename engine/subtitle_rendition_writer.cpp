@@ -3,16 +3,15 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
-#include "mux/atomic_file.hpp"
 #include "mux/hls_bandwidth.hpp"
 #include "mux/hls_playlist.hpp"
 #include "mux/hls_track_playlists.hpp"
 
 namespace ladder::engine {
 
-SubtitleRenditionWriter::SubtitleRenditionWriter(std::filesystem::path dir, const SubtitleTracks& tracks,
+SubtitleRenditionWriter::SubtitleRenditionWriter(mux::OutputFolder folder, const SubtitleTracks& tracks,
                                                  std::size_t track, int chunk_frames, AVRational frame_rate)
-    : dir_(std::move(dir)), tracks_(tracks), track_(track), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
+    : folder_(std::move(folder)), tracks_(tracks), track_(track), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
 
 void SubtitleRenditionWriter::run(std::stop_token stop) {
     const auto known = video_frames_.wait(stop);
@@ -20,7 +19,6 @@ void SubtitleRenditionWriter::run(std::stop_token stop) {
     const std::int64_t video_frames = *known;
     const std::vector<mux::WebVttCue>* cues = tracks_.cues(track_, stop);
     if (!cues) throw Cancelled();
-    std::filesystem::create_directories(dir_);
     const AVRational ms{1, 1000};
     const AVRational frame_tb = av_inv_q(frame_rate_);
     const auto at_ms = [&](std::int64_t frame) { return av_rescale_q(frame, frame_tb, ms); };
@@ -33,7 +31,7 @@ void SubtitleRenditionWriter::run(std::stop_token stop) {
     for (std::int64_t first = 0; first < video_frames; first += chunk_frames_) {
         const std::int64_t end = std::min(video_frames, first + chunk_frames_);
         const std::string name = fmt::format("seg_{:05d}.vtt", ++n);
-        mux::write_file_atomically(dir_ / name,
+        folder_.write_atomically(name,
                                    mux::render_webvtt(mux::cues_between(*cues, at_ms(first), at_ms(end)), true));
         const double seconds = static_cast<double>(end - first) * av_q2d(frame_tb);
         playlist.segments.push_back({seconds, name, std::nullopt});
@@ -43,8 +41,8 @@ void SubtitleRenditionWriter::run(std::stop_token stop) {
     duration_seconds_ = static_cast<double>(video_frames) * av_q2d(frame_tb);
     std::vector<mux::WebVttCue> whole = mux::cues_between(*cues, 0, at_ms(video_frames));
     for (auto& c : whole) c.end_ms = std::min(c.end_ms, at_ms(video_frames));
-    mux::write_file_atomically(dir_ / whole_track_name, mux::render_webvtt(whole, false));
-    mux::write_file_atomically(dir_ / "index.m3u8", mux::render_media_playlist(playlist));
+    folder_.write_atomically(whole_track_name, mux::render_webvtt(whole, false));
+    folder_.write_atomically("index.m3u8", mux::render_media_playlist(playlist));
 }
 
 }  // namespace ladder::engine

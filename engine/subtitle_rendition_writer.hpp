@@ -10,6 +10,7 @@
 
 #include "engine/shared_value.hpp"
 #include "engine/subtitle_tracks.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::engine {
 
@@ -17,18 +18,19 @@ class SubtitleRenditionWriter {
 public:
     static constexpr const char* whole_track_name = "subtitles.vtt";
 
-    SubtitleRenditionWriter(std::filesystem::path dir, const SubtitleTracks& tracks, std::size_t track,
+    // folder: OUTDIR/subtitles/<id>/, held open.
+    SubtitleRenditionWriter(mux::OutputFolder folder, const SubtitleTracks& tracks, std::size_t track,
                             int chunk_frames, AVRational frame_rate);
 
     void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
     void run(std::stop_token stop);
 
-    const std::filesystem::path& dir() const { return dir_; }
+    const std::filesystem::path& dir() const { return folder_.path(); }
     std::size_t track() const { return track_; }
     double duration_seconds() const { return duration_seconds_; }
 
 private:
-    std::filesystem::path dir_;
+    mux::OutputFolder folder_;
     const SubtitleTracks& tracks_;
     std::size_t track_;
     int chunk_frames_;

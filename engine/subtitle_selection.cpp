@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "engine/errors.hpp"
+#include "engine/track_names.hpp"
 #include "engine/track_tags.hpp"
 
 namespace ladder::engine {
@@ -15,6 +16,20 @@ namespace {
 
 std::string describe(const SourceSubtitleStream& s) {
     return fmt::format("subtitle track {} (stream #{}, {}, {})", s.ordinal, s.stream, s.language, s.codec_name);
+}
+
+// What a track is called: its title, else its language tag, else
+// "Subtitles N"; made fit for every output (engine/track_names.hpp).
+std::string label_of(const SourceSubtitleStream& s) {
+    if (std::string title = track_name(s.title); !title.empty()) return title;
+    if (std::string language = track_name(s.language); !language.empty() && language != "und") return language;
+    return fmt::format("Subtitles {}", s.ordinal);
+}
+
+std::vector<std::string> names_of(const std::vector<SubtitleRenditionSpec>& renditions) {
+    std::vector<std::string> names;
+    for (const auto& r : renditions) names.push_back(r.name);
+    return names;
 }
 
 }  // namespace
@@ -84,12 +99,10 @@ SubtitleSelection select_subtitles(const std::vector<SourceSubtitleStream>& stre
         r.id = unique_language && s.language != "und" && folder_safe_tag(s.language) ? lowercase(s.language)
                                                                                   : fmt::format("track{}", s.ordinal);
         r.language = s.language;
-        r.name = !s.title.empty() ? s.title : s.language != "und" ? s.language : fmt::format("Subtitles {}", s.ordinal);
         r.is_default = s.is_default;
         r.is_forced = s.is_forced;
         // NAME tells renditions of one group apart.
-        if (std::any_of(out.renditions.begin(), out.renditions.end(), [&](const auto& o) { return o.name == r.name; }))
-            r.name += fmt::format(" (track {})", s.ordinal);
+        r.name = unique_track_name(label_of(s), s.ordinal, names_of(out.renditions));
         out.renditions.push_back(std::move(r));
     }
     // HLS allows one DEFAULT=YES per group: the first marked one keeps it.

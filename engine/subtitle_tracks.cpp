@@ -92,7 +92,7 @@ void SubtitleTracks::decode(Track& track, AVPacket* pkt) {
     if (sub->end_display_time == 0 || sub->end_display_time == UINT32_MAX) end = start + 5000;
     if (end <= 0 || end <= start) return;
     start = std::max<std::int64_t>(start, 0);
-    std::string text = encode_text(track.webvtt.get(), *sub);
+    std::string text = mux::webvtt_cue_payload(encode_text(track.webvtt.get(), *sub));
     if (text.empty()) return;
     track.cues.push_back({start, end, std::move(text)});
     const std::string sample = encode_text(track.mov_text.get(), *sub);

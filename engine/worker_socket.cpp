@@ -24,11 +24,11 @@ constexpr std::uint64_t kMaxMessageBytes = 1ull << 30;
 
 }  // namespace
 
-std::pair<UniqueFd, UniqueFd> socket_pair() {
+std::pair<av::UniqueFd, av::UniqueFd> socket_pair() {
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
         throw std::runtime_error(fmt::format("creating a socket pair: {}", std::strerror(errno)));
-    return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+    return {av::UniqueFd(fds[0]), av::UniqueFd(fds[1])};
 }
 
 void Socket::send(MessageType type, const std::string& json, std::span<const std::uint8_t> bytes, int pass_fd) {
@@ -89,7 +89,7 @@ Socket::Wait Socket::wait(std::chrono::milliseconds timeout, int wake_fd) const 
     }
 }
 
-void Socket::read_exact(void* data, std::size_t size, UniqueFd* fd_out) {
+void Socket::read_exact(void* data, std::size_t size, av::UniqueFd* fd_out) {
     auto* p = static_cast<char*>(data);
     while (size > 0) {
         iovec iov{p, size};
@@ -108,7 +108,7 @@ void Socket::read_exact(void* data, std::size_t size, UniqueFd* fd_out) {
             if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
             int fd = -1;
             std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-            UniqueFd owned(fd);
+            av::UniqueFd owned(fd);
             if (fd_out) *fd_out = std::move(owned);
         }
         p += n;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/unique_fd.hpp"
+#include "av/unique_fd.hpp"
 
 namespace ladder::engine::ipc {
 
@@ -34,7 +34,7 @@ struct Message {
     MessageType type{};
     std::string json;
     std::vector<std::uint8_t> bytes;
-    UniqueFd fd;
+    av::UniqueFd fd;
 };
 
 // The other end closed the socket (it exited or was killed).
@@ -44,11 +44,11 @@ public:
 };
 
 // Returns a connected pair of sockets (close-on-exec).
-std::pair<UniqueFd, UniqueFd> socket_pair();
+std::pair<av::UniqueFd, av::UniqueFd> socket_pair();
 
 class Socket {
 public:
-    explicit Socket(UniqueFd fd) : fd_(std::move(fd)) {}
+    explicit Socket(av::UniqueFd fd) : fd_(std::move(fd)) {}
 
     // Sends one whole message. Throws PeerGone when the other end is gone.
     void send(MessageType type, const std::string& json, std::span<const std::uint8_t> bytes = {},
@@ -66,8 +66,8 @@ public:
     int fd() const { return fd_.get(); }
 
 private:
-    void read_exact(void* data, std::size_t size, UniqueFd* fd_out);
-    UniqueFd fd_;
+    void read_exact(void* data, std::size_t size, av::UniqueFd* fd_out);
+    av::UniqueFd fd_;
 };
 
 }  // namespace ladder::engine::ipc

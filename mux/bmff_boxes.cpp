@@ -1,7 +1,10 @@
 #include "mux/bmff_boxes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
+#include <limits>
+#include <stdexcept>
 
 namespace ladder::mux {
 
@@ -12,6 +15,27 @@ std::uint32_t be32(const std::uint8_t* p) {
 }
 
 std::uint64_t be64(const std::uint8_t* p) { return (std::uint64_t(be32(p)) << 32) | be32(p + 4); }
+
+void put_be32(std::uint8_t* p, std::uint32_t v) {
+    for (int i = 3; i >= 0; --i, v >>= 8) p[i] = static_cast<std::uint8_t>(v & 0xff);
+}
+
+void put_be64(std::uint8_t* p, std::uint64_t v) {
+    put_be32(p, static_cast<std::uint32_t>(v >> 32));
+    put_be32(p + 4, static_cast<std::uint32_t>(v));
+}
+
+void append_be32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+    out.resize(out.size() + 4);
+    put_be32(&out[out.size() - 4], v);
+}
+
+void append_be64(std::vector<std::uint8_t>& out, std::uint64_t v) {
+    out.resize(out.size() + 8);
+    put_be64(&out[out.size() - 8], v);
+}
+
+void append_type(std::vector<std::uint8_t>& out, const char* type) { out.insert(out.end(), type, type + 4); }
 
 const Box* find(const std::vector<Box>& boxes, const char* type) {
     auto it = std::find_if(boxes.begin(), boxes.end(), [&](const Box& b) { return b.type == type; });
@@ -60,6 +84,74 @@ std::optional<ColourBox> colour_box_of(std::span<const std::uint8_t> colr) {
     return c;
 }
 
+// The timescale field of an mvhd or mdhd payload (the same layout up to it).
+std::optional<std::uint32_t> timescale_of_header(std::span<const std::uint8_t> h) {
+    const std::size_t at = h.empty() ? 0 : (h[0] == 1 ? 20 : 12);
+    if (at == 0 || h.size() < at + 4) return std::nullopt;
+    return be32(&h[at]);
+}
+
+// media_time less the empty edits before the first one with media (elst
+// payload; movie_timescale: mvhd's, which the edits' durations are in).
+std::optional<std::int64_t> media_time_at_zero(std::span<const std::uint8_t> elst, std::uint32_t movie_timescale,
+                                               std::uint32_t timescale) {
+    if (elst.size() < 8) return std::nullopt;
+    const bool v1 = elst[0] == 1;
+    const std::size_t entry_size = v1 ? 20 : 12;
+    const std::uint32_t entries = be32(&elst[4]);
+    std::uint64_t empty = 0;
+    for (std::uint32_t i = 0; i < entries; ++i) {
+        const std::size_t at = 8 + i * entry_size;
+        if (elst.size() < at + entry_size) return std::nullopt;
+        const std::uint64_t duration = v1 ? be64(&elst[at]) : be32(&elst[at]);
+        const std::int64_t media_time = v1 ? static_cast<std::int64_t>(be64(&elst[at + 8]))
+                                           : static_cast<std::int32_t>(be32(&elst[at + 4]));
+        if (media_time == -1) {  // an empty edit: nothing plays for its duration
+            empty += duration;
+            continue;
+        }
+        if (movie_timescale == 0) return std::nullopt;
+        const double delay = static_cast<double>(empty) * timescale / movie_timescale;
+        return media_time - std::llround(delay);
+    }
+    return 0;
+}
+
+// edts holding one elst entry: media from media_time on, for the rest of
+// the track, at normal rate.
+std::vector<std::uint8_t> edit_list_box(std::int64_t media_time) {
+    const bool v1 = media_time > std::numeric_limits<std::int32_t>::max();
+    std::vector<std::uint8_t> elst;
+    append_be32(elst, v1 ? 36 : 28);
+    append_type(elst, "elst");
+    append_be32(elst, v1 ? 0x01000000u : 0);  // version, flags
+    append_be32(elst, 1);                     // entry_count
+    if (v1) {
+        append_be64(elst, 0);  // segment_duration: to the end of the track
+        append_be64(elst, static_cast<std::uint64_t>(media_time));
+    } else {
+        append_be32(elst, 0);
+        append_be32(elst, static_cast<std::uint32_t>(media_time));
+    }
+    append_be32(elst, 0x00010000);  // media_rate 1.0
+    std::vector<std::uint8_t> edts;
+    append_be32(edts, static_cast<std::uint32_t>(8 + elst.size()));
+    append_type(edts, "edts");
+    edts.insert(edts.end(), elst.begin(), elst.end());
+    return edts;
+}
+
+// Rewrites the size of box b (whose header is at `at` in bytes) grown by grow.
+void grow_box(std::vector<std::uint8_t>& bytes, std::uint64_t at, const Box& b, std::uint64_t grow) {
+    const std::uint64_t size = b.size + grow;
+    if (b.header == 16) {
+        put_be64(&bytes[at + 8], size);
+    } else {
+        if (size > std::numeric_limits<std::uint32_t>::max()) throw std::runtime_error("an init segment over 4 GiB");
+        put_be32(&bytes[at], static_cast<std::uint32_t>(size));
+    }
+}
+
 }  // namespace
 
 std::vector<Box> read_boxes(std::span<const std::uint8_t> data) {
@@ -97,7 +189,8 @@ std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t>
     const Box* tfhd = find(traf_children, "tfhd");
     const Box* trun = find(traf_children, "trun");
     if (!tfhd || !trun) return std::nullopt;
-    const Box* tfdt = find(traf_children, "tfdt");
+    FragmentLayout out;
+    if (const Box* tfdt = find(traf_children, "tfdt")) out.decode_time = decode_time_of(payload(traf_data, *tfdt));
 
     // tfhd: version/flags, track_ID, then optional fields in flag order.
     auto h = payload(traf_data, *tfhd);
@@ -129,7 +222,6 @@ std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t>
     auto t = payload(traf_data, *trun);
     if (t.size() < 8) return std::nullopt;
     const std::uint32_t tr_flags = be32(t.data()) & 0xffffff;
-    FragmentLayout out;
     out.sample_count = be32(&t[4]);
     p = 8;
     std::int64_t data_offset = 0;
@@ -154,25 +246,16 @@ std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t>
         std::uint64_t sum = 0;
         for (std::uint32_t i = 0; i < out.sample_count; ++i) sum += be32(&t[p + i * per_sample]);
         out.duration = sum;
+        if (out.sample_count > 0) out.first_sample_duration = be32(&t[p]);
     } else if (default_duration) {
         out.duration = std::uint64_t(*default_duration) * out.sample_count;
+        out.first_sample_duration = *default_duration;
     }
-    if (tfdt) out.decode_time = decode_time_of(payload(traf_data, *tfdt));
     out.moof_offset = moof->offset;
     out.moof_size = moof->size;
     out.first_sample_offset = base + static_cast<std::uint64_t>(data_offset);
     if (out.first_sample_offset + out.first_sample_size > data.size()) return std::nullopt;
     return out;
-}
-
-std::optional<std::uint32_t> read_track_timescale(std::span<const std::uint8_t> init) {
-    const auto mdhd = descend(init, {"moov", "trak", "mdia", "mdhd"});
-    // version/flags, then creation and modification times of 32 (version 0)
-    // or 64 bits, then the timescale.
-    if (!mdhd || mdhd->empty()) return std::nullopt;
-    const std::size_t at = (*mdhd)[0] == 1 ? 20 : 12;
-    if (mdhd->size() < at + 4) return std::nullopt;
-    return be32(&(*mdhd)[at]);
 }
 
 std::vector<ColourBox> read_colour_boxes(std::span<const std::uint8_t> init) {
@@ -189,6 +272,50 @@ std::vector<ColourBox> read_colour_boxes(std::span<const std::uint8_t> init) {
     for (const Box& b : read_boxes(entry))
         if (b.type == "colr")
             if (auto c = colour_box_of(payload(entry, b))) out.push_back(std::move(*c));
+    return out;
+}
+
+std::optional<TrackTiming> read_track_timing(std::span<const std::uint8_t> init) {
+    const auto trak = descend(init, {"moov", "trak"});
+    if (!trak) return std::nullopt;
+    const auto mdhd = descend(*trak, {"mdia", "mdhd"});
+    const auto timescale = mdhd ? timescale_of_header(*mdhd) : std::nullopt;
+    if (!timescale || *timescale == 0) return std::nullopt;
+    TrackTiming t;
+    t.timescale = *timescale;
+    const auto elst = descend(*trak, {"edts", "elst"});
+    if (!elst) return t;
+    const auto mvhd = descend(init, {"moov", "mvhd"});
+    const auto movie_timescale = mvhd ? timescale_of_header(*mvhd) : std::nullopt;
+    const auto at_zero = media_time_at_zero(*elst, movie_timescale.value_or(0), t.timescale);
+    if (!at_zero) return std::nullopt;
+    t.media_time_at_zero = *at_zero;
+    t.has_edit_list = true;
+    return t;
+}
+
+std::vector<std::uint8_t> with_edit_list(std::span<const std::uint8_t> init, std::int64_t media_time) {
+    const auto top = read_boxes(init);
+    const Box* moov = find(top, "moov");
+    if (!moov) throw std::runtime_error("the init segment has no moov box");
+    const std::uint64_t moov_payload = moov->offset + moov->header;
+    const auto moov_children = read_boxes(init.subspan(moov_payload, moov->size - moov->header));
+    const Box* trak = find(moov_children, "trak");
+    if (!trak) throw std::runtime_error("the init segment has no trak box");
+    const std::uint64_t trak_at = moov_payload + trak->offset;
+    const std::uint64_t trak_payload = trak_at + trak->header;
+    const auto trak_children = read_boxes(init.subspan(trak_payload, trak->size - trak->header));
+    if (find(trak_children, "edts")) throw std::runtime_error("the init segment's track already has an edit list");
+    const Box* tkhd = find(trak_children, "tkhd");
+    if (!tkhd) throw std::runtime_error("the init segment's track has no tkhd box");
+
+    const std::vector<std::uint8_t> edts = edit_list_box(media_time);
+    std::vector<std::uint8_t> out(init.begin(), init.end());
+    const std::uint64_t insert_at = trak_payload + tkhd->offset + tkhd->size;
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(insert_at), edts.begin(), edts.end());
+    // Both boxes start before the insertion point: their headers stay put.
+    grow_box(out, moov->offset, *moov, edts.size());
+    grow_box(out, trak_at, *trak, edts.size());
     return out;
 }
 

@@ -1,9 +1,13 @@
 #pragma once
 // Just enough ISO-BMFF box walking to describe the fragments libavformat's
-// mp4 muxer writes: where the moof and mdat are, and where the first sample
-// ends (the byte range of an HLS I-frame entry), and what an init segment
-// says of its track that `ladder validate` compares (timescale, colr).
-// FFmpeg exposes no API for that, so it is read back from the bytes.
+// mp4 muxer writes: where the moof and mdat are, where the first sample ends
+// (the byte range of an HLS I-frame entry), when the samples play (tfdt,
+// trun, the init segment's mdhd and edit list) and what an init segment
+// says of its track that `ladder validate` compares (timescale, colr); and
+// to give an init segment the edit list that hides an AAC encoder's
+// priming. FFmpeg exposes no API for that (and its muxer writes no edit
+// list into an init segment that is written before the first sample, in
+// 5.1 and 7.1), so it is done on the bytes.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -32,15 +36,12 @@ struct FragmentLayout {
     // Sum of the sample durations (trun, else the tfhd default), in the
     // track's timescale; nullopt when only the init segment's trex knows.
     std::optional<std::uint64_t> duration;
-    // The first sample's decode time (tfdt), in the track's timescale.
-    std::optional<std::uint64_t> decode_time;
+    std::optional<std::uint64_t> first_sample_duration;  // the same, of the first sample
+    std::optional<std::uint64_t> decode_time;            // tfdt: the first sample's, in the track's timescale
 };
 
 // Describes the first moof (first traf, first trun) of a fragment.
 std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t> data);
-
-// The first track's timescale (moov/trak/mdia/mdhd) of an init segment.
-std::optional<std::uint32_t> read_track_timescale(std::span<const std::uint8_t> init);
 
 // A colr box of type nclx (ISO/IEC 14496-12) or nclc (QuickTime, no range
 // flag): ISO/IEC 23091-2 code points. ICC profiles carry none of them.
@@ -55,5 +56,26 @@ struct ColourBox {
 // Every nclx/nclc colr box of the first track's first (visual) sample entry
 // of an init segment (moov/trak/mdia/minf/stbl/stsd/av01/colr).
 std::vector<ColourBox> read_colour_boxes(std::span<const std::uint8_t> init);
+
+// How an init segment's (first) track maps media time to presentation time.
+struct TrackTiming {
+    std::uint32_t timescale = 0;  // mdhd
+    // The media time presented at presentation time 0, in timescale units:
+    // the first edit's media_time less any empty edits before it (0 without
+    // an edit list). A sample plays at (its media time - this) / timescale.
+    std::int64_t media_time_at_zero = 0;
+    bool has_edit_list = false;
+};
+
+// nullopt when the init segment has no moov/trak/mdia/mdhd, its timescale
+// is 0 or its edit list cannot be read.
+std::optional<TrackTiming> read_track_timing(std::span<const std::uint8_t> init);
+
+// The init segment with an edit list (edts/elst) put into its track, after
+// tkhd: one edit from media_time (the track's timescale) on to the end of
+// the track (segment_duration 0, as fragmented files have it). Throws
+// std::runtime_error when the init segment has no moov/trak/tkhd or its
+// track already has an edit list.
+std::vector<std::uint8_t> with_edit_list(std::span<const std::uint8_t> init, std::int64_t media_time);
 
 }  // namespace ladder::mux

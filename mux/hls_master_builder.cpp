@@ -96,6 +96,11 @@ HlsAttributes variant(const VideoRenditionSummary& v, const AudioGroup* audio, b
     a.set("VIDEO-RANGE", v.video_range, false);
     if (audio) a.set("AUDIO", audio->id, true);
     if (subtitles) a.set("SUBTITLES", kSubtitleGroup, true);
+    // ladder's AV1 carries no closed captions (nothing of the source's
+    // CEA-608/708 is encoded): NONE tells players not to look for them in
+    // the video (Shaka otherwise parses every sample for CEA-608 and warns
+    // that it cannot). RFC 8216 §4.3.4.2: then every variant says NONE.
+    a.set("CLOSED-CAPTIONS", "NONE", false);
     return a;
 }
 

@@ -2,7 +2,8 @@
 // The master playlist ladder writes itself (FFmpeg's hls muxer writes no AV1
 // CODECS): one variant per rung with measured BANDWIDTH/AVERAGE-BANDWIDTH
 // (audio included), CODECS from the sequence header, RESOLUTION,
-// FRAME-RATE, VIDEO-RANGE and the audio group; EXT-X-MEDIA for every audio
+// FRAME-RATE, VIDEO-RANGE, the audio group and CLOSED-CAPTIONS=NONE (the
+// AV1 carries no captions); EXT-X-MEDIA for every audio
 // rendition; an I-frame stream per rung. Audio comes in groups as Apple's
 // HLS authoring specification asks: "audio-aac" holds every track's stereo
 // rendition; when a track has 5.1, "audio-aac-51" holds each track once,

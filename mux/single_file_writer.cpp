@@ -7,16 +7,18 @@
 
 namespace ladder::mux {
 
-std::filesystem::path temporary_path_for(const std::filesystem::path& final_path) {
-    return final_path.parent_path() / ("." + final_path.filename().string() + ".part");
-}
-
-SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video,
+SingleFileWriter::SingleFileWriter(const OutputFolder& folder, std::string name, const AVCodecParameters* video,
                                    AVRational video_time_base, const std::vector<Mp4AudioTrack>& audio,
                                    const av::HdrMetadata& hdr, const std::vector<Mp4SubtitleTrack>& subtitles)
-    : final_path_(std::move(final_path)), temp_path_(temporary_path_for(final_path_)), video_tb_(video_time_base) {
+    : folder_(folder),
+      name_(std::move(name)),
+      temp_name_(temporary_name(name_)),
+      final_path_(folder_.path() / name_),
+      video_tb_(video_time_base) {
+    out_ = std::make_unique<av::FdOutput>(folder_.create_file(temp_name_), (folder_.path() / temp_name_).string());
     AVFormatContext* raw = nullptr;
-    av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", temp_path_.c_str()),
+    // The url is only the name faststart asks FdOutput to reopen.
+    av::check(avformat_alloc_output_context2(&raw, nullptr, "mp4", temp_name_.c_str()),
               fmt::format("creating MP4 muxer for {}", final_path_.string()));
     ctx_.reset(raw);
 
@@ -51,7 +53,7 @@ SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCod
         if (!track.title.empty()) av_dict_set(&ss->metadata, "title", track.title.c_str(), 0);
     }
 
-    av::check(avio_open(&ctx_->pb, temp_path_.c_str(), AVIO_FLAG_WRITE), fmt::format("creating {}", temp_path_.string()));
+    out_->attach(ctx_.get());
     AVDictionary* opts = nullptr;
     av_dict_set(&opts, "movflags", "+faststart", 0);
     int ret = avformat_write_header(ctx_.get(), &opts);
@@ -62,8 +64,11 @@ SingleFileWriter::SingleFileWriter(std::filesystem::path final_path, const AVCod
 SingleFileWriter::~SingleFileWriter() {
     if (finished_) return;
     ctx_.reset();
-    std::error_code ec;
-    std::filesystem::remove(temp_path_, ec);
+    try {
+        folder_.remove(temp_name_);
+    } catch (const std::exception&) {
+        // best effort: the run's own error is the one to report
+    }
 }
 
 void SingleFileWriter::write(AVPacket* pkt, int stream, AVRational from) {
@@ -84,9 +89,10 @@ void SingleFileWriter::write_subtitle(std::size_t track, AVPacket* pkt) {
 
 void SingleFileWriter::finish() {
     av::check(av_write_trailer(ctx_.get()), fmt::format("finishing {}", final_path_.string()));
-    av::check(avio_closep(&ctx_->pb), fmt::format("closing {}", temp_path_.string()));
+    out_->flush();
     ctx_.reset();
-    std::filesystem::rename(temp_path_, final_path_.string());
+    out_.reset();
+    folder_.rename(temp_name_, name_);
     finished_ = true;
 }
 

@@ -1,13 +1,17 @@
 #pragma once
 // One MP4 file (video and any number of audio tracks) written under a temporary name and
 // renamed into place by finish(); destroyed unfinished, it removes the
-// temporary file, so no partial file ever looks complete.
+// temporary file, so no partial file ever looks complete. Both names are
+// opened relative to the folder's descriptor, never through a link.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "av/fd_io.hpp"
 #include "av/hdr_metadata.hpp"
 #include "av/handles.hpp"
+#include "mux/output_folder.hpp"
 
 namespace ladder::mux {
 
@@ -33,7 +37,7 @@ public:
     // video: stream parameters; packets given to write_video are in
     // video_time_base. audio: one track each, in this order.
     // hdr: put on the video stream (the muxer writes mdcv and clli boxes).
-    SingleFileWriter(std::filesystem::path final_path, const AVCodecParameters* video, AVRational video_time_base,
+    SingleFileWriter(const OutputFolder& folder, std::string name, const AVCodecParameters* video, AVRational video_time_base,
                      const std::vector<Mp4AudioTrack>& audio, const av::HdrMetadata& hdr = {},
                      const std::vector<Mp4SubtitleTrack>& subtitles = {});
     ~SingleFileWriter();
@@ -47,20 +51,22 @@ public:
     void finish();
 
     const std::filesystem::path& final_path() const { return final_path_; }
+    static std::string temporary_name(const std::string& name) { return "." + name + ".part"; }
 
 private:
     void write(AVPacket* pkt, int stream, AVRational from);
 
-    std::filesystem::path final_path_;
-    std::filesystem::path temp_path_;
+    OutputFolder folder_;
+    std::string name_;
+    std::string temp_name_;
+    std::filesystem::path final_path_;  // for messages
+    // Declared before ctx_, so the muxer goes first: it writes into out_.
+    std::unique_ptr<av::FdOutput> out_;
     av::OutputFormatPtr ctx_;
     AVRational video_tb_;
     std::vector<AVRational> audio_tb_;  // stream 1 + i is audio track i
     int first_subtitle_stream_ = 0;    // then the subtitle tracks
     bool finished_ = false;
 };
-
-// "<dir>/.<name>.part": hidden and clearly unfinished.
-std::filesystem::path temporary_path_for(const std::filesystem::path& final_path);
 
 }  // namespace ladder::mux

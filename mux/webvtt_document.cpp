@@ -1,5 +1,8 @@
 #include "mux/webvtt_document.hpp"
 
+#include <algorithm>
+#include <array>
+#include <regex>
 #include <stdexcept>
 
 #include "av/av_error.hpp"
@@ -13,6 +16,70 @@ extern "C" {
 namespace ladder::mux {
 
 namespace {
+
+// The character references FFmpeg's webvtt decoder reads back
+// (libavcodec/webvttdec.c); browsers read these too.
+constexpr std::array<std::string_view, 6> kCharacterReferences{"&amp;", "&lt;", "&gt;", "&lrm;", "&rlm;", "&nbsp;"};
+
+bool starts_character_reference(std::string_view text) {
+    return std::any_of(kCharacterReferences.begin(), kCharacterReferences.end(),
+                       [&](std::string_view r) { return text.substr(0, r.size()) == r; });
+}
+
+// A tag of WebVTT cue text: a start tag (c, i, b, u, ruby, rt with classes;
+// v and lang with classes and their annotation), an end tag, or a
+// timestamp.
+const std::regex& cue_tag() {
+    static const std::regex re(R"(<(?:/(?:c|i|b|u|ruby|rt|v|lang))"         // end tag
+                               R"(|(?:c|i|b|u|ruby|rt)(?:\.[^\s.&<>]+)*)"    // start tag
+                               R"(|(?:v|lang)(?:\.[^\s.&<>]+)*[ \t][^\r\n&<>]+)"  // with annotation
+                               R"(|(?:[0-9]{2,}:)?[0-5][0-9]:[0-5][0-9]\.[0-9]{3})>)");  // timestamp
+    return re;
+}
+
+// The length of the cue tag at text's start, 0 when it starts none.
+std::size_t cue_tag_length(std::string_view text) {
+    const std::size_t close = text.find('>');
+    if (close == std::string_view::npos) return 0;
+    const std::string candidate(text.substr(0, close + 1));
+    return std::regex_match(candidate, cue_tag()) ? candidate.size() : 0;
+}
+
+std::string escaped_line(std::string_view line) {
+    std::string out;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const std::string_view rest = line.substr(i);
+        if (line[i] == '<') {
+            if (const std::size_t tag = cue_tag_length(rest)) {
+                out += rest.substr(0, tag);
+                i += tag - 1;
+            } else {
+                out += "&lt;";
+            }
+        } else if (line[i] == '&') {
+            out += starts_character_reference(rest) ? "&" : "&amp;";
+        } else if (line[i] == '>') {
+            out += "&gt;";
+        } else {
+            out += line[i];
+        }
+    }
+    return out;
+}
+
+// CRLF, CR and LF all end a WebVTT line.
+std::vector<std::string_view> lines_of(std::string_view text) {
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t end = text.find_first_of("\r\n", start);
+        out.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+        if (end == std::string_view::npos) return out;
+        start = end + (text.substr(end, 2) == "\r\n" ? 2 : 1);
+    }
+}
+
+bool blank(std::string_view line) { return line.find_first_not_of(" \t\f") == std::string_view::npos; }
 
 int append(void* opaque, av::AvioWriteBuffer buf, int size) {
     static_cast<std::string*>(opaque)->append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(size));
@@ -60,6 +127,18 @@ std::string render_webvtt(const std::vector<WebVttCue>& cues, bool hls_timestamp
                     "X-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n");
     }
     return text;
+}
+
+std::string webvtt_cue_payload(std::string_view text) {
+    std::vector<std::string_view> lines = lines_of(text);
+    const auto first = std::find_if_not(lines.begin(), lines.end(), blank);
+    const auto last = std::find_if_not(lines.rbegin(), lines.rend(), blank).base();
+    std::string out;
+    for (auto line = first; line < last; ++line) {
+        if (!out.empty()) out += '\n';
+        out += blank(*line) ? "&nbsp;" : escaped_line(*line);
+    }
+    return out;
 }
 
 std::vector<WebVttCue> cues_between(const std::vector<WebVttCue>& cues, std::int64_t start_ms, std::int64_t end_ms) {

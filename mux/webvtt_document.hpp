@@ -4,6 +4,7 @@
 // to media time 0 (the CMAF tracks start at 0).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ladder::mux {
@@ -11,8 +12,17 @@ namespace ladder::mux {
 struct WebVttCue {
     std::int64_t start_ms = 0;  // on the output's timeline (0 = the first video frame)
     std::int64_t end_ms = 0;
-    std::string text;  // the cue payload, WebVTT markup
+    std::string text;  // the cue payload, WebVTT markup (webvtt_cue_payload)
 };
+
+// A WebVTT encoder's cue text as a valid cue payload (W3C WebVTT, "cue text"):
+// FFmpeg's webvtt encoder writes the text between its tags as it is, so here
+// an '&' that starts no character reference becomes "&amp;", a '<' that
+// starts no cue tag "&lt;", a '>' outside a tag "&gt;" (no "-->" is left,
+// which would start a timing line), line breaks are LF, a blank line inside
+// the cue (which would end it) holds "&nbsp;", and blank lines at either end
+// go. Empty when nothing is left.
+std::string webvtt_cue_payload(std::string_view text);
 
 std::string render_webvtt(const std::vector<WebVttCue>& cues, bool hls_timestamp_map);
 

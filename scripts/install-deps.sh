@@ -90,6 +90,9 @@ TEST_PACKAGES=(
   gdb
   # real-player check (tests/player/play.mjs drives /usr/bin/chromium)
   chromium
+  # iso-codes: its ISO 639-2 list checks ladder's language table
+  # (tests/unit/language_tag_test.cpp)
+  iso-codes
   # libaom's encoder headers: the stand-in NVENC driver (tests/standin) encodes
   # with libaom; it is built where nv-codec-headers are 12.1+ (Debian 13)
   libaom-dev

@@ -87,12 +87,12 @@ TEST(AudioTracks, EveryTrackBecomesARenditionInHlsDashAndMp4) {
         std::string group, lang, name, channels, is_default, uri;
     };
     const std::vector<Want> want{
-        {"audio-aac", "eng", "English", "2", "YES", "audio/aac/index.m3u8"},
-        {"audio-aac", "fra", "Français", "2", "NO", "audio/aac_fra/index.m3u8"},
-        {"audio-aac", "spa", "Commentary", "1", "NO", "audio/aac_spa/index.m3u8"},
-        {"audio-aac-51", "eng", "English", "2", "YES", "audio/aac/index.m3u8"},
-        {"audio-aac-51", "fra", "Français 5.1", "6", "NO", "audio/aac_fra_51/index.m3u8"},
-        {"audio-aac-51", "spa", "Commentary", "1", "NO", "audio/aac_spa/index.m3u8"},
+        {"audio-aac", "en", "English", "2", "YES", "audio/aac/index.m3u8"},
+        {"audio-aac", "fr", "Français", "2", "NO", "audio/aac_fra/index.m3u8"},
+        {"audio-aac", "es", "Commentary", "1", "NO", "audio/aac_spa/index.m3u8"},
+        {"audio-aac-51", "en", "English", "2", "YES", "audio/aac/index.m3u8"},
+        {"audio-aac-51", "fr", "Français 5.1", "6", "NO", "audio/aac_fra_51/index.m3u8"},
+        {"audio-aac-51", "es", "Commentary", "1", "NO", "audio/aac_spa/index.m3u8"},
     };
     for (std::size_t i = 0; i < want.size(); ++i) {
         SCOPED_TRACE(media[i]);
@@ -150,8 +150,8 @@ TEST(AudioTracks, EveryTrackBecomesARenditionInHlsDashAndMp4) {
     std::vector<std::string> sets;
     for (auto it = std::sregex_iterator(mpd.begin(), mpd.end(), set_re); it != std::sregex_iterator(); ++it)
         sets.push_back((*it)[1].str() + "|" + (*it)[2].str() + "|" + (*it)[3].str() + "|" + (*it)[4].str());
-    EXPECT_EQ(sets, (std::vector<std::string>{"eng|English|main|2", "fra|Français|alternate|2",
-                                              "fra|Français 5.1|alternate|6", "spa|Commentary|alternate|1"}))
+    EXPECT_EQ(sets, (std::vector<std::string>{"en|English|main|2", "fr|Français|alternate|2",
+                                              "fr|Français 5.1|alternate|6", "es|Commentary|alternate|1"}))
         << mpd;
 
     ProcessResult v = run_ladder({"validate", out.string()});
@@ -179,7 +179,7 @@ TEST(AudioTracks, AudioLanguagesChooseTracksAndAnAbsentLanguageIsRefused) {
     ASSERT_EQ(fr.exit_code, 0) << fr.err;
     const auto media = tags_starting(root / "fra" / "master.m3u8", "#EXT-X-MEDIA:");
     ASSERT_EQ(media.size(), 2u) << "French stereo, and French 5.1 in the 5.1 group";
-    EXPECT_EQ(attribute(media[0], "LANGUAGE"), "fra");
+    EXPECT_EQ(attribute(media[0], "LANGUAGE"), "fr");
     EXPECT_EQ(attribute(media[0], "DEFAULT"), "YES") << "the first track chosen is the default";
     EXPECT_EQ(attribute(media[1], "CHANNELS"), "6");
     EXPECT_NE(fr.err.find("is not in --audio aac:fra: left out"), std::string::npos) << fr.err;
@@ -226,8 +226,8 @@ TEST(AudioTracks, PlanShardsAndStitchCarryTheChosenTracks) {
     ASSERT_EQ(stitch.exit_code, 0) << stitch.err;
     const auto media = tags_starting(root / "out" / "master.m3u8", "#EXT-X-MEDIA:");
     ASSERT_EQ(media.size(), 4u) << "English and French stereo; English and French 5.1";
-    EXPECT_EQ(attribute(media[0], "LANGUAGE"), "eng");
-    EXPECT_EQ(attribute(media[1], "LANGUAGE"), "fra");
+    EXPECT_EQ(attribute(media[0], "LANGUAGE"), "en");
+    EXPECT_EQ(attribute(media[1], "LANGUAGE"), "fr");
     EXPECT_NEAR(probe(joined_rendition(root / "out", "aac_fra_51")).audio.at(0).duration, 8.0, 0.05);
     ProcessResult v = run_ladder({"validate", (root / "out").string()});
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
@@ -246,12 +246,12 @@ TEST(AudioTracks, HlsJsListsTheAudioTracksAndSwitchesLanguage) {
     ASSERT_EQ(result["audioTracks"].size(), 6u) << "every EXT-X-MEDIA of both groups";
     std::set<std::string> languages;
     for (const auto& a : result["audioTracks"]) languages.insert(a.value("lang", ""));
-    EXPECT_EQ(languages, (std::set<std::string>{"eng", "fra", "spa"}));
+    EXPECT_EQ(languages, (std::set<std::string>{"en", "fr", "es"}));
     const auto& sw = result["audioSwitch"];
     ASSERT_TRUE(sw.is_object()) << result.dump();
     EXPECT_TRUE(sw["confirmed"].get<bool>()) << sw.dump();
     EXPECT_NE(sw["toLang"], sw["fromLang"]) << sw.dump();
-    EXPECT_EQ(sw["fromLang"], "eng") << "hls.js starts on the DEFAULT=YES track";
+    EXPECT_EQ(sw["fromLang"], "en") << "hls.js starts on the DEFAULT=YES track";
 }
 
 }  // namespace

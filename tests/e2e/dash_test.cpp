@@ -229,6 +229,63 @@ TEST(Dash, ValidateNamesWhatIsWrongInABrokenManifest) {
     }
 }
 
+// The audio's timeline against its segments and against the video (issue
+// 41), at 8 kHz, where an AAC frame is 128 ms: an S that is not what its
+// segment plays, and an audio init segment whose edit list no longer hides
+// the encoder's priming (media_time 0: the priming plays first and the audio
+// ends a frame after the video), are named for DASH and HLS alike.
+TEST(Dash, ValidateNamesAudioOffItsSegmentsOrOffTheVideo) {
+    const fs::path src = fresh_dir("dash-audio-8k-src") / "source.mkv";
+    const ProcessResult made = run_process({"ffmpeg", "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i",
+                                            "testsrc2=size=160x120:rate=25:duration=4", "-f", "lavfi", "-i",
+                                            "sine=frequency=440:sample_rate=8000:duration=4", "-c:v", "libx264",
+                                            "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le", src.string()});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const fs::path root = fresh_dir("dash-audio-8k");
+    const fs::path good = root / "good";
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", good.string(), "--format", "hls,dash", "--rung",
+                                        "120p=160x120@150", "--segment-seconds", "2", "--preset", "12"},
+                                       {}, 120);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const ProcessResult ok = run_ladder({"validate", good.string()});
+    ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+    const std::string mpd = read_text(good / "manifest.mpd");
+    // 2 s of video is 16000 samples; the AAC frames start at -1024 (the
+    // priming), 0, 1024, ...: the nearest boundary is 16384 (15360 is
+    // farther), and the audio ends with the video at 32000.
+    ASSERT_NE(mpd.find(R"(<S t="0" d="16384" />)"), std::string::npos) << mpd;
+    ASSERT_NE(mpd.find(R"(<S d="15616" />)"), std::string::npos) << mpd;
+
+    const fs::path timeline = root / "timeline";
+    fs::copy(good, timeline, fs::copy_options::recursive);
+    std::string broken = mpd;
+    broken.replace(broken.find(R"(<S t="0" d="16384" />)"), 21, R"(<S t="0" d="15360" />)");
+    std::ofstream(timeline / "manifest.mpd", std::ios::trunc) << broken;
+    ProcessResult v = run_ladder({"validate", timeline.string()});
+    EXPECT_EQ(v.exit_code, 1) << v.out;
+    EXPECT_NE(v.out.find("manifest.mpd: representation audio-aac: segment 1 starts at 0.000000 s and lasts 1.920000 s "
+                         "in the SegmentTimeline, but its samples play from 0.000000 s for 2.048000 s"),
+              std::string::npos)
+        << v.out;
+
+    const fs::path priming = root / "priming";
+    fs::copy(good, priming, fs::copy_options::recursive);
+    std::string init = read_text(priming / "audio/aac/init.mp4");
+    const auto elst = init.find("elst");
+    ASSERT_NE(elst, std::string::npos) << "an edit list in the audio's init segment";
+    init.replace(elst + 16, 4, std::string(4, '\0'));  // media_time (version 0: after flags, count, duration)
+    std::ofstream(priming / "audio/aac/init.mp4", std::ios::binary | std::ios::trunc) << init;
+    v = run_ladder({"validate", priming.string()});
+    EXPECT_EQ(v.exit_code, 1) << v.out;
+    for (const std::string expected :
+         {"manifest.mpd: representation audio-aac starts at 0.128000 s (where its first AAC frame, the encoder's "
+          "priming, ends), the video at 0.000000 s",
+          "manifest.mpd: representation audio-aac ends at 4.128000 s, the video at 4.000000 s",
+          "master.m3u8: audio audio/aac/index.m3u8 starts at 0.128000 s",
+          "master.m3u8: audio audio/aac/index.m3u8 ends at 4.128000 s"})
+        EXPECT_NE(v.out.find(expected), std::string::npos) << expected << "\n" << v.out;
+}
+
 // A second real client: Shaka Player in headless Chromium plays the DASH
 // manifest and the HLS master to the end and switches representations when
 // told to; a segment gone makes it fail (the check can fail).

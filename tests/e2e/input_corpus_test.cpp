@@ -488,11 +488,11 @@ std::vector<CorpusEntry> corpus() {
                      REQUIRE_LADDER(o, {"120p"});
                      const auto media = o.media_tags();
                      ASSERT_EQ(media.size(), 2u) << "a rendition per track";
-                     EXPECT_EQ(attribute(media[0], "LANGUAGE"), "eng") << "the default track first";
+                     EXPECT_EQ(attribute(media[0], "LANGUAGE"), "en") << "the default track first";
                      EXPECT_EQ(attribute(media[0], "CHANNELS"), "2");
                      EXPECT_EQ(attribute(media[0], "DEFAULT"), "YES");
                      EXPECT_EQ(attribute(media[0], "URI"), "audio/aac/index.m3u8");
-                     EXPECT_EQ(attribute(media[1], "LANGUAGE"), "fra");
+                     EXPECT_EQ(attribute(media[1], "LANGUAGE"), "fr");
                      EXPECT_EQ(attribute(media[1], "CHANNELS"), "1") << "mono stays mono";
                      EXPECT_EQ(attribute(media[1], "DEFAULT"), "NO");
                      EXPECT_EQ(attribute(media[1], "AUTOSELECT"), "YES");

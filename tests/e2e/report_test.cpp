@@ -129,5 +129,19 @@ TEST_F(ReportCommand, NeedsAnOutputAndSaysWhenItCannotWriteOne) {
     EXPECT_NE(unwritable.err.find(nowhere.parent_path().string()), std::string::npos) << unwritable.err;
 }
 
+// The picture never replaces the report it is drawn from, under any name.
+TEST_F(ReportCommand, NeverWritesOverTheReportItReads) {
+    const fs::path dir = fresh_dir("report-over-itself");
+    const fs::path copy = dir / "report.json";
+    fs::copy_file(out_ / "report.json", copy);
+    const std::string before = read_text(copy);
+    for (const char* flag : {"--svg", "--html"}) {
+        const ProcessResult r = run_ladder({"report", copy.string(), flag, (dir / "." / "report.json").string()});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_EQ(line_count(r.err), 1u) << r.err;
+        EXPECT_EQ(read_text(copy), before);
+    }
+}
+
 }  // namespace
 }  // namespace ladder::test

@@ -9,8 +9,10 @@
 
 #include <cmath>
 #include <cstdio>
-#include <tuple>
 #include <fstream>
+#include <regex>
+#include <sstream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "corpus_media.hpp"
@@ -133,9 +135,9 @@ TEST(SubtitleTracks, TextTracksBecomeWebVttRenditionsDashSetsAndMovText) {
     struct Want {
         std::string lang, name, is_default, forced, uri;
     };
-    const std::vector<Want> want{{"eng", "eng", "YES", "NO", "subtitles/eng/index.m3u8"},
-                                 {"fra", "Français (forcé)", "NO", "YES", "subtitles/fra/index.m3u8"},
-                                 {"spa", "spa", "NO", "NO", "subtitles/spa/index.m3u8"}};
+    const std::vector<Want> want{{"en", "eng", "YES", "NO", "subtitles/eng/index.m3u8"},
+                                 {"fr", "Français (forcé)", "NO", "YES", "subtitles/fra/index.m3u8"},
+                                 {"es", "spa", "NO", "NO", "subtitles/spa/index.m3u8"}};
     for (std::size_t i = 0; i < want.size(); ++i) {
         SCOPED_TRACE(subs[i]);
         EXPECT_EQ(attribute(subs[i], "GROUP-ID"), "subs");
@@ -245,7 +247,7 @@ TEST(SubtitleTracks, MovTextSourceAndLanguageChoice) {
     ASSERT_EQ(fr.exit_code, 0) << fr.err;
     const auto subs = media_tags(dir / "fra" / "master.m3u8", "SUBTITLES");
     ASSERT_EQ(subs.size(), 1u);
-    EXPECT_EQ(attribute(subs[0], "LANGUAGE"), "fra");
+    EXPECT_EQ(attribute(subs[0], "LANGUAGE"), "fr");
     EXPECT_EQ(fr.err.find("picture-based"), std::string::npos) << "the German track was not asked for: " << fr.err;
 
     ProcessResult none = run_ladder(with_settings({"encode", mkv.string(), "-o", (dir / "none").string(),
@@ -275,7 +277,7 @@ TEST(SubtitleTracks, PlanShardsAndStitchCarryTheChosenTracks) {
     ASSERT_EQ(stitch.exit_code, 0) << stitch.err;
     const auto subs = media_tags(root / "out" / "master.m3u8", "SUBTITLES");
     ASSERT_EQ(subs.size(), 1u);
-    EXPECT_EQ(attribute(subs[0], "LANGUAGE"), "eng");
+    EXPECT_EQ(attribute(subs[0], "LANGUAGE"), "en");
     expect_cues(cue_times(root / "out" / "subtitles" / "eng" / "subtitles.vtt", "s:0"),
                 {{0.5, 1.0}, {2.5, 1.7}, {6.0, 1.0}}, "stitched");
     EXPECT_EQ(ffprobe_json({"-show_streams", "-select_streams", "s"}, root / "out" / "90p.mp4")["streams"].size(), 1u);
@@ -298,7 +300,7 @@ TEST(SubtitleTracks, HlsJsShowsTheCuesAtTheirTimes) {
     for (const auto& t : result["textTracks"])
         if (t.value("mode", "") == "showing") shown = &t;
     ASSERT_NE(shown, nullptr) << result["textTracks"].dump();
-    EXPECT_EQ((*shown)["language"], "eng");
+    EXPECT_EQ((*shown)["language"], "en");
     const auto& cues = (*shown)["cues"];
     ASSERT_EQ(cues.size(), 3u) << "each cue once, the one in two segments too: " << cues.dump();
     const std::vector<std::tuple<double, double, std::string>> want{
@@ -308,6 +310,108 @@ TEST(SubtitleTracks, HlsJsShowsTheCuesAtTheirTimes) {
         EXPECT_NEAR(cues[i]["end"].get<double>(), std::get<1>(want[i]), 0.01) << cues[i].dump();
         EXPECT_EQ(cues[i]["text"], std::get<2>(want[i]));
     }
+}
+
+// Cue text that WebVTT cannot hold as it is: "-->" (it starts a timing
+// line), '&' and '<' that start no character reference or tag, and blank
+// lines inside a cue (a blank line ends it) or at its ends. The ASS track
+// comes first (hls.js shows the first track), the SubRip one second.
+constexpr const char* kAwkwardAss =
+    "[Script Info]\nScriptType: v4.00+\nPlayResX: 384\nPlayResY: 288\n\n[V4+ Styles]\n"
+    "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, "
+    "Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, "
+    "MarginV, Encoding\n"
+    "Style: Default,Arial,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0\n\n[Events]\n"
+    "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n"
+    "Dialogue: 0,0:00:00.50,0:00:01.50,Default,,0,0,0,,Hello --> world\n"
+    "Dialogue: 0,0:00:02.00,0:00:03.00,Default,,0,0,0,,Tom & Jerry: a<b, 3 > 2\n"
+    "Dialogue: 0,0:00:03.50,0:00:04.50,Default,,0,0,0,,Line one\\N\\NLine three\n"
+    "Dialogue: 0,0:00:05.00,0:00:06.00,Default,,0,0,0,,\\N{\\i1}a --> b{\\i0}\\N\n";
+
+constexpr const char* kAwkwardSrt =
+    "1\n00:00:00,500 --> 00:00:01,500\nHello --> world\n\n"
+    "2\n00:00:02,000 --> 00:00:03,000\nTom & Jerry: a<b, 3 > 2\n\n"
+    "3\n00:00:03,500 --> 00:00:04,500\n<notatag>stays & <3\n";
+
+// The cues' text as FFmpeg's webvtt demuxer and decoder read it, written
+// out by its SubRip encoder: one string per cue (its lines joined by LF).
+std::vector<std::string> decoded_cue_text(const fs::path& vtt) {
+    const ProcessResult r = run_process({"ffmpeg", "-v", "error", "-i", vtt.string(), "-f", "srt", "-"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> cues;
+    std::istringstream in(r.out);
+    std::string line, text;
+    int in_cue = 0;  // lines read of the current cue: number, timing, text...
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // its line breaks inside a cue are CRLF
+        if (line.empty()) {
+            if (in_cue > 2) cues.push_back(text);
+            in_cue = 0;
+            text.clear();
+            continue;
+        }
+        if (in_cue++ >= 2) text += (text.empty() ? "" : "\n") + line;
+    }
+    if (in_cue > 2) cues.push_back(text);
+    return cues;
+}
+
+TEST(SubtitleTracks, CueTextIsValidWebVttWhateverTheSourceHolds) {
+    const fs::path dir = fresh_dir("subtitles-awkward-src");
+    write_text(dir / "awkward.ass", kAwkwardAss);
+    write_text(dir / "awkward.srt", kAwkwardSrt);
+    const fs::path src = dir / "awkward.mkv";
+    ffmpeg(join({{"-f", "lavfi", "-i", testsrc("160x90", "25", 6.5), "-i", (dir / "awkward.ass").string(), "-i",
+                  (dir / "awkward.srt").string(), "-map", "0:v", "-map", "1", "-map", "2"},
+                 kH264,
+                 {"-pix_fmt", "yuv420p", "-c:s", "copy", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1",
+                  "language=fra", "-disposition:s:0", "default", "-disposition:s:1", "0", src.string()}}));
+    const fs::path out = fresh_dir("subtitles-awkward") / "out";
+    ProcessResult r = run_ladder(with_settings({"encode", src.string(), "-o", out.string(), "--audio", "none"}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    // No "-->" but in timing lines, in any file ladder wrote.
+    static const std::regex timing(R"(^(\d{2}:)?\d{2}:\d{2}\.\d{3} --> (\d{2}:)?\d{2}:\d{2}\.\d{3}( .*)?$)");
+    for (const auto& entry : fs::recursive_directory_iterator(out / "subtitles")) {
+        if (entry.path().extension() != ".vtt") continue;
+        std::istringstream in(read_text(entry.path()));
+        for (std::string line; std::getline(in, line);) {
+            if (line.find("-->") == std::string::npos) continue;
+            EXPECT_TRUE(std::regex_match(line, timing)) << entry.path() << ": " << line;
+        }
+    }
+
+    // FFmpeg's own webvtt demuxer and decoder read every cue back, at its
+    // time and with its text.
+    const fs::path eng = out / "subtitles" / "eng" / "subtitles.vtt";
+    const fs::path fra = out / "subtitles" / "fra" / "subtitles.vtt";
+    expect_cues(cue_times(eng, "s:0"), {{0.5, 1.0}, {2.0, 1.0}, {3.5, 1.0}, {5.0, 1.0}}, "ASS as WebVTT");
+    expect_cues(cue_times(fra, "s:0"), {{0.5, 1.0}, {2.0, 1.0}, {3.5, 1.0}}, "SubRip as WebVTT");
+    const auto ass_text = decoded_cue_text(eng);
+    ASSERT_EQ(ass_text.size(), 4u);
+    EXPECT_EQ(ass_text[0], "Hello --> world");
+    EXPECT_EQ(ass_text[1], "Tom & Jerry: a<b, 3 > 2");
+    EXPECT_EQ(ass_text[2].rfind("Line one\n", 0), 0u) << ass_text[2];
+    EXPECT_EQ(ass_text[2].substr(ass_text[2].size() - 11), "\nLine three") << "one cue, its blank line kept";
+    EXPECT_EQ(ass_text[3], "<i>a --> b</i>");
+    EXPECT_EQ(decoded_cue_text(fra),
+              (std::vector<std::string>{"Hello --> world", "Tom & Jerry: a<b, 3 > 2", "stays & <3"}));
+
+    // hls.js (the browser's WebVTT parser) shows the same text.
+    const ProcessResult p = run_player("play.mjs", out, {"--subtitles", "--rate", "2"});
+    ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
+    const nlohmann::json result = player_result(p.out);
+    ASSERT_TRUE(result.is_object()) << p.out;
+    const nlohmann::json* shown = nullptr;
+    for (const auto& t : result["textTracks"])
+        if (t.value("mode", "") == "showing") shown = &t;
+    ASSERT_NE(shown, nullptr) << result["textTracks"].dump();
+    const auto& cues = (*shown)["cues"];
+    ASSERT_EQ(cues.size(), 4u) << cues.dump();
+    EXPECT_EQ(cues[0]["shown"], "Hello --> world") << cues[0].dump();
+    EXPECT_EQ(cues[1]["shown"], "Tom & Jerry: a<b, 3 > 2") << cues[1].dump();
+    EXPECT_EQ(cues[2]["shown"], "Line one\n\u00a0\nLine three") << cues[2].dump();
+    EXPECT_EQ(cues[3]["shown"], "a --> b") << cues[3].dump();
 }
 
 }  // namespace

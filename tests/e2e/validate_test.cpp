@@ -66,6 +66,16 @@ protected:
         std::ofstream(file, std::ios::trunc) << text;
     }
 
+    // An init segment's edit list (elst, version 0) made to start at media time 0.
+    static void zero_edit_list_media_time(const fs::path& init) {
+        std::string bytes = read_text(init);
+        const auto at = bytes.find("elst");
+        ASSERT_NE(at, std::string::npos) << init << " has no edit list";
+        ASSERT_EQ(bytes[at + 4], '\0') << "version 0";
+        bytes.replace(at + 16, 4, std::string(4, '\0'));  // after version+flags, entry_count, segment_duration
+        std::ofstream(init, std::ios::binary | std::ios::trunc) << bytes;
+    }
+
     static ProcessResult validate(const fs::path& dir) { return run_ladder({"validate", dir.string()}); }
 
     static inline fs::path good_;
@@ -110,6 +120,24 @@ TEST_F(Validate, NamesATamperedExtinf) {
               std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("rungs do not line up"), std::string::npos) << r.out;
+}
+
+// The edit list that hides the AAC encoder's priming (1024 samples before
+// 0) is what puts the audio on the video's timeline: with its media_time
+// set to 0 the priming plays first and the audio runs one frame past the
+// video's end (issue 41).
+TEST_F(Validate, NamesAudioThatPlaysItsEncodersPriming) {
+    const fs::path d = copy_of_good("validate-priming");
+    zero_edit_list_media_time(d / "audio/aac/init.mp4");
+    ProcessResult r = validate(d);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("master.m3u8: audio audio/aac/index.m3u8 starts at 0.021333 s (where its first AAC frame, "
+                         "the encoder's priming, ends), the video at 0.000000 s"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("master.m3u8: audio audio/aac/index.m3u8 ends at 3.021333 s, the video at 3.000000 s"),
+              std::string::npos)
+        << r.out;
 }
 
 TEST_F(Validate, NamesAMisalignedRung) {
@@ -575,8 +603,8 @@ TEST_F(ValidateMisses, NamesSegmentsWhoseTimelineDoesNotGoOn) {
     const ProcessResult c = validate(copied);
     expect_problem(c, "120p/seg_00002.m4s: its samples start at 0.000000 s (tfdt) but the segment before it in the "
                       "playlist ends at 1.000000 s: the timeline does not go on");
-    expect_problem(c, "manifest.mpd: representation 120p: segment 2 starts at 1.000000 s in the timeline but "
-                      "\"120p/seg_00002.m4s\" at 0.000000 s (tfdt)");
+    expect_problem(c, "manifest.mpd: representation 120p: segment 2 starts at 1.000000 s and lasts 1.000000 s in "
+                      "the SegmentTimeline, but its samples play from 0.000000 s for 1.000000 s");
 
     const fs::path swapped = copy_of_good("validate-timeline-swapped");
     replace_in(swapped / "audio/aac/index.m3u8", "\nseg_00002.m4s", "\nseg_0000X.m4s");

@@ -10,6 +10,8 @@
 // --subtitles: the first text track Shaka lists is chosen; the result has
 // `shakaTextTracks` (what Shaka read) and `textTracks` (the <video>
 // element's text tracks and their cues at 'ended').
+// The result's `consoleWarnings` holds what the page logged as warnings
+// (Shaka's own, e.g. "Unable to determine bitstream format for CEA parsing!").
 //
 // Passes (exit 0) when the <video> fired 'ended', Shaka reported no error,
 // it listed as many variants as the manifest has video representations (or
@@ -27,7 +29,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PREFIX = '/__ladder_player__/';
 const result = { ok: false, exitCode: 2, reason: null, player: 'shaka', manifest: null, shakaVersion: null,
                  browserVersion: null, expectedVariants: null, tracks: [], switches: [], errors: [], ended: false,
-                 currentTime: null, duration: null };
+                 currentTime: null, duration: null, consoleWarnings: [] };
 const log = (line) => process.stdout.write(line + '\n');
 
 function parseArgs(argv) {
@@ -128,7 +130,14 @@ async function main() {
     const page = await (await browser.newContext()).newPage();
     page.on('pageerror', (err) => fail({ type: 'page', reason: err.message }));
     page.on('crash', () => end(1, 'the page crashed'));
-    page.on('console', (msg) => { if (msg.type() === 'error') log(`player: [console.error] ${msg.text()}`); });
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') log(`player: [console.error] ${msg.text()}`);
+      // Shaka's warnings (shaka.log.alwaysWarn), e.g. about CEA-608 parsing.
+      if (msg.type() === 'warning') {
+        result.consoleWarnings.push(msg.text());
+        log(`player: [console.warn] ${msg.text()}`);
+      }
+    });
     await page.exposeFunction('__ladderReport', (msg) => {
       const d = msg.data || {};
       switch (msg.kind) {
@@ -170,7 +179,8 @@ async function main() {
             log(`player: text track "${tt.label}" (${tt.language}, ${tt.mode}): ${tt.cues.length} cue(s)`);
           result.currentTime = d.currentTime;
           result.duration = d.duration;
-          log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}`);
+          result.trackBuffered = d.trackBuffered || {};
+          log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}; SourceBuffers hold ${JSON.stringify(result.trackBuffered)}`);
           if (opts.switch && result.switches.length < 2)
             end(1, `only ${result.switches.length} of 2 switches confirmed before the end`);
           else end(0, null);

@@ -442,10 +442,12 @@ async function main() {
           result.currentTime = d.currentTime;
           result.duration = d.duration;
           result.quality = d.quality;
+          result.trackBuffered = d.trackBuffered || {};
           result.textTracks = d.textTracks || [];
           for (const tt of result.textTracks)
             log(`player: text track "${tt.label}" (${tt.language}, ${tt.mode}): ${tt.cues.length} cue(s)`);
           log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}; buffered ${JSON.stringify(d.buffered)}; frames ${JSON.stringify(d.quality)}`);
+          log(`player: SourceBuffers hold ${JSON.stringify(result.trackBuffered)}`);
           end(0, null);
           break;
         case 'hlsError':

@@ -181,7 +181,11 @@
       const cues = [];
       for (let j = 0; tt.cues && j < tt.cues.length; j++) {
         const c = tt.cues[j];
-        cues.push({ start: Math.round(c.startTime * 1000) / 1000, end: Math.round(c.endTime * 1000) / 1000, text: c.text });
+        // shown: what the browser's WebVTT cue text parser makes of the
+        // text (character references read, tags gone), as it displays it.
+        const shown = typeof c.getCueAsHTML === 'function' ? c.getCueAsHTML().textContent : null;
+        cues.push({ start: Math.round(c.startTime * 1000) / 1000, end: Math.round(c.endTime * 1000) / 1000, text: c.text,
+                    shown });
       }
       out.push({ label: tt.label, language: tt.language, kind: tt.kind, mode: tt.mode, cues });
     }
@@ -302,6 +306,17 @@
     const r = asw.request;
     if (r && f.type === 'audio' && f.level === r.to) { r.fragBuffered = true; checkAudioSwitch(); }
   });
+  // What each SourceBuffer holds (audio and video apart; the <video>'s
+  // buffered is their intersection), as of the last append.
+  const trackBuffered = {};
+  hls.on(E.BUFFER_APPENDED, (_ev, data) => {
+    for (const [type, ranges] of Object.entries(data.timeRanges || {})) {
+      if (!ranges) continue;
+      const out = [];
+      for (let i = 0; i < ranges.length; i++) out.push([ranges.start(i), ranges.end(i)]);
+      trackBuffered[type] = out;
+    }
+  });
   hls.on(E.MEDIA_ENDED, (_ev, data) => report('hlsMediaEnded', { stalled: !!(data && data.stalled), at: t() }));
   hls.on(E.ERROR, (_ev, data) => {
     const ctx = data.context || {};
@@ -364,7 +379,7 @@
     report('ended', {
       currentTime: video.currentTime, duration: video.duration, buffered: bufferedRanges(),
       quality: quality(), videoWidth: video.videoWidth, videoHeight: video.videoHeight,
-      textTracks: textTracks(),
+      textTracks: textTracks(), trackBuffered,
     });
   });
   video.addEventListener('error', () => {

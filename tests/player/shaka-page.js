@@ -101,8 +101,16 @@
     }
     return out;
   }
+  // What Shaka's SourceBuffers hold, audio and video apart (the <video>'s
+  // buffered is their intersection).
+  function trackBuffered() {
+    const info = player.getBufferedInfo();
+    const out = {};
+    for (const type of ['audio', 'video']) out[type] = (info[type] || []).map((r) => [r.start, r.end]);
+    return out;
+  }
   video.addEventListener('ended', () => report('ended', { currentTime: video.currentTime, duration: video.duration, switches,
-                                                          textTracks: textCues() }));
+                                                          textTracks: textCues(), trackBuffered: trackBuffered() }));
   (async () => {
     try {
       await player.attach(video);

@@ -1,6 +1,6 @@
 // mux/bmff_boxes: what `ladder validate` reads of init segments and
-// fragments by walking their boxes (the track's timescale, the colr boxes,
-// a fragment's decode time), on boxes built here byte by byte.
+// fragments by walking their boxes (the track's timescale and edit list, the
+// colr boxes, a fragment's decode time), on boxes built here byte by byte.
 #include "mux/bmff_boxes.hpp"
 
 #include <gtest/gtest.h>
@@ -50,9 +50,60 @@ Bytes init_segment(int mdhd_version, std::uint32_t timescale, const Bytes& sampl
 }
 
 TEST(BmffBoxes, ReadsTheTrackTimescaleOfBothMdhdVersions) {
-    EXPECT_EQ(mux::read_track_timescale(init_segment(0, 12800, {})), 12800u);
-    EXPECT_EQ(mux::read_track_timescale(init_segment(1, 48000, {})), 48000u);
-    EXPECT_EQ(mux::read_track_timescale(box("moov", {})), std::nullopt);
+    const auto v0 = mux::read_track_timing(init_segment(0, 12800, {}));
+    ASSERT_TRUE(v0);
+    EXPECT_EQ(v0->timescale, 12800u);
+    EXPECT_FALSE(v0->has_edit_list);
+    EXPECT_EQ(v0->media_time_at_zero, 0);
+    const auto v1 = mux::read_track_timing(init_segment(1, 48000, {}));
+    ASSERT_TRUE(v1);
+    EXPECT_EQ(v1->timescale, 48000u);
+    EXPECT_EQ(mux::read_track_timing(box("moov", {})), std::nullopt);
+    EXPECT_EQ(mux::read_track_timing(init_segment(0, 0, {})), std::nullopt);
+}
+
+// An audio init segment: mvhd (movie timescale 1000), tkhd, an edit list of
+// the given elst payload, mdhd at 48 kHz.
+Bytes init_with_elst(const Bytes& elst_payload) {
+    const Bytes mvhd = box("mvhd", cat({be(0, 4), be(0, 4), be(0, 4), be(1000, 4), be(0, 4)}));
+    const Bytes tkhd = box("tkhd", Bytes(84, 0));
+    const Bytes edts = box("edts", box("elst", elst_payload));
+    const Bytes mdhd = box("mdhd", cat({be(0, 4), be(0, 4), be(0, 4), be(48000, 4), be(0, 8)}));
+    return cat({box("ftyp", text("iso6")), box("moov", cat({mvhd, box("trak", cat({tkhd, edts, box("mdia", mdhd)}))}))});
+}
+
+TEST(BmffBoxes, ReadsWhereAnEditListStartsTheMedia) {
+    // One edit from media time 1024 (the AAC priming), version 0 and 1.
+    const auto v0 = mux::read_track_timing(init_with_elst(cat({be(0, 4), be(1, 4), be(0, 4), be(1024, 4), be(0x10000, 4)})));
+    ASSERT_TRUE(v0);
+    EXPECT_TRUE(v0->has_edit_list);
+    EXPECT_EQ(v0->media_time_at_zero, 1024);
+    const auto v1 = mux::read_track_timing(
+        init_with_elst(cat({be(1 << 24, 4), be(1, 4), be(0, 8), be(1ULL << 33, 8), be(0x10000, 4)})));
+    ASSERT_TRUE(v1);
+    EXPECT_EQ(v1->media_time_at_zero, std::int64_t(1) << 33);
+    // An empty edit of 500 ms (movie timescale) first: the media starts 24000 samples later.
+    const auto delayed = mux::read_track_timing(init_with_elst(
+        cat({be(0, 4), be(2, 4), be(500, 4), be(0xffffffff, 4), be(0x10000, 4), be(0, 4), be(0, 4), be(0x10000, 4)})));
+    ASSERT_TRUE(delayed);
+    EXPECT_EQ(delayed->media_time_at_zero, -24000);
+    // More entries claimed than the box holds.
+    EXPECT_EQ(mux::read_track_timing(init_with_elst(cat({be(0, 4), be(0xffffffff, 4), be(0, 4), be(1024, 4)}))),
+              std::nullopt);
+}
+
+// Read back what with_edit_list puts in.
+TEST(BmffBoxes, ReadsBackTheEditListItWrites) {
+    const Bytes tkhd = box("tkhd", Bytes(84, 0));
+    const Bytes mdhd = box("mdhd", cat({be(0, 4), be(0, 4), be(0, 4), be(44100, 4), be(0, 8)}));
+    const Bytes mvhd = box("mvhd", cat({be(0, 4), be(0, 4), be(0, 4), be(1000, 4), be(0, 4)}));
+    const Bytes init =
+        cat({box("ftyp", text("iso6")), box("moov", cat({mvhd, box("trak", cat({tkhd, box("mdia", mdhd)}))}))});
+    const auto timing = mux::read_track_timing(mux::with_edit_list(init, 1024));
+    ASSERT_TRUE(timing);
+    EXPECT_EQ(timing->timescale, 44100u);
+    EXPECT_TRUE(timing->has_edit_list);
+    EXPECT_EQ(timing->media_time_at_zero, 1024);
 }
 
 TEST(BmffBoxes, ReadsEveryNclxAndNclcColrBox) {

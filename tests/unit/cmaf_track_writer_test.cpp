@@ -12,13 +12,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "av/av_error.hpp"
 #include "av/handles.hpp"
+#include "av/memory_input.hpp"
+#include "mux/bmff_boxes.hpp"
 #include "mux/cmaf_track_writer.hpp"
+#include "mux/output_folder.hpp"
 #include "av1_test_encoder.hpp"
 
 extern "C" {
@@ -87,6 +91,8 @@ protected:
         return true;
     }
 
+    mux::OutputFolder folder() const { return mux::OutputFolder::open_named(dir_, true); }
+
     fs::path dir_;
 };
 
@@ -94,7 +100,7 @@ TEST_F(CmafTrackWriterTest, VideoTrackWritesItsInitSegment) {
     if (!avcodec_find_encoder_by_name("libsvtav1")) GTEST_SKIP() << "libsvtav1 is not in this FFmpeg build";
     const auto par = av1_parameters();
     {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 25});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 25});
     }
     EXPECT_GT(fs::file_size(dir_ / mux::CmafTrackWriter::init_name), 0u);
 }
@@ -102,9 +108,72 @@ TEST_F(CmafTrackWriterTest, VideoTrackWritesItsInitSegment) {
 TEST_F(CmafTrackWriterTest, AudioTrackWritesItsInitSegment) {
     const auto par = aac_parameters();
     {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 48000});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 48000});
     }
     EXPECT_GT(fs::file_size(dir_ / mux::CmafTrackWriter::init_name), 0u);
+}
+
+std::vector<std::uint8_t> bytes_of(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// An AAC track that starts with the encoder's priming (pts -1024): init.mp4
+// gets an edit list that starts the presentation after it, the samples'
+// decode times start at 0, and FFmpeg's demuxer puts the first packet at
+// -1024 again (issue 41). The segment's times are what it presents.
+TEST_F(CmafTrackWriterTest, AudioPrimingBecomesAnEditListInTheInitSegment) {
+    const auto par = aac_parameters();
+    mux::CmafSegment seg;
+    {
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 48000}, {}, "und", 1024);
+        for (std::int64_t pts : {-1024, 0, 1024}) {
+            av::PacketPtr pkt = av::make_packet();
+            ASSERT_EQ(av_new_packet(pkt.get(), 6), 0);
+            const std::uint8_t frame[6] = {0x21, 0x10, 0x04, 0x60, 0x8c, 0x1c};  // not ADTS
+            std::memcpy(pkt->data, frame, sizeof frame);
+            pkt->pts = pkt->dts = pts;
+            pkt->duration = 1024;
+            pkt->flags |= AV_PKT_FLAG_KEY;
+            writer.write(pkt.get());
+        }
+        seg = writer.close_segment();
+        writer.finish();
+    }
+    EXPECT_EQ(seg.first_pts, 0);
+    EXPECT_EQ(seg.duration_pts, 2048) << "the priming is not presented";
+    EXPECT_NEAR(seg.duration, 2048.0 / 48000, 1e-9);
+
+    const auto init = bytes_of(dir_ / mux::CmafTrackWriter::init_name);
+    const auto segment = bytes_of(dir_ / seg.uri);
+    const auto timing = mux::read_track_timing(init);
+    ASSERT_TRUE(timing);
+    EXPECT_EQ(timing->timescale, 48000u);
+    EXPECT_TRUE(timing->has_edit_list);
+    EXPECT_EQ(timing->media_time_at_zero, 1024);
+    const auto layout = mux::read_fragment_layout(segment);
+    ASSERT_TRUE(layout && layout->decode_time);
+    EXPECT_EQ(*layout->decode_time, 0u);
+    EXPECT_EQ(layout->first_sample_duration, 1024u);
+
+    std::vector<std::uint8_t> joined = init;
+    joined.insert(joined.end(), segment.begin(), segment.end());
+    av::MemoryInput in(std::move(joined), "init+segment");
+    av::PacketPtr first = av::make_packet();
+    ASSERT_TRUE(in.read(first.get()));
+    EXPECT_EQ(av_rescale_q(first->pts, in.get()->streams[0]->time_base, AVRational{1, 48000}), -1024);
+}
+
+TEST_F(CmafTrackWriterTest, AVideoTrackHasNoEditList) {
+    if (!avcodec_find_encoder_by_name("libsvtav1")) GTEST_SKIP() << "libsvtav1 is not in this FFmpeg build";
+    const auto par = av1_parameters();
+    {
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 25});
+    }
+    const auto timing = mux::read_track_timing(bytes_of(dir_ / mux::CmafTrackWriter::init_name));
+    ASSERT_TRUE(timing);
+    EXPECT_FALSE(timing->has_edit_list);
+    EXPECT_EQ(timing->media_time_at_zero, 0);
 }
 
 TEST_F(CmafTrackWriterTest, VideoInitWriteFailureThrowsAndFreesTheCustomIo) {
@@ -112,7 +181,7 @@ TEST_F(CmafTrackWriterTest, VideoInitWriteFailureThrowsAndFreesTheCustomIo) {
     const auto par = av1_parameters();
     block_init_file();
     try {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 25});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 25});
         FAIL() << "the writer was built although init.mp4 could not be written";
     } catch (const std::system_error& e) {
         EXPECT_NE(std::string(e.what()).find(mux::CmafTrackWriter::init_name), std::string::npos) << e.what();
@@ -124,7 +193,7 @@ TEST_F(CmafTrackWriterTest, AudioInitWriteFailureThrowsAndFreesTheCustomIo) {
     const auto par = aac_parameters();
     block_init_file();
     try {
-        mux::CmafTrackWriter writer(dir_, par.get(), AVRational{1, 48000});
+        mux::CmafTrackWriter writer(folder(), par.get(), AVRational{1, 48000});
         FAIL() << "the writer was built although init.mp4 could not be written";
     } catch (const std::system_error& e) {
         EXPECT_NE(std::string(e.what()).find(mux::CmafTrackWriter::init_name), std::string::npos) << e.what();
@@ -141,7 +210,7 @@ TEST_F(CmafTrackWriterTest, HeaderFailureThrowsAndFreesTheCustomIo) {
     par->codec_id = AV_CODEC_ID_WMAV2;
     par->sample_rate = 48000;
     av_channel_layout_default(&par->ch_layout, 2);
-    EXPECT_THROW(mux::CmafTrackWriter(dir_, par.get(), AVRational{1, 48000}), av::AvError);
+    EXPECT_THROW(mux::CmafTrackWriter(folder(), par.get(), AVRational{1, 48000}), av::AvError);
     EXPECT_FALSE(fs::exists(dir_ / mux::CmafTrackWriter::init_name));
 }
 

@@ -55,7 +55,7 @@ TEST(WorkerSocket, MessagesKeepTheirBoundariesBytesAndDescriptor) {
 TEST(WorkerSocket, TheEndOfThePeerIsPeerGoneAndAWakeIsSeen) {
     auto [a, b] = ipc::socket_pair();
     ipc::Socket right(std::move(b));
-    UniqueFd wake(::eventfd(0, EFD_CLOEXEC));
+    av::UniqueFd wake(::eventfd(0, EFD_CLOEXEC));
     EXPECT_EQ(right.wait(10ms, wake.get()), ipc::Socket::Wait::timeout);
     const std::uint64_t one = 1;
     ASSERT_EQ(::write(wake.get(), &one, sizeof one), static_cast<ssize_t>(sizeof one));
@@ -68,7 +68,7 @@ TEST(WorkerSocket, TheEndOfThePeerIsPeerGoneAndAWakeIsSeen) {
     ipc::Socket closed_peer(std::move(right));
     auto [c, d] = ipc::socket_pair();
     ipc::Socket writer(std::move(c));
-    { UniqueFd drop(std::move(d)); }
+    { av::UniqueFd drop(std::move(d)); }
     EXPECT_THROW(writer.send(ipc::MessageType::frame, "{}"), ipc::PeerGone);
 }
 
@@ -93,7 +93,7 @@ TEST(SharedFrameRing, FramesArriveIntactReadOnlyAndAreReleased) {
         SharedFrameRing ring(2, bytes);
         av::FramePtr src = pattern_frame(format, w, h);
         ring.write(1, *src);
-        MappedFrameRing mapped(UniqueFd(::dup(ring.fd())), 2, bytes);
+        MappedFrameRing mapped(av::UniqueFd(::dup(ring.fd())), 2, bytes);
         int released = 0;
         {
             av::FramePtr got = mapped.frame(1, frame_properties(*src), [&] { ++released; });

@@ -69,6 +69,19 @@ TEST(AudioSelection, TwoTracksOfOneLanguageGetIdsAndNamesOfTheirOwn) {
     EXPECT_EQ(sel.renditions[1].name, "eng (track 2)");
 }
 
+TEST(AudioSelection, TitlesAreMadeFitForEveryOutputAndStayApart) {
+    const auto sel = engine::select_audio({audio(1, 1, "ger", 2, true, "Director's \"Cut\""),
+                                           audio(2, 2, "fre", 2, false, "Director's \"Cut\"\x01"),
+                                           audio(3, 3, "eng", 6, false, "Main\r\n"), audio(4, 4, "spa", 2, false, "Main 5.1"),
+                                           audio(5, 5, "i\"x", 2, false, "\t")},
+                                          {}, "in");
+    std::vector<std::string> names;
+    for (const auto& r : sel.renditions) names.push_back(r.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"Director's 'Cut' (track 1)", "Director's 'Cut' (track 2)", "Main",
+                                               "Main 5.1", "Main 5.1 (track 4)", "i'x"}));
+    EXPECT_EQ(sel.renditions[5].id, "aac_track5") << "a tag that is no folder name";
+}
+
 TEST(AudioSelection, LanguagesFilterAndAnAbsentOneIsANoteOrAnError) {
     const std::vector<SourceAudioStream> streams{audio(1, 1, "eng", 2, true), audio(2, 2, "FRA", 2)};
     const auto fr = engine::select_audio(streams, engine::parse_audio_choice("aac:fra,deu"), "in");
@@ -119,6 +132,18 @@ TEST(SubtitleSelection, TextTracksOnlyOneDefaultAndAWarningPerPictureTrack) {
     EXPECT_NE(sel.warnings[0].find("subtitle track 2 (stream #3, deu, hdmv_pgs_subtitle) is a picture-based subtitle"),
               std::string::npos)
         << sel.warnings[0];
+}
+
+TEST(SubtitleSelection, TitlesAreMadeFitForEveryOutputAndStayApart) {
+    auto a = subtitle(2, 1, "eng", true), b = subtitle(3, 2, "eng", true), c = subtitle(4, 3, "und", true);
+    a.title = "Signs \"&\" songs";
+    b.title = "Signs \"&\"\n songs";
+    c.title = "\x1b";
+    const auto sel = engine::select_subtitles({a, b, c}, {}, "in");
+    ASSERT_EQ(sel.renditions.size(), 3u);
+    EXPECT_EQ(sel.renditions[0].name, "Signs '&' songs");
+    EXPECT_EQ(sel.renditions[1].name, "Signs '&' songs (track 2)");
+    EXPECT_EQ(sel.renditions[2].name, "Subtitles 3");
 }
 
 TEST(SubtitleSelection, ChoiceParsesAndFilters) {
@@ -176,6 +201,8 @@ TEST(MasterPlaylistGroups, FiveOneGroupTakesEachTrackOnceAndEveryRungIsListedPer
     EXPECT_EQ(m.variants[0].attributes.get("AUDIO"), "audio-aac");
     EXPECT_EQ(m.variants[1].attributes.get("AUDIO"), "audio-aac-51");
     for (const auto& var : m.variants) EXPECT_EQ(var.attributes.get("SUBTITLES"), "subs");
+    for (const auto& var : m.variants) EXPECT_EQ(var.attributes.get("CLOSED-CAPTIONS"), "NONE");
+    EXPECT_NE(mux::render_master_playlist(m).find(",CLOSED-CAPTIONS=NONE\n"), std::string::npos);
     // 500000 B per 2 s of video = 2 Mb/s; the group's largest audio is added.
     EXPECT_EQ(m.variants[0].attributes.get("AVERAGE-BANDWIDTH"), std::to_string(2000000 + 128000));
     EXPECT_EQ(m.variants[1].attributes.get("AVERAGE-BANDWIDTH"), std::to_string(2000000 + 384000));
@@ -191,6 +218,32 @@ TEST(WebVtt, SegmentTextHasTheTimestampMapAndTheCuesThatOverlapIt) {
     EXPECT_EQ(text.rfind("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n", 0), 0u) << text;
     EXPECT_NE(text.find("00:01.900 --> 00:02.600\ntwo"), std::string::npos) << text;
     EXPECT_EQ(mux::render_webvtt(cues, false).find("X-TIMESTAMP-MAP"), std::string::npos);
+}
+
+TEST(WebVtt, CuePayloadEscapesWhatWouldEndOrChangeTheCue) {
+    EXPECT_EQ(mux::webvtt_cue_payload("Hello --> world"), "Hello --&gt; world");
+    EXPECT_EQ(mux::webvtt_cue_payload("a-->b--->c"), "a--&gt;b---&gt;c");
+    EXPECT_EQ(mux::webvtt_cue_payload("Tom & Jerry &amp; &lt; &gt; &lrm; &rlm; &nbsp; &eacute; &#233; &"),
+              "Tom &amp; Jerry &amp; &lt; &gt; &lrm; &rlm; &nbsp; &amp;eacute; &amp;#233; &amp;");
+    EXPECT_EQ(mux::webvtt_cue_payload("a<b, 3 > 2 <3"), "a&lt;b, 3 &gt; 2 &lt;3");
+    EXPECT_EQ(mux::webvtt_cue_payload("<i>it</i> <b>b</b> <u>u</u> <c.yellow.big>c</c> <ruby>r<rt>t</rt></ruby>"),
+              "<i>it</i> <b>b</b> <u>u</u> <c.yellow.big>c</c> <ruby>r<rt>t</rt></ruby>");
+    EXPECT_EQ(mux::webvtt_cue_payload("<v Bob>Hi</v> <lang en-GB>colour</lang> <00:01.500>late <01:00:01.500>"),
+              "<v Bob>Hi</v> <lang en-GB>colour</lang> <00:01.500>late <01:00:01.500>");
+    EXPECT_EQ(mux::webvtt_cue_payload("<font color=red>x</font> <v>y</v> <i.>z</i> <00:1.5>"),
+              "&lt;font color=red&gt;x&lt;/font&gt; &lt;v&gt;y</v> &lt;i.&gt;z</i> &lt;00:1.5&gt;");
+}
+
+TEST(WebVtt, CuePayloadKeepsItsLinesTogether) {
+    EXPECT_EQ(mux::webvtt_cue_payload("Line one\n\nLine three"), "Line one\n&nbsp;\nLine three");
+    EXPECT_EQ(mux::webvtt_cue_payload("one\r\ntwo\rthree\n \t\nfour"), "one\ntwo\nthree\n&nbsp;\nfour");
+    EXPECT_EQ(mux::webvtt_cue_payload("\n\n<i>a</i>\n \n"), "<i>a</i>") << "blank lines at either end go";
+    EXPECT_EQ(mux::webvtt_cue_payload(" \n\r\n"), "");
+    EXPECT_EQ(mux::webvtt_cue_payload("already &amp; escaped --&gt; &lt;"), "already &amp; escaped --&gt; &lt;")
+        << "escaping twice changes nothing";
+    // In a document, every cue is one timing line and its payload.
+    const std::string doc = mux::render_webvtt({{0, 1000, mux::webvtt_cue_payload("a\n\nb --> c")}}, false);
+    EXPECT_NE(doc.find("\n\n00:00.000 --> 00:01.000\na\n&nbsp;\nb --&gt; c\n"), std::string::npos) << doc;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // The owner of one file descriptor (sockets, shared memory, files opened
 // below the ladder's folder): closed once, when the owner goes.
-namespace ladder::engine {
+namespace ladder::av {
 
 class UniqueFd {
 public:
@@ -25,4 +25,4 @@ private:
     int fd_ = -1;
 };
 
-}  // namespace ladder::engine
+}  // namespace ladder::av

@@ -1,8 +1,8 @@
-#include "engine/unique_fd.hpp"
+#include "av/unique_fd.hpp"
 
 #include <unistd.h>
 
-namespace ladder::engine {
+namespace ladder::av {
 
 UniqueFd::~UniqueFd() {
     if (fd_ >= 0) ::close(fd_);
@@ -16,4 +16,4 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
     return *this;
 }
 
-}  // namespace ladder::engine
+}  // namespace ladder::av
