@@ -25,7 +25,8 @@ struct SegmentTiming {
 };
 
 // nullopt when the init segment has no mdhd timescale or the segment no
-// tfdt or no sample durations.
+// tfdt or no sample durations, or when its times do not fit in 64 signed
+// bits (a hostile tfdt, trun or edit list).
 std::optional<SegmentTiming> segment_timing(std::span<const std::uint8_t> init, std::span<const std::uint8_t> segment);
 // The same from what was read of them already (mux::read_track_timing,
 // mux::read_fragment_layout).

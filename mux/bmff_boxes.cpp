@@ -107,12 +107,18 @@ std::optional<std::int64_t> media_time_at_zero(std::span<const std::uint8_t> els
         const std::int64_t media_time = v1 ? static_cast<std::int64_t>(be64(&elst[at + 8]))
                                            : static_cast<std::int32_t>(be32(&elst[at + 4]));
         if (media_time == -1) {  // an empty edit: nothing plays for its duration
+            if (duration > std::numeric_limits<std::uint64_t>::max() - empty) return std::nullopt;
             empty += duration;
             continue;
         }
         if (movie_timescale == 0) return std::nullopt;
+        // The file is someone else's (`ladder validate`): a delay or media
+        // time whose difference does not fit in 64 bits is not believed.
         const double delay = static_cast<double>(empty) * timescale / movie_timescale;
-        return media_time - std::llround(delay);
+        if (!(delay < 0x1p62)) return std::nullopt;
+        const std::int64_t shift = std::llround(delay);
+        if (media_time < std::numeric_limits<std::int64_t>::min() + shift) return std::nullopt;
+        return media_time - shift;
     }
     return 0;
 }

@@ -87,6 +87,20 @@ TEST(BmffBoxes, ReadsWhereAnEditListStartsTheMedia) {
         cat({be(0, 4), be(2, 4), be(500, 4), be(0xffffffff, 4), be(0x10000, 4), be(0, 4), be(0, 4), be(0x10000, 4)})));
     ASSERT_TRUE(delayed);
     EXPECT_EQ(delayed->media_time_at_zero, -24000);
+    // An empty edit no 64-bit media time can be shifted by, and empty edits
+    // whose durations add up beyond 64 bits.
+    EXPECT_EQ(mux::read_track_timing(init_with_elst(cat({be(1 << 24, 4), be(2, 4), be(~0ULL, 8), be(~0ULL, 8),
+                                                          be(0x10000, 4), be(0, 8), be(0, 8), be(0x10000, 4)}))),
+              std::nullopt);
+    EXPECT_EQ(mux::read_track_timing(init_with_elst(cat({be(1 << 24, 4), be(3, 4), be(1ULL << 63, 8), be(~0ULL, 8),
+                                                          be(0x10000, 4), be(1ULL << 63, 8), be(~0ULL, 8),
+                                                          be(0x10000, 4), be(0, 8), be(0, 8), be(0x10000, 4)}))),
+              std::nullopt);
+    // A media time at the bottom of 64 bits, after an empty edit.
+    EXPECT_EQ(mux::read_track_timing(init_with_elst(cat({be(1 << 24, 4), be(2, 4), be(1000, 8), be(~0ULL, 8),
+                                                          be(0x10000, 4), be(0, 8), be(1ULL << 63, 8),
+                                                          be(0x10000, 4)}))),
+              std::nullopt);
     // More entries claimed than the box holds.
     EXPECT_EQ(mux::read_track_timing(init_with_elst(cat({be(0, 4), be(0xffffffff, 4), be(0, 4), be(1024, 4)}))),
               std::nullopt);
