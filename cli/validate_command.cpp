@@ -11,11 +11,14 @@ namespace ladder::cli {
 CLI::App* add_validate_command(CLI::App& app, ValidateArgs& a) {
     CLI::App* cmd = app.add_subcommand(
         "validate",
-        "Check an HLS ladder written by `ladder encode`: playlists parse, every referenced file exists, every "
-        "segment starts with a key frame, CODECS matches each init segment's av1C, BANDWIDTH and "
-        "AVERAGE-BANDWIDTH are within 10% of the measured rates, EXTINF matches the samples, and segment "
-        "boundaries line up across rungs and with the audio. Only files inside the folder are read: a URI that "
-        "leads outside it (absolute, .., a URL, a symbolic link) is a problem. Exit 0 when valid, 1 with problems.");
+        "Check an HLS ladder written by `ladder encode` (and its DASH manifest, when there is one): playlists "
+        "parse, every referenced file exists, once, every segment starts with a key frame, CODECS, VIDEO-RANGE and "
+        "each init segment's colr box agree with its av1C, BANDWIDTH and AVERAGE-BANDWIDTH are within 10% of the "
+        "measured rates, EXTINF matches the samples, each segment's time goes on from the one before, and segment "
+        "boundaries line up across rungs and with the audio. Only files inside the folder are read: a URI or DASH "
+        "BaseURL that leads outside it (absolute, .., a URL, a symbolic link) is a problem. A count a file claims "
+        "(segments, repeats) beyond what the files on disk can hold is a problem, not checked one by one. Exit 0 "
+        "when valid, 1 with problems.");
     cmd->add_option("outdir", a.outdir, "The ladder's folder (the one holding master.m3u8)")->required();
     cmd->add_flag("-q,--quiet", a.quiet, "Print only problems");
     return cmd;

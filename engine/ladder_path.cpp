@@ -38,16 +38,6 @@ bool names_a_url(std::string_view uri) {
     return is_alpha(scheme.front()) && std::all_of(scheme.begin(), scheme.end(), is_scheme_char);
 }
 
-// The refusal that needs no file system (nullopt: the URI is a relative path).
-std::optional<UriRefusal> refusal_by_syntax(std::string_view uri) {
-    if (uri.empty()) return UriRefusal::empty;
-    // A NUL would cut the path the kernel sees short of the one checked here.
-    if (std::any_of(uri.begin(), uri.end(), is_control_byte)) return UriRefusal::control_byte;
-    if (names_a_url(uri)) return UriRefusal::url;
-    if (uri.front() == '/') return UriRefusal::absolute;
-    return std::nullopt;
-}
-
 fs::path absolute_normal(const fs::path& p) {
     std::error_code ec;
     fs::path a = fs::absolute(p, ec);
@@ -93,7 +83,11 @@ ReadStatus status_of_open_error(int error) {
     return ReadStatus::missing;
 }
 
-bool read_all(int fd, std::vector<std::uint8_t>& out) {
+// size_hint: the size fstat gave, reserved up to a cap (a sparse file can
+// claim terabytes it does not hold; a file can grow while it is read).
+bool read_all(int fd, std::vector<std::uint8_t>& out, std::size_t size_hint) {
+    constexpr std::size_t kMostReserved = std::size_t{256} << 20;
+    out.reserve(std::min(size_hint, kMostReserved));
     std::uint8_t buffer[64 * 1024];
     for (;;) {
         const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -107,6 +101,15 @@ bool read_all(int fd, std::vector<std::uint8_t>& out) {
 }
 
 }  // namespace
+
+std::optional<UriRefusal> uri_refusal_by_syntax(std::string_view uri) {
+    if (uri.empty()) return UriRefusal::empty;
+    // A NUL would cut the path the kernel sees short of the one checked here.
+    if (std::any_of(uri.begin(), uri.end(), is_control_byte)) return UriRefusal::control_byte;
+    if (names_a_url(uri)) return UriRefusal::url;
+    if (uri.front() == '/') return UriRefusal::absolute;
+    return std::nullopt;
+}
 
 std::string describe(UriRefusal refusal, std::string_view note) {
     const auto outside = [&](std::string_view reason) {
@@ -137,7 +140,7 @@ LadderFolder::LadderFolder(const fs::path& folder) : lexical_root_(absolute_norm
 }
 
 UriResolution LadderFolder::resolve(const fs::path& base, std::string_view uri) const {
-    if (auto refusal = refusal_by_syntax(uri)) return {std::nullopt, *refusal};
+    if (auto refusal = uri_refusal_by_syntax(uri)) return {std::nullopt, *refusal};
     const fs::path candidate = (base / fs::path(uri)).lexically_normal();
     const fs::path below_root = candidate.lexically_relative(lexical_root_);
     if (climbs_out(below_root)) return {std::nullopt, UriRefusal::climbs_out};
@@ -165,8 +168,28 @@ FileBytes LadderFolder::read(const LadderFile& file) const {
     struct stat opened {};
     if (::fstat(owned.get(), &opened) != 0 || !S_ISREG(opened.st_mode)) return {ReadStatus::not_a_regular_file, {}};
     FileBytes out{ReadStatus::ok, {}};
-    if (!read_all(owned.get(), out.bytes)) return {ReadStatus::missing, {}};
+    if (!read_all(owned.get(), out.bytes, static_cast<std::size_t>(opened.st_size))) return {ReadStatus::missing, {}};
     return out;
+}
+
+std::optional<FileId> LadderFolder::identity(const LadderFile& file) const {
+    struct stat st {};
+    if (::stat((real_root_ / file.below_root).c_str(), &st) != 0) return std::nullopt;
+    return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+std::uint64_t LadderFolder::file_count() const {
+    if (file_count_) return *file_count_;
+    std::uint64_t count = 0;
+    std::error_code ec;
+    // A folder that cannot be listed counts for nothing: the bound only gets tighter.
+    for (fs::recursive_directory_iterator it(real_root_, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec)) {
+        std::error_code unreadable;  // a name that vanished still counts
+        if (it->symlink_status(unreadable).type() != fs::file_type::directory) ++count;
+    }
+    file_count_ = count;
+    return count;
 }
 
 }  // namespace ladder::engine

@@ -21,6 +21,11 @@ namespace ladder::engine {
 
 enum class UriRefusal { empty, control_byte, url, absolute, climbs_out, link_leads_out };
 
+// The refusal a URI gets from its text alone (empty, a control byte, a URL,
+// an absolute path); nullopt for a relative path, which only the folder it
+// is resolved in can refuse.
+std::optional<UriRefusal> uri_refusal_by_syntax(std::string_view uri);
+
 // The words after the URI in a problem line: "is outside the ladder: not
 // read (an absolute path)"; note goes inside the parenthesis, after the reason.
 std::string describe(UriRefusal refusal, std::string_view note = {});
@@ -37,6 +42,14 @@ struct UriResolution {
 };
 
 enum class ReadStatus { ok, missing, not_a_regular_file, outside };
+
+// Which file a name leads to: two names (a second spelling, a symbolic or
+// hard link) of one file have the same id.
+struct FileId {
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    auto operator<=>(const FileId&) const = default;
+};
 
 struct FileBytes {
     ReadStatus status = ReadStatus::missing;
@@ -59,9 +72,21 @@ public:
     // never opened for reading (one would block, the other has side effects).
     FileBytes read(const LadderFile& file) const;
 
+    // The file a resolved name leads to (metadata only, nothing is opened);
+    // nullopt when there is none.
+    std::optional<FileId> identity(const LadderFile& file) const;
+
+    // How many names of files (anything but a folder) the folder and its
+    // subfolders hold, symbolic links to folders not followed: the most
+    // segments a playlist or timeline can name without naming one twice, as
+    // the files on disk bound what validate believes a count read from a
+    // file. Counted once, when first asked.
+    std::uint64_t file_count() const;
+
 private:
     std::filesystem::path lexical_root_;
     std::filesystem::path real_root_;  // symbolic links resolved
+    mutable std::optional<std::uint64_t> file_count_;
 };
 
 // True when path is root or below it, compared by path elements

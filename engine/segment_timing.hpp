@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "mux/bmff_boxes.hpp"
+
 namespace ladder::engine {
 
 // Seconds on the presentation timeline (0: the first video frame).
@@ -23,8 +25,16 @@ struct SegmentTiming {
 };
 
 // nullopt when the init segment has no mdhd timescale or the segment no
-// tfdt or no sample durations.
+// tfdt or no sample durations, or when its times do not fit in 64 signed
+// bits (a hostile tfdt, trun or edit list).
 std::optional<SegmentTiming> segment_timing(std::span<const std::uint8_t> init, std::span<const std::uint8_t> segment);
+// The same from what was read of them already (mux::read_track_timing,
+// mux::read_fragment_layout).
+std::optional<SegmentTiming> segment_timing(const mux::TrackTiming& track, const mux::FragmentLayout& layout);
+
+// Where a decode time (the track's timescale) falls on the presentation
+// timeline, in seconds.
+double presentation_seconds(const mux::TrackTiming& track, std::uint64_t decode_time);
 
 // How an AAC track's span (its first and last segments) is off the video's,
 // one phrase each ("starts at ..., the video at ..."); empty when it lines

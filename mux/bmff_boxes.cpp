@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 
@@ -45,19 +46,49 @@ std::span<const std::uint8_t> payload(std::span<const std::uint8_t> data, const 
     return data.subspan(b.offset + b.header, b.size - b.header);
 }
 
+std::uint16_t be16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
+
+// The payload of the box a path of box types leads to, each the first of
+// its type inside the one before: {"moov", "trak", "mdia"}.
+std::optional<std::span<const std::uint8_t>> descend(std::span<const std::uint8_t> data,
+                                                     std::initializer_list<const char*> path) {
+    for (const char* type : path) {
+        const auto boxes = read_boxes(data);
+        const Box* b = find(boxes, type);
+        if (!b) return std::nullopt;
+        data = payload(data, *b);
+    }
+    return data;
+}
+
+// tfdt: version/flags, then baseMediaDecodeTime in 32 (version 0) or 64 bits.
+std::optional<std::uint64_t> decode_time_of(std::span<const std::uint8_t> tfdt) {
+    if (tfdt.size() < 8) return std::nullopt;
+    if (tfdt[0] == 0) return be32(&tfdt[4]);
+    if (tfdt.size() < 12) return std::nullopt;
+    return be64(&tfdt[4]);
+}
+
+std::optional<ColourBox> colour_box_of(std::span<const std::uint8_t> colr) {
+    if (colr.size() < 10) return std::nullopt;
+    ColourBox c;
+    c.type.assign(reinterpret_cast<const char*>(colr.data()), 4);
+    if (c.type != "nclx" && c.type != "nclc") return std::nullopt;
+    c.primaries = be16(&colr[4]);
+    c.transfer = be16(&colr[6]);
+    c.matrix = be16(&colr[8]);
+    if (c.type == "nclx") {
+        if (colr.size() < 11) return std::nullopt;
+        c.full_range = (colr[10] & 0x80) != 0;
+    }
+    return c;
+}
+
 // The timescale field of an mvhd or mdhd payload (the same layout up to it).
 std::optional<std::uint32_t> timescale_of_header(std::span<const std::uint8_t> h) {
     const std::size_t at = h.empty() ? 0 : (h[0] == 1 ? 20 : 12);
     if (at == 0 || h.size() < at + 4) return std::nullopt;
     return be32(&h[at]);
-}
-
-// The children of a box found among boxes read from data, or nullopt.
-std::optional<std::span<const std::uint8_t>> child_payload(std::span<const std::uint8_t> data, const char* type) {
-    const auto boxes = read_boxes(data);
-    const Box* b = find(boxes, type);
-    if (!b) return std::nullopt;
-    return payload(data, *b);
 }
 
 // media_time less the empty edits before the first one with media (elst
@@ -76,12 +107,18 @@ std::optional<std::int64_t> media_time_at_zero(std::span<const std::uint8_t> els
         const std::int64_t media_time = v1 ? static_cast<std::int64_t>(be64(&elst[at + 8]))
                                            : static_cast<std::int32_t>(be32(&elst[at + 4]));
         if (media_time == -1) {  // an empty edit: nothing plays for its duration
+            if (duration > std::numeric_limits<std::uint64_t>::max() - empty) return std::nullopt;
             empty += duration;
             continue;
         }
         if (movie_timescale == 0) return std::nullopt;
+        // The file is someone else's (`ladder validate`): a delay or media
+        // time whose difference does not fit in 64 bits is not believed.
         const double delay = static_cast<double>(empty) * timescale / movie_timescale;
-        return media_time - std::llround(delay);
+        if (!(delay < 0x1p62)) return std::nullopt;
+        const std::int64_t shift = std::llround(delay);
+        if (media_time < std::numeric_limits<std::int64_t>::min() + shift) return std::nullopt;
+        return media_time - shift;
     }
     return 0;
 }
@@ -159,11 +196,7 @@ std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t>
     const Box* trun = find(traf_children, "trun");
     if (!tfhd || !trun) return std::nullopt;
     FragmentLayout out;
-    if (const Box* tfdt = find(traf_children, "tfdt")) {
-        auto d = payload(traf_data, *tfdt);
-        if (d.size() >= 12 && d[0] == 1) out.decode_time = be64(&d[4]);
-        else if (d.size() >= 8) out.decode_time = be32(&d[4]);
-    }
+    if (const Box* tfdt = find(traf_children, "tfdt")) out.decode_time = decode_time_of(payload(traf_data, *tfdt));
 
     // tfhd: version/flags, track_ID, then optional fields in flag order.
     auto h = payload(traf_data, *tfhd);
@@ -231,22 +264,34 @@ std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t>
     return out;
 }
 
+std::vector<ColourBox> read_colour_boxes(std::span<const std::uint8_t> init) {
+    // stsd: version/flags and entry_count, then the sample entries; a visual
+    // sample entry's own fields take 78 bytes before its child boxes.
+    constexpr std::size_t kStsdHeader = 8, kVisualSampleEntry = 78;
+    std::vector<ColourBox> out;
+    const auto stsd = descend(init, {"moov", "trak", "mdia", "minf", "stbl", "stsd"});
+    if (!stsd || stsd->size() < kStsdHeader) return out;
+    const auto entries = stsd->subspan(kStsdHeader);
+    const auto boxes = read_boxes(entries);
+    if (boxes.empty() || boxes.front().size - boxes.front().header < kVisualSampleEntry) return out;
+    const auto entry = payload(entries, boxes.front()).subspan(kVisualSampleEntry);
+    for (const Box& b : read_boxes(entry))
+        if (b.type == "colr")
+            if (auto c = colour_box_of(payload(entry, b))) out.push_back(std::move(*c));
+    return out;
+}
+
 std::optional<TrackTiming> read_track_timing(std::span<const std::uint8_t> init) {
-    const auto moov = child_payload(init, "moov");
-    if (!moov) return std::nullopt;
-    const auto trak = child_payload(*moov, "trak");
+    const auto trak = descend(init, {"moov", "trak"});
     if (!trak) return std::nullopt;
-    const auto mdia = child_payload(*trak, "mdia");
-    if (!mdia) return std::nullopt;
-    const auto mdhd = child_payload(*mdia, "mdhd");
+    const auto mdhd = descend(*trak, {"mdia", "mdhd"});
     const auto timescale = mdhd ? timescale_of_header(*mdhd) : std::nullopt;
     if (!timescale || *timescale == 0) return std::nullopt;
     TrackTiming t;
     t.timescale = *timescale;
-    const auto edts = child_payload(*trak, "edts");
-    const auto elst = edts ? child_payload(*edts, "elst") : std::nullopt;
+    const auto elst = descend(*trak, {"edts", "elst"});
     if (!elst) return t;
-    const auto mvhd = child_payload(*moov, "mvhd");
+    const auto mvhd = descend(init, {"moov", "mvhd"});
     const auto movie_timescale = mvhd ? timescale_of_header(*mvhd) : std::nullopt;
     const auto at_zero = media_time_at_zero(*elst, movie_timescale.value_or(0), t.timescale);
     if (!at_zero) return std::nullopt;

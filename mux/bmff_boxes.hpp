@@ -1,12 +1,13 @@
 #pragma once
 // Just enough ISO-BMFF box walking to describe the fragments libavformat's
 // mp4 muxer writes: where the moof and mdat are, where the first sample ends
-// (the byte range of an HLS I-frame entry) and when the samples play (tfdt,
-// trun, the init segment's mdhd and edit list); and to give an init segment
-// the edit list that hides an AAC encoder's priming. FFmpeg exposes no API
-// for that (and its muxer writes no edit list into an init segment that is
-// written before the first sample, in 5.1 and 7.1), so it is done on the
-// bytes.
+// (the byte range of an HLS I-frame entry), when the samples play (tfdt,
+// trun, the init segment's mdhd and edit list) and what an init segment
+// says of its track that `ladder validate` compares (timescale, colr); and
+// to give an init segment the edit list that hides an AAC encoder's
+// priming. FFmpeg exposes no API for that (and its muxer writes no edit
+// list into an init segment that is written before the first sample, in
+// 5.1 and 7.1), so it is done on the bytes.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -42,6 +43,20 @@ struct FragmentLayout {
 // Describes the first moof (first traf, first trun) of a fragment.
 std::optional<FragmentLayout> read_fragment_layout(std::span<const std::uint8_t> data);
 
+// A colr box of type nclx (ISO/IEC 14496-12) or nclc (QuickTime, no range
+// flag): ISO/IEC 23091-2 code points. ICC profiles carry none of them.
+struct ColourBox {
+    std::string type;  // "nclx" or "nclc"
+    int primaries = 0;
+    int transfer = 0;
+    int matrix = 0;
+    std::optional<bool> full_range;  // nclx only
+};
+
+// Every nclx/nclc colr box of the first track's first (visual) sample entry
+// of an init segment (moov/trak/mdia/minf/stbl/stsd/av01/colr).
+std::vector<ColourBox> read_colour_boxes(std::span<const std::uint8_t> init);
+
 // How an init segment's (first) track maps media time to presentation time.
 struct TrackTiming {
     std::uint32_t timescale = 0;  // mdhd
@@ -52,7 +67,8 @@ struct TrackTiming {
     bool has_edit_list = false;
 };
 
-// nullopt when the init segment has no moov/trak/mdia/mdhd.
+// nullopt when the init segment has no moov/trak/mdia/mdhd, its timescale
+// is 0 or its edit list cannot be read.
 std::optional<TrackTiming> read_track_timing(std::span<const std::uint8_t> init);
 
 // The init segment with an edit list (edts/elst) put into its track, after

@@ -103,9 +103,9 @@ std::string render_dash_manifest(const DashManifest& m) {
     video.append_attribute("maxFrameRate") = frame_rate.c_str();
     const int divisor = std::max(1, std::gcd(first.width, first.height));
     video.append_attribute("par") = fmt::format("{}:{}", first.width / divisor, first.height / divisor).c_str();
-    for (const auto& [scheme, value] : {std::pair{"urn:mpeg:mpegB:cicp:ColourPrimaries", m.colour_primaries},
-                                        std::pair{"urn:mpeg:mpegB:cicp:TransferCharacteristics", m.transfer_characteristics},
-                                        std::pair{"urn:mpeg:mpegB:cicp:MatrixCoefficients", m.matrix_coefficients}}) {
+    for (const auto& [scheme, value] : {std::pair{kCicpColourPrimaries, m.colour_primaries},
+                                        std::pair{kCicpTransferCharacteristics, m.transfer_characteristics},
+                                        std::pair{kCicpMatrixCoefficients, m.matrix_coefficients}}) {
         if (value <= 0) continue;
         auto property = video.append_child("SupplementalProperty");
         property.append_attribute("schemeIdUri") = scheme;

@@ -15,6 +15,13 @@
 
 namespace ladder::mux {
 
+// The descriptors (SupplementalProperty schemeIdUri, ISO/IEC 23001-8 code
+// points) of the video's colour description: written here, compared with
+// each init segment's av1C by `ladder validate`.
+inline constexpr const char* kCicpColourPrimaries = "urn:mpeg:mpegB:cicp:ColourPrimaries";
+inline constexpr const char* kCicpTransferCharacteristics = "urn:mpeg:mpegB:cicp:TransferCharacteristics";
+inline constexpr const char* kCicpMatrixCoefficients = "urn:mpeg:mpegB:cicp:MatrixCoefficients";
+
 // Segment times in units of 1/timescale seconds.
 struct DashTimeline {
     std::int64_t timescale = 1;

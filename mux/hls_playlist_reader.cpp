@@ -230,25 +230,54 @@ PendingRange byte_range(const Reader& r, const Line& line, const Tag& tag) {
 // RFC 8216 §4.3.2.2: without @o the sub-range follows the previous segment's,
 // which must be a sub-range of the same resource.
 ByteRange resolve_range(const Reader& r, const PendingRange& range, const std::string& uri,
-                        const std::vector<MediaSegmentEntry>& before) {
+                        const std::optional<MediaSegmentEntry>& before) {
     if (range.has_offset) return {range.length, range.offset};
-    if (before.empty() || !before.back().byte_range || before.back().uri != uri)
+    if (!before || !before->byte_range || before->uri != uri)
         r.fail(range.line, "EXT-X-BYTERANGE without an offset must follow a sub-range of the same URI");
-    const ByteRange& previous = *before.back().byte_range;
+    const ByteRange& previous = *before->byte_range;
     if (previous.offset > std::numeric_limits<std::uint64_t>::max() - previous.length)
         r.fail(range.line, "EXT-X-BYTERANGE offset overflows");
     return {range.length, previous.offset + previous.length};
 }
 
+// EXT-X-MAP's BYTERANGE="<n>[@<o>]" (RFC 8216 §4.3.2.5); without an
+// offset the range starts at the resource's first byte.
+std::optional<ByteRange> map_byte_range(const Reader& r, const Line& line, const HlsAttributes& a) {
+    const auto value = a.get("BYTERANGE");
+    if (!value) return std::nullopt;
+    const std::string_view text = *value;
+    const std::size_t at = text.find('@');
+    const auto length = syntax::parse_decimal_integer(text.substr(0, at));
+    const auto offset = at == std::string_view::npos ? std::optional<std::uint64_t>(0)
+                                                     : syntax::parse_decimal_integer(text.substr(at + 1));
+    if (!length || !offset)
+        r.fail(line.number, fmt::format("EXT-X-MAP BYTERANGE is not <length>[@<offset>]: \"{}\"", syntax::excerpt(text)));
+    return ByteRange{*length, *offset};
+}
+
+// A master playlist entry's attributes, or nullopt past the limit: then it
+// is only counted, since reading its attributes would take memory.
+std::optional<HlsAttributes> entry_attributes(const Reader& r, const Line& line, const Tag& tag,
+                                              std::initializer_list<const char*> required,
+                                              const PlaylistLimits& limits, MasterPlaylist& p) {
+    if (p.entries_listed++ >= limits.max_entries) return std::nullopt;
+    HlsAttributes a = r.attributes(line, tag);
+    require(r, line, a, tag.name, required);
+    return a;
+}
+
 }  // namespace
 
-MediaPlaylist parse_media_playlist(const std::string& text, const std::string& origin) {
+MediaPlaylist parse_media_playlist(std::string_view text, const std::string& origin, PlaylistLimits limits) {
     Reader r(text, origin);
     MediaPlaylist p;
     bool seen_target = false;
     bool seen_sequence = false;
     PendingSegment segment;
     PendingRange range;
+    // The segment before, also when it was not kept: a byte range without
+    // an offset continues its sub-range.
+    std::optional<MediaSegmentEntry> previous;
 
     Line line;
     while (r.next(line)) {
@@ -259,8 +288,10 @@ MediaPlaylist parse_media_playlist(const std::string& text, const std::string& o
             case LineKind::uri: {
                 if (!segment.line) r.fail(line.number, "a URI line without a preceding EXTINF");
                 MediaSegmentEntry entry{segment.duration, std::string(line.text), std::nullopt};
-                if (range.line) entry.byte_range = resolve_range(r, range, entry.uri, p.segments);
-                p.segments.push_back(std::move(entry));
+                if (range.line) entry.byte_range = resolve_range(r, range, entry.uri, previous);
+                // Counted always, kept within the limit (a copy only then).
+                if (p.segments_listed++ < limits.max_entries) p.segments.push_back(entry);
+                previous = std::move(entry);
                 segment = {};
                 range = {};
                 continue;
@@ -302,10 +333,13 @@ MediaPlaylist parse_media_playlist(const std::string& text, const std::string& o
             const HlsAttributes a = r.attributes(line, tag);
             require(r, line, a, tag.name, {"URI"});
             std::string uri = *a.get("URI");
+            const auto range = map_byte_range(r, line, a);
             // The model holds one initialization section, which is all ladder writes.
-            if (p.map_uri && *p.map_uri != uri)
-                r.fail(line.number, "a second EXT-X-MAP with another URI (one initialization section is supported)");
+            if (p.map_uri && (*p.map_uri != uri || p.map_byte_range != range))
+                r.fail(line.number,
+                       "a second EXT-X-MAP with another URI or BYTERANGE (one initialization section is supported)");
             p.map_uri = std::move(uri);
+            p.map_byte_range = range;
         }
         // Other tags (EXT-X-DISCONTINUITY, EXT-X-KEY, ...) and unknown ones are
         // ignored, as RFC 8216 §6.3.1 asks of clients.
@@ -316,10 +350,11 @@ MediaPlaylist parse_media_playlist(const std::string& text, const std::string& o
     return p;
 }
 
-MasterPlaylist parse_master_playlist(const std::string& text, const std::string& origin) {
+MasterPlaylist parse_master_playlist(std::string_view text, const std::string& origin, PlaylistLimits limits) {
     Reader r(text, origin);
     MasterPlaylist p;
     std::size_t variant_line = 0;  // an EXT-X-STREAM-INF waiting for its URI (0: none)
+    bool variant_kept = false;     // and whether it was kept (PlaylistLimits)
 
     Line line;
     while (r.next(line)) {
@@ -329,7 +364,7 @@ MasterPlaylist parse_master_playlist(const std::string& text, const std::string&
                 continue;
             case LineKind::uri:
                 if (!variant_line) r.fail(line.number, "a URI line without a preceding EXT-X-STREAM-INF");
-                p.variants.back().uri = std::string(line.text);
+                if (variant_kept) p.variants.back().uri = std::string(line.text);
                 variant_line = 0;
                 continue;
             case LineKind::tag:
@@ -340,18 +375,16 @@ MasterPlaylist parse_master_playlist(const std::string& text, const std::string&
             r.fail(line.number, fmt::format("{} is a media playlist tag, in a master playlist", tag.name));
         if (tag.name == "EXT-X-STREAM-INF") {
             if (variant_line) r.fail(variant_line, "EXT-X-STREAM-INF without a following URI line");
-            HlsAttributes a = r.attributes(line, tag);
-            require(r, line, a, tag.name, {"BANDWIDTH"});
-            p.variants.push_back(VariantStream{std::move(a), {}});
             variant_line = line.number;
+            auto a = entry_attributes(r, line, tag, {"BANDWIDTH"}, limits, p);
+            variant_kept = a.has_value();
+            if (a) p.variants.push_back(VariantStream{std::move(*a), {}});
         } else if (tag.name == "EXT-X-I-FRAME-STREAM-INF") {
-            HlsAttributes a = r.attributes(line, tag);
-            require(r, line, a, tag.name, {"BANDWIDTH", "URI"});
-            p.iframe_streams.push_back(std::move(a));
+            if (auto a = entry_attributes(r, line, tag, {"BANDWIDTH", "URI"}, limits, p))
+                p.iframe_streams.push_back(std::move(*a));
         } else if (tag.name == "EXT-X-MEDIA") {
-            HlsAttributes a = r.attributes(line, tag);
-            require(r, line, a, tag.name, {"TYPE", "GROUP-ID", "NAME"});
-            p.media.push_back(std::move(a));
+            if (auto a = entry_attributes(r, line, tag, {"TYPE", "GROUP-ID", "NAME"}, limits, p))
+                p.media.push_back(std::move(*a));
         } else if (tag.name == "EXT-X-VERSION") {
             p.version = r.version(line, tag);
         } else if (tag.name == "EXT-X-INDEPENDENT-SEGMENTS") {

@@ -51,6 +51,8 @@ std::string render_media_playlist(const MediaPlaylist& p) {
     if (p.map_uri) {
         HlsAttributes map;
         map.set("URI", *p.map_uri, true);
+        if (p.map_byte_range)
+            map.set("BYTERANGE", fmt::format("{}@{}", p.map_byte_range->length, p.map_byte_range->offset), true);
         line(out, "#EXT-X-MAP:" + hls_syntax::format_attribute_list(map));
     }
     for (const auto& s : p.segments) {

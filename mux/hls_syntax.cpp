@@ -56,6 +56,7 @@ constexpr std::array kKnown = {
     KnownAttribute{"CODECS", Kind::quoted},
     KnownAttribute{"SUPPLEMENTAL-CODECS", Kind::quoted},
     KnownAttribute{"URI", Kind::quoted},
+    KnownAttribute{"BYTERANGE", Kind::quoted},  // EXT-X-MAP
     KnownAttribute{"AUDIO", Kind::quoted},
     KnownAttribute{"VIDEO", Kind::quoted},
     KnownAttribute{"SUBTITLES", Kind::quoted},

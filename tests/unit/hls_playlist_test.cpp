@@ -38,6 +38,7 @@ void expect_same(const MediaPlaylist& a, const MediaPlaylist& b) {
     EXPECT_EQ(a.independent_segments, b.independent_segments);
     EXPECT_EQ(a.iframes_only, b.iframes_only);
     EXPECT_EQ(a.map_uri, b.map_uri);
+    EXPECT_EQ(a.map_byte_range, b.map_byte_range);
     EXPECT_EQ(a.endlist, b.endlist);
     ASSERT_EQ(a.segments.size(), b.segments.size());
     for (std::size_t i = 0; i < a.segments.size(); ++i) {
@@ -396,6 +397,76 @@ TEST(HlsPlaylistReader, LongLinesAreLinear) {
                  {"master.m3u8:3:"});
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_LT(seconds, 20.0);  // generous for sanitizer builds; quadratic would take hours
+}
+
+// EXT-X-MAP may name a byte range of its file (ladder writes none; validate
+// checks the range against the file).
+TEST(HlsPlaylistReader, MapByteRange) {
+    const auto with = [](const std::string& map) {
+        return kMediaHead + "#EXT-X-MAP:URI=\"init.mp4\"" + map + "\n#EXTINF:2,\nseg.m4s\n";
+    };
+    EXPECT_EQ(mux::parse_media_playlist(with(""), "m").map_byte_range, std::nullopt);
+    EXPECT_EQ(mux::parse_media_playlist(with(",BYTERANGE=\"720@16\""), "m").map_byte_range, (ByteRange{720, 16}));
+    EXPECT_EQ(mux::parse_media_playlist(with(",BYTERANGE=\"720\""), "m").map_byte_range, (ByteRange{720, 0}));
+    media_error(with(",BYTERANGE=\"720@\""), {"rung/index.m3u8:4:", "EXT-X-MAP BYTERANGE is not"});
+    media_error(with(",BYTERANGE=720"), {"rung/index.m3u8:4:", "BYTERANGE must be a quoted string"});
+    media_error(with(",BYTERANGE=\"720@16\"") + "#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"720@0\"\n",
+                {"rung/index.m3u8:7:", "another URI or BYTERANGE"});
+    MediaPlaylist p = mux::parse_media_playlist(with(",BYTERANGE=\"720@16\""), "m");
+    expect_same(mux::parse_media_playlist(mux::render_media_playlist(p), "m"), p);
+}
+
+// ---------------------------------------------------------------- limits
+
+// `ladder validate` reads playlists with a limit on what the reader keeps:
+// the first entries are kept, every one is counted, the rest still checked.
+TEST(HlsPlaylistLimits, MediaKeepsTheFirstSegmentsAndCountsAll) {
+    std::string text = kMediaHead;
+    for (int i = 0; i < 1000; ++i) text += "#EXTINF:2,\nseg" + std::to_string(i) + ".m4s\n";
+    const auto p = mux::parse_media_playlist(text, "index.m3u8", mux::PlaylistLimits{3});
+    EXPECT_EQ(p.segments_listed, 1000u);
+    ASSERT_EQ(p.segments.size(), 3u);
+    EXPECT_EQ(p.segments[2].uri, "seg2.m4s");
+    EXPECT_EQ(mux::parse_media_playlist(text, "index.m3u8").segments_listed, 1000u);
+    // An error past the limit is still found.
+    EXPECT_THROW(mux::parse_media_playlist(text + "#EXTINF:x,\nlate.m4s\n", "index.m3u8", mux::PlaylistLimits{3}),
+                 PlaylistError);
+}
+
+TEST(HlsPlaylistLimits, ByteRangesPastTheLimitContinueTheSegmentBefore) {
+    const std::string text = kMediaHead +
+                             "#EXTINF:2,\n#EXT-X-BYTERANGE:1000@500\nall.mp4\n"
+                             "#EXTINF:2,\n#EXT-X-BYTERANGE:800\nall.mp4\n"
+                             "#EXTINF:2,\n#EXT-X-BYTERANGE:300\nall.mp4\n";
+    const auto p = mux::parse_media_playlist(text, "iframes.m3u8", mux::PlaylistLimits{1});
+    EXPECT_EQ(p.segments_listed, 3u);
+    ASSERT_EQ(p.segments.size(), 1u);
+    // The segment before, not kept, is still the one a range continues.
+    EXPECT_THROW(mux::parse_media_playlist(kMediaHead + "#EXTINF:2,\n#EXT-X-BYTERANGE:1@0\na.mp4\n"
+                                                        "#EXTINF:2,\n#EXT-X-BYTERANGE:1@0\nb.mp4\n"
+                                                        "#EXTINF:2,\n#EXT-X-BYTERANGE:1\na.mp4\n",
+                                           "iframes.m3u8", mux::PlaylistLimits{1}),
+                 PlaylistError);
+}
+
+TEST(HlsPlaylistLimits, MasterCountsEntriesPastTheLimitWithoutReadingThem) {
+    std::string text = kMasterHead + "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"A\",URI=\"a.m3u8\"\n";
+    for (int i = 0; i < 500; ++i) text += "#EXT-X-STREAM-INF:BANDWIDTH=1\nv" + std::to_string(i) + ".m3u8\n";
+    text += "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=1,URI=\"i.m3u8\"\n";
+    const auto p = mux::parse_master_playlist(text, "master.m3u8", mux::PlaylistLimits{2});
+    EXPECT_EQ(p.entries_listed, 502u);
+    EXPECT_EQ(p.media.size(), 1u);
+    ASSERT_EQ(p.variants.size(), 1u);
+    EXPECT_EQ(p.variants[0].uri, "v0.m3u8");  // not overwritten by the URIs of variants not kept
+    EXPECT_TRUE(p.iframe_streams.empty());
+    EXPECT_EQ(mux::parse_master_playlist(text, "master.m3u8").entries_listed, 502u);
+    // Attributes past the limit are not read (reading them takes memory);
+    // the playlist's structure still is.
+    EXPECT_NO_THROW(mux::parse_master_playlist(text + "#EXT-X-STREAM-INF:NO-BANDWIDTH\nx.m3u8\n", "master.m3u8",
+                                               mux::PlaylistLimits{2}));
+    EXPECT_THROW(mux::parse_master_playlist(text + "#EXT-X-STREAM-INF:BANDWIDTH=1\n", "master.m3u8",
+                                            mux::PlaylistLimits{2}),
+                 PlaylistError);
 }
 
 // ---------------------------------------------------------------- errors

@@ -129,6 +129,47 @@ TEST_F(LadderPath, NeverOpensAFifoOrAFolderForReading) {
     EXPECT_EQ(folder.read(*dir.file).status, ReadStatus::not_a_regular_file);
 }
 
+// What bounds the counts validate believes: the names of files below the
+// folder (links too), folders not counted, links to folders not followed.
+TEST_F(LadderPath, CountsTheFilesBelowTheFolderWithoutFollowingLinks) {
+    write(ladder_ / "rung/deeper/seg2.m4s", "segment");
+    write(ladder_ / "master.m3u8", "#EXTM3U\n");
+    fs::create_symlink("seg.m4s", ladder_ / "rung/link.m4s");
+    fs::create_directory_symlink(outside_, ladder_ / "out");
+    fs::create_symlink("no-such-file", ladder_ / "dangling");
+    OpenWatch watch(outside_);
+    ASSERT_TRUE(watch.ok());
+    // rung/seg.m4s, rung/deeper/seg2.m4s, master.m3u8, rung/link.m4s, out, dangling
+    EXPECT_EQ(LadderFolder(ladder_).file_count(), 6u);
+    EXPECT_EQ(watch.touched(), std::vector<std::string>{});
+}
+
+// Two names of one file are one file: another spelling, a symbolic or a hard link.
+TEST_F(LadderPath, GivesEveryNameOfAFileOneIdentity) {
+    write(ladder_ / "rung/other.m4s", "segment");
+    fs::create_symlink("seg.m4s", ladder_ / "rung/link.m4s");
+    fs::create_hard_link(ladder_ / "rung/seg.m4s", ladder_ / "rung/hard.m4s");
+    const LadderFolder folder(ladder_);
+    const auto id = [&](std::string_view uri) { return folder.identity(*folder.resolve(ladder_ / "rung", uri).file); };
+    ASSERT_TRUE(id("seg.m4s"));
+    EXPECT_EQ(id("./seg.m4s"), id("seg.m4s"));
+    EXPECT_EQ(id("../rung/seg.m4s"), id("seg.m4s"));
+    EXPECT_EQ(id("link.m4s"), id("seg.m4s"));
+    EXPECT_EQ(id("hard.m4s"), id("seg.m4s"));
+    EXPECT_NE(id("other.m4s"), id("seg.m4s"));
+    EXPECT_EQ(id("no-such.m4s"), std::nullopt);
+}
+
+// The syntax alone refuses what no folder could hold.
+TEST(UriRefusalBySyntax, RefusesUrlsAbsolutePathsAndControlBytes) {
+    EXPECT_EQ(engine::uri_refusal_by_syntax(""), UriRefusal::empty);
+    EXPECT_EQ(engine::uri_refusal_by_syntax("http://127.0.0.1:9/"), UriRefusal::url);
+    EXPECT_EQ(engine::uri_refusal_by_syntax("//host/x"), UriRefusal::url);
+    EXPECT_EQ(engine::uri_refusal_by_syntax("/etc/"), UriRefusal::absolute);
+    EXPECT_EQ(engine::uri_refusal_by_syntax("a\nb"), UriRefusal::control_byte);
+    EXPECT_EQ(engine::uri_refusal_by_syntax("../120p/"), std::nullopt);  // for the folder it is resolved in
+}
+
 TEST(PathIsWithin, ComparesWholeElements) {
     EXPECT_TRUE(engine::path_is_within("/out/a", "/out"));
     EXPECT_TRUE(engine::path_is_within("/out", "/out"));
