@@ -80,6 +80,9 @@ TEST_PACKAGES=(
   ffmpeg
   # python3 (xml.dom.minidom): the `ladder report` test parses the SVG with it
   python3
+  # xmllint: the track-metadata test checks the DASH manifest is well-formed
+  # XML with a reader other than the pugixml ladder writes it with
+  libxml2-utils
   # python3-yaml: the deploy test reads deploy/kubernetes/*.yaml with a real YAML parser
   python3-yaml
   # a one-node Slurm cluster (tests/slurm/one_node_cluster.sh) runs deploy/slurm

@@ -70,9 +70,14 @@ TEST(PlanAudioSegments, CutsOnTheFrameBoundaryNearestEachVideoBoundary) {
 
 TEST(PlanAudioSegments, EveryCutIsWithinHalfAFrameAtEveryRateAndFrameRate) {
     for (int rate : {8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000})
-        for (const auto& [num, den] : std::initializer_list<std::pair<std::int64_t, std::int64_t>>{
+        for (const auto& fps : std::initializer_list<std::pair<std::int64_t, std::int64_t>>{
                  {25, 1}, {30000, 1001}, {24000, 1001}, {24, 1}})
             for (double segment : {1.0, 1.5, 2.0, 4.0}) {
+                // Plain variables, not a structured binding: the lambda below
+                // captures them, which clang 14 (the sanitizer builds) refuses
+                // for bindings.
+                const std::int64_t num = fps.first;
+                const std::int64_t den = fps.second;
                 SCOPED_TRACE(::testing::Message() << rate << " Hz, " << num << "/" << den << " fps, " << segment << " s");
                 const std::int64_t chunk_frames = std::lround(segment * num / den);
                 const std::int64_t video_frames = 7 * chunk_frames / 2 + 3;  // not a whole number of segments
