@@ -78,7 +78,9 @@ TEST_P(FullRange, OutputsSayTheRangeTheirPixelsAre) {
     std::smatch codecs;
     ASSERT_TRUE(std::regex_search(master, codecs, std::regex(R"re(CODECS="(av01[^",]*))re"))) << master;
     const std::string c = codecs[1];
-    if (std::count(c.begin(), c.end(), '.') == 9) EXPECT_EQ(c.back(), '0') << c;
+    if (std::count(c.begin(), c.end(), '.') == 9) {
+        EXPECT_EQ(c.back(), '0') << c;
+    }
     const double psnr = rgb_psnr(out / "180p.mp4", src);
     std::printf("[ metric   ] %s: RGB PSNR %.2f dB\n", GetParam().label.c_str(), psnr);
     EXPECT_GT(psnr, 38.0) << "the output looks different from the source (range applied twice?)";
