@@ -221,6 +221,28 @@
                                                droppedVideoFrames: video.getVideoPlaybackQuality().droppedVideoFrames }
       : null,
   }));
+  function bufferedRanges(ranges) {
+    const out = [];
+    for (let i = 0; ranges && i < ranges.length; i++)
+      out.push([Math.round(ranges.start(i) * 1000) / 1000, Math.round(ranges.end(i) * 1000) / 1000]);
+    return out;
+  }
+  let lastProgress = -1;
+  video.addEventListener('timeupdate', () => {
+    if (Math.abs(video.currentTime - lastProgress) < 1) return;
+    lastProgress = video.currentTime;
+    report('progress', { currentTime: t(), buffered: bufferedRanges(video.buffered) });
+  });
+  video.addEventListener('waiting', () => report('waiting', { at: t(), buffered: bufferedRanges(video.buffered) }));
+  player.on(E.BUFFER_EMPTY, (e) => report('bufferEmpty', { mediaType: e.mediaType, at: t() }));
+  // What play-dashjs.mjs prints when the check ends without 'ended'.
+  window.__ladderSnapshot = () => ({
+    currentTime: video.currentTime, duration: video.duration, paused: video.paused, ended: video.ended,
+    readyState: video.readyState, playbackRate: video.playbackRate, buffered: bufferedRanges(video.buffered),
+    audioBuffer: player.getBufferLength('audio'), videoBuffer: player.getBufferLength('video'),
+    audioTrack: player.getCurrentTrackFor('audio') ? player.getCurrentTrackFor('audio').lang : null,
+    representation: player.getCurrentRepresentationForType('video') ? player.getCurrentRepresentationForType('video').id : null,
+  });
   video.addEventListener('error', () => {
     const err = video.error;
     report('videoError', { code: err ? err.code : null, message: err ? err.message : null, at: t() });

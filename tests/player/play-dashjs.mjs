@@ -167,6 +167,7 @@ async function main() {
     await page.goto(pageUrl, { waitUntil: 'load', timeout: 30000 });
     const outcome = await done;
     clearTimeout(timer);
+    if (outcome.code !== 0) await takeSnapshot(page);
     result.reason = outcome.reason;
     return outcome.code;
   } catch (e) {
@@ -178,6 +179,17 @@ async function main() {
       server.closeAllConnections?.();
       await new Promise((r) => server.close(() => r()));
     }
+  }
+}
+
+// The page's state when the check failed (e.g. where a timeout found the
+// playhead and the buffers), into the result and the log.
+async function takeSnapshot(page) {
+  try {
+    result.finalState = await page.evaluate(() => (window.__ladderSnapshot ? window.__ladderSnapshot() : null));
+    if (result.finalState) log(`player: state at the end: ${JSON.stringify(result.finalState)}`);
+  } catch {
+    // the page is gone (crash): the events tell what there is
   }
 }
 
@@ -232,6 +244,15 @@ function onReport(msg, opts, end, fail) {
       break;
     case 'rate':
       log(`player: playbackRate ${d.playbackRate} from t=${d.at}`);
+      break;
+    case 'progress':
+      log(`player: t=${d.currentTime} buffered ${JSON.stringify(d.buffered)}`);
+      break;
+    case 'waiting':
+      log(`player: waiting at t=${d.at}, buffered ${JSON.stringify(d.buffered)}`);
+      break;
+    case 'bufferEmpty':
+      log(`player: dash.js ${d.mediaType} buffer empty at t=${d.at}`);
       break;
     case 'ended':
       result.ended = true;
