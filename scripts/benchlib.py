@@ -589,15 +589,39 @@ def _num(x):
     return float("inf") if x == "inf" else float(x)
 
 
-def quality_metrics(ffmpeg, encoded, src, width, height, threads=0, ssim=False, xpsnr=False):
+def same_colour_as(ffprobe, path):
+    """A setparams filter that labels a frame with the colour properties of
+    PATH's first video stream ("unknown" where it has none), for both inputs
+    of a comparison. FFmpeg 7.x negotiates colour between a filter's inputs:
+    ladder's output (tagged BT.709, limited) against a reference scaled from
+    an untagged source makes it convert the reference to BT.709 first, and
+    PSNR drops by 2-6 dB that are not there. With the same labels on both
+    sides it converts neither, and compares the pixels as FFmpeg 5.1 does."""
+    out = subprocess.run([ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
+                          "stream=color_space,color_range,color_primaries,color_transfer", "-of", "json",
+                          str(path)], capture_output=True, text=True)
+    if out.returncode != 0:
+        die(f"ffprobe cannot read {path}: {out.stderr.strip()}")
+    stream = (json.loads(out.stdout).get("streams") or [{}])[0]
+
+    def tag(field):  # ffprobe's names are the ones setparams takes
+        return stream.get(field, "unknown")
+
+    return (f"setparams=colorspace={tag('color_space')}:range={tag('color_range')}"
+            f":color_primaries={tag('color_primaries')}:color_trc={tag('color_transfer')}")
+
+
+def quality_metrics(ffmpeg, encoded, src, width, height, threads=0, ssim=False, xpsnr=False, ffprobe="ffprobe"):
     """PSNR (and with ssim / xpsnr those too, in the same pass) of an encoded
     rung (decoded with libdav1d) against the source scaled to the rung's size
-    with swscale bicubic."""
+    with swscale bicubic, both labelled with the encoded rung's colour
+    properties (same_colour_as)."""
     metrics = ["psnr"] + (["ssim"] if ssim else []) + (["xpsnr"] if xpsnr else [])
     n = len(metrics)
     refs = "".join(f"[ref{i}]" for i in range(n))
-    graph = (f"[1:v]scale={width}:{height}:flags=bicubic,format=yuv420p" + (f",split={n}" if n > 1 else "")
-             + f"{refs};[0:v]format=yuv420p[enc0];")
+    colour = same_colour_as(ffprobe, encoded)
+    graph = (f"[1:v]scale={width}:{height}:flags=bicubic,format=yuv420p,{colour}" + (f",split={n}" if n > 1 else "")
+             + f"{refs};[0:v]format=yuv420p,{colour}[enc0];")
     for i, m in enumerate(metrics):
         graph += f"[enc{i}][ref{i}]{m}" + (f"[enc{i + 1}];" if i + 1 < n else "")
     cmd = [ffmpeg, "-hide_banner", "-nostdin", "-c:v", "libdav1d", "-i", str(encoded), "-i", str(src),
@@ -624,10 +648,10 @@ def quality_metrics(ffmpeg, encoded, src, width, height, threads=0, ssim=False, 
     return res
 
 
-def psnr(ffmpeg, encoded, src, width, height, threads=0):
+def psnr(ffmpeg, encoded, src, width, height, threads=0, ffprobe="ffprobe"):
     """PSNR of an encoded rung (decoded with libdav1d) against the source scaled
     to the rung's size with swscale bicubic."""
-    return quality_metrics(ffmpeg, encoded, src, width, height, threads)
+    return quality_metrics(ffmpeg, encoded, src, width, height, threads, ffprobe=ffprobe)
 
 
 def fmt_num(v, digits=1):

@@ -367,6 +367,19 @@ copy_from_context() {
   fi
 }
 
+# touch_changed PREVIOUS NEW: the files of the new copy of the context whose
+# content differs from the previous copy's get the current time. The copy
+# keeps the work tree's modification times, so a file edited after the
+# previous copy was made, but before that copy's build finished, would be
+# older than its object file, and the kept build would not compile it again.
+touch_changed() {
+  local previous="$1" new="$2" f
+  for f in "${CTX_FILES[@]}"; do
+    [[ -f "$new/$f" && ! -L "$new/$f" ]] || continue
+    cmp -s "$previous/$f" "$new/$f" || touch "$new/$f"
+  done
+}
+
 # ---------------------------------------------------------------- the Dockerfile
 # Logical lines: continuations joined, comments and blank lines dropped.
 INSTRUCTIONS=()
@@ -487,13 +500,16 @@ for ins in "${INSTRUCTIONS[@]}"; do
             cp -a "$fr$src" "$r$dest"
           fi
         else
+          previous=
           if [[ "$REUSED_STAGE" == 1 && ( "$src" == . || "$src" == ./ ) ]]; then
-            # A kept root: the previous copy goes, its build outputs stay.
+            # A kept root: the previous copy goes (kept aside until the new
+            # one is compared with it), its build outputs stay.
             keep="$(mktemp -d "$DIR/keep.XXXXXX")"
             for k in "${KEEP_ON_RECOPY[@]}"; do
               if [[ -e "$r$dest/$k" ]]; then mkdir -p "$keep/$(dirname "$k")"; mv "$r$dest/$k" "$keep/$k"; fi
             done
-            rm -rf --one-file-system "$r$dest"
+            previous="$(mktemp -d "$DIR/previous.XXXXXX")"
+            mv "$r$dest" "$previous/copy"
             mkdir -p "$r$dest"
             for k in "${KEEP_ON_RECOPY[@]}"; do
               if [[ -e "$keep/$k" ]]; then mkdir -p "$r$dest/$(dirname "$k")"; mv "$keep/$k" "$r$dest/$k"; fi
@@ -501,6 +517,10 @@ for ins in "${INSTRUCTIONS[@]}"; do
             rm -rf "$keep"
           fi
           copy_from_context "$r" "$src" "$dest" "$dest_is_dir"
+          if [[ -n "$previous" ]]; then
+            touch_changed "$previous/copy" "$r$dest"
+            rm -rf --one-file-system "$previous"
+          fi
         fi
       done
       ;;

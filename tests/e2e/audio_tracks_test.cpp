@@ -168,6 +168,20 @@ TEST(AudioTracks, EveryTrackBecomesARenditionInHlsDashAndMp4) {
     EXPECT_EQ(audio_sets, (std::set<std::pair<std::string, int>>{{"en", 2}, {"fr", 2}, {"fr", 6}, {"es", 1}}))
         << played["tracks"].dump();
     EXPECT_TRUE(played["ended"].get<bool>());
+
+    // dash.js reads the MPD too: every audio AdaptationSet, Role main to
+    // start with, and a switch to French mid-play.
+    const ProcessResult dashjs = run_player("play-dashjs.mjs", out, {"--audio-language", "fr", "--rate", "4"});
+    ASSERT_EQ(dashjs.exit_code, 0) << dashjs.out << dashjs.err;
+    const nlohmann::json by_dashjs = player_result(dashjs.out);
+    ASSERT_TRUE(by_dashjs.is_object()) << dashjs.out;
+    std::set<std::pair<std::string, int>> dashjs_sets;
+    for (const auto& t : by_dashjs["audioTracks"]) dashjs_sets.insert({t.value("lang", ""), t.value("channels", 0)});
+    EXPECT_EQ(dashjs_sets, (std::set<std::pair<std::string, int>>{{"en", 2}, {"fr", 2}, {"fr", 6}, {"es", 1}}))
+        << by_dashjs["audioTracks"].dump();
+    EXPECT_EQ(by_dashjs["audioTrack"].value("lang", ""), "en") << "the AdaptationSet with Role main";
+    EXPECT_TRUE(by_dashjs["audioSwitch"].value("confirmed", false)) << by_dashjs["audioSwitch"].dump();
+    EXPECT_EQ(by_dashjs["audioSwitch"]["to"].value("lang", ""), "fr");
 }
 
 TEST(AudioTracks, AudioLanguagesChooseTracksAndAnAbsentLanguageIsRefused) {

@@ -286,17 +286,33 @@ TEST(Dash, ValidateNamesAudioOffItsSegmentsOrOffTheVideo) {
         EXPECT_NE(v.out.find(expected), std::string::npos) << expected << "\n" << v.out;
 }
 
+// An 8 s ladder of three rungs in HLS and DASH for the player checks (one
+// encode for the test processes that play it: run_ladder_shared).
+fs::path three_rung_ladder(const std::string& name) {
+    const fs::path src = make_clip("dash-player-src", {640, 360, "25", 8.0, true, ""});
+    const fs::path out = fresh_dir(name) / "out";
+    const ProcessResult r = run_ladder_shared({"encode", src.string(), "-o", out.string(), "--format", "hls,dash",
+                                               "--rung", "360p=640x360@700", "--rung", "270p=480x270@400", "--rung",
+                                               "180p=320x180@200", "--preset", "12"},
+                                              out);
+    if (r.exit_code != 0) throw std::runtime_error("ladder failed: " + r.err);
+    return out;
+}
+
+// A player check's result on a ladder whose segments 2 are gone: exit 1, on
+// the HTTP 404.
+void expect_missing_segments_fail(const std::string& script, const fs::path& out) {
+    for (const char* rung : {"180p", "270p", "360p"}) fs::remove(out / rung / "seg_00002.m4s");
+    const ProcessResult broken = run_player(script, out, {"--manifest", "manifest.mpd"});
+    EXPECT_EQ(broken.exit_code, 1) << broken.out << broken.err;
+    EXPECT_NE(broken.out.find("HTTP 404"), std::string::npos) << broken.out;
+}
+
 // A second real client: Shaka Player in headless Chromium plays the DASH
 // manifest and the HLS master to the end and switches representations when
 // told to; a segment gone makes it fail (the check can fail).
 TEST(Dash, ShakaPlayerPlaysTheManifestAndTheMasterPlaylistAndSwitches) {
-    const fs::path src = make_clip("dash-shaka-src", {640, 360, "25", 8.0, true, ""});
-    const fs::path out = fresh_dir("dash-shaka") / "out";
-    const ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "hls,dash", "--rung",
-                                        "360p=640x360@700", "--rung", "270p=480x270@400", "--rung", "180p=320x180@200",
-                                        "--preset", "12"},
-                                       {}, 180);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const fs::path out = three_rung_ladder("dash-shaka");
     const std::string shaka = std::string(LADDER_SOURCE_DIR) + "/tests/player/play-shaka.mjs";
     for (const char* manifest : {"manifest.mpd", "master.m3u8"}) {
         SCOPED_TRACE(manifest);
@@ -307,13 +323,23 @@ TEST(Dash, ShakaPlayerPlaysTheManifestAndTheMasterPlaylistAndSwitches) {
         EXPECT_NE(play.out.find("loaded " + std::string(manifest) + ": 3 variant(s)"), std::string::npos) << play.out;
         EXPECT_NE(play.out.find("switch to 640x360 confirmed"), std::string::npos) << play.out;
     }
-    fs::remove(out / "180p" / "seg_00002.m4s");
-    fs::remove(out / "360p" / "seg_00002.m4s");
-    fs::remove(out / "270p" / "seg_00002.m4s");
-    const ProcessResult broken =
-        run_process({"node", shaka, out.string(), "--manifest", "manifest.mpd", "--timeout-ms", "60000"}, {}, 120);
-    EXPECT_EQ(broken.exit_code, 1) << broken.out << broken.err;
-    EXPECT_NE(broken.out.find("HTTP 404"), std::string::npos) << broken.out;
+    expect_missing_segments_fail("play-shaka.mjs", out);
+}
+
+// The DASH Industry Forum's reference player, dash.js, reads the same MPD:
+// plays it to the end, switches representations when told to, and fails
+// when segments are gone.
+TEST(Dash, DashJsPlaysTheManifestToTheEndAndSwitches) {
+    const fs::path out = three_rung_ladder("dash-dashjs");
+    const ProcessResult play = run_player("play-dashjs.mjs", out, {"--switch"});
+    ASSERT_EQ(play.exit_code, 0) << play.out << play.err;
+    const json played = player_result(play.out);
+    ASSERT_TRUE(played.is_object()) << play.out;
+    EXPECT_EQ(played["representations"].size(), 3u) << played.dump();
+    ASSERT_EQ(played["switches"].size(), 2u) << played.dump();
+    EXPECT_NE(played["switches"][0]["to"]["height"], played["switches"][1]["to"]["height"]) << played.dump();
+    EXPECT_TRUE(played["ended"].get<bool>());
+    expect_missing_segments_fail("play-dashjs.mjs", out);
 }
 
 TEST(Dash, AFormatListWithAnUnknownNameIsAUsageError) {

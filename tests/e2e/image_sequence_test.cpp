@@ -41,16 +41,20 @@ fs::path make_sequence_tone(const fs::path& file, double seconds) {
 }
 
 // PSNR of every frame of the file against the sequence's frame at the same
-// position (both YUV 4:2:0, FFmpeg's own conversion: BT.601 below 720 lines,
-// which is what ladder tags these sizes with).
+// position (both YUV 4:2:0; the images converted with BT.601, limited range,
+// which is what ladder tags these sizes with; both sides then labelled with
+// the file's colour properties, so that FFmpeg 7.x converts neither again:
+// same_colour_as).
 std::vector<double> psnr_per_frame_of_sequence(const fs::path& file, const fs::path& pattern, int start,
                                                const std::string& rate) {
     const fs::path stats = fresh_dir("psnr-" + file.parent_path().filename().string()) / "stats.log";
+    const std::string colour = same_colour_as(file);
     const ProcessResult r = run_process(
         {"ffmpeg", "-hide_banner", "-nostats", "-c:v", "libdav1d", "-i", file.string(), "-framerate", rate,
          "-start_number", std::to_string(start), "-i", pattern.string(), "-filter_complex",
-         "[1:v]format=yuv420p[ref];[0:v]format=yuv420p[enc];[enc][ref]psnr=stats_file=" + stats.string(), "-f",
-         "null", "-"});
+         "[1:v]scale=out_color_matrix=bt601:out_range=tv,format=yuv420p," + colour + "[ref];[0:v]format=yuv420p," +
+             colour + "[enc];[enc][ref]psnr=stats_file=" + stats.string(),
+         "-f", "null", "-"});
     if (r.exit_code != 0) throw std::runtime_error("PSNR measurement failed for " + file.string() + ": " + r.err);
     return psnr_stats_file(stats);
 }

@@ -260,9 +260,33 @@ std::string decode_errors(const fs::path& file) {
     return r.err;
 }
 
+std::string same_colour_as(const fs::path& file) {
+    ProcessResult r = run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                   "stream=color_space,color_range,color_primaries,color_transfer", "-of", "json",
+                                   file.string()});
+    if (r.exit_code != 0) throw std::runtime_error("ffprobe failed on " + file.string() + ": " + r.err);
+    const auto streams = nlohmann::json::parse(r.out)["streams"];
+    if (streams.empty()) throw std::runtime_error("no video stream in " + file.string());
+    // ffprobe's names are the ones setparams takes.
+    const auto tag = [&](const char* field) { return streams[0].value(field, std::string("unknown")); };
+    return "setparams=colorspace=" + tag("color_space") + ":range=" + tag("color_range") +
+           ":color_primaries=" + tag("color_primaries") + ":color_trc=" + tag("color_transfer");
+}
+
+namespace {
+
+// [0:v] the encoded file, [1:v] the source scaled to its size, both with
+// the encoded file's colour labels, into one comparison filter.
+std::string comparison_graph(const fs::path& file, int width, int height, const std::string& metric) {
+    const std::string colour = same_colour_as(file);
+    return "[1:v]scale=" + std::to_string(width) + ":" + std::to_string(height) + ":flags=bicubic,format=yuv420p," +
+           colour + "[ref];[0:v]format=yuv420p," + colour + "[enc];[enc][ref]" + metric;
+}
+
+}  // namespace
+
 double psnr_against_source(const fs::path& file, const fs::path& source, int width, int height) {
-    const std::string graph = "[1:v]scale=" + std::to_string(width) + ":" + std::to_string(height) +
-                              ":flags=bicubic,format=yuv420p[ref];[0:v]format=yuv420p[enc];[enc][ref]psnr";
+    const std::string graph = comparison_graph(file, width, height, "psnr");
     ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-c:v", "libdav1d", "-i", file.string(), "-i",
                                    source.string(), "-filter_complex", graph, "-f", "null", "-"});
     static const std::regex avg(R"(PSNR .* average:([0-9.]+|inf))");
@@ -286,9 +310,7 @@ std::vector<double> psnr_stats_file(const fs::path& stats) {
 std::vector<double> psnr_per_frame(const fs::path& file, const fs::path& source, int width, int height) {
     const fs::path stats = scratch_root() / ("psnr-" + file.parent_path().filename().string() + "-" +
                                              file.filename().string() + ".log");
-    const std::string graph = "[1:v]scale=" + std::to_string(width) + ":" + std::to_string(height) +
-                              ":flags=bicubic,format=yuv420p[ref];[0:v]format=yuv420p[enc];[enc][ref]psnr=stats_file=" +
-                              stats.string();
+    const std::string graph = comparison_graph(file, width, height, "psnr=stats_file=" + stats.string());
     ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-c:v", "libdav1d", "-i", file.string(), "-i",
                                    source.string(), "-filter_complex", graph, "-f", "null", "-"});
     if (r.exit_code != 0) throw std::runtime_error("PSNR measurement failed for " + file.string() + ": " + r.err);

@@ -89,13 +89,25 @@ std::vector<long> key_frame_indexes(const std::filesystem::path& file);
 // (empty when the stream decodes cleanly).
 std::string decode_errors(const std::filesystem::path& file);
 
+// A setparams filter ("setparams=colorspace=...:range=...:color_primaries=
+// ...:color_trc=...") that labels a frame with the colour properties of the
+// file's first video stream (ffprobe; "unknown" where it has none). Put it
+// last on both inputs of a comparison filter: FFmpeg 7.x negotiates colour
+// between a filter's inputs and converts one input to the other's matrix
+// when their tags differ (ladder's BT.709-tagged rung against a reference
+// scaled from an untagged source), which lowers PSNR by 2-6 dB that are not
+// there; FFmpeg 5.1 compares the pixels as they are. Same labels on both
+// sides: both compare the pixels as they are.
+std::string same_colour_as(const std::filesystem::path& file);
+
 // Average PSNR (dB, all planes) of the file's video against the source
-// scaled to the same size with the same filter ladder uses.
+// scaled to the same size with the same filter ladder uses (both sides
+// labelled with the file's colour properties: same_colour_as).
 double psnr_against_source(const std::filesystem::path& file, const std::filesystem::path& source, int width,
                            int height);
 
 // PSNR (dB, all planes) of every video frame of the file against the source
-// frame at the same position (same scaling as psnr_against_source): a frame
+// frame at the same position (same scaling and labels as psnr_against_source): a frame
 // shifted by one position shows as a dip.
 // The per-frame psnr_avg values of an ffmpeg psnr filter stats file (inf as 100).
 std::vector<double> psnr_stats_file(const std::filesystem::path& stats);

@@ -119,6 +119,18 @@ int occurrences(const std::string& text, const std::string& what) {
     return n;
 }
 
+// The three English cues of the subtitled source at their times, in a
+// player's text track (as play-shaka.mjs / play-dashjs.mjs report it).
+void expect_english_cues_at_their_times(const nlohmann::json& track) {
+    const auto& cues = track["cues"];
+    ASSERT_EQ(cues.size(), 3u) << cues.dump();
+    const std::vector<std::pair<double, double>> when{{0.5, 1.5}, {2.5, 4.2}, {6.0, 7.0}};
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_NEAR(cues[i]["start"].get<double>(), when[i].first, 0.01) << cues[i].dump();
+        EXPECT_NEAR(cues[i]["end"].get<double>(), when[i].second, 0.01) << cues[i].dump();
+    }
+}
+
 TEST(SubtitleTracks, TextTracksBecomeWebVttRenditionsDashSetsAndMovText) {
     const fs::path src = subtitled_source();
     const fs::path out = fresh_dir("subtitles") / "out";
@@ -219,13 +231,20 @@ TEST(SubtitleTracks, TextTracksBecomeWebVttRenditionsDashSetsAndMovText) {
     for (const auto& t : played["textTracks"])
         if (t.value("mode", "") == "showing") shown = &t;
     ASSERT_NE(shown, nullptr) << played["textTracks"].dump();
-    const auto& cues = (*shown)["cues"];
-    ASSERT_EQ(cues.size(), 3u) << cues.dump();
-    for (std::size_t i = 0; i < 3; ++i) {
-        const std::vector<std::pair<double, double>> when{{0.5, 1.5}, {2.5, 4.2}, {6.0, 7.0}};
-        EXPECT_NEAR(cues[i]["start"].get<double>(), when[i].first, 0.01) << cues[i].dump();
-        EXPECT_NEAR(cues[i]["end"].get<double>(), when[i].second, 0.01) << cues[i].dump();
-    }
+    expect_english_cues_at_their_times(*shown);
+
+    // dash.js too, with the MPD's first text track (English) chosen.
+    const ProcessResult dashjs = run_player("play-dashjs.mjs", out, {"--subtitles", "--rate", "2"});
+    ASSERT_EQ(dashjs.exit_code, 0) << dashjs.out << dashjs.err;
+    const nlohmann::json by_dashjs = player_result(dashjs.out);
+    ASSERT_TRUE(by_dashjs.is_object()) << dashjs.out;
+    EXPECT_EQ(by_dashjs["dashjsTextTracks"].size(), 3u) << by_dashjs.dump();
+    const nlohmann::json* dashjs_shown = nullptr;
+    for (const auto& t : by_dashjs["textTracks"])
+        if (t.value("mode", "") == "showing") dashjs_shown = &t;
+    ASSERT_NE(dashjs_shown, nullptr) << by_dashjs["textTracks"].dump();
+    EXPECT_EQ(dashjs_shown->value("language", ""), "en") << dashjs_shown->dump();
+    expect_english_cues_at_their_times(*dashjs_shown);
 }
 
 TEST(SubtitleTracks, MovTextSourceAndLanguageChoice) {

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { browserSetup } from './browser-setup.mjs';
+import { videoRepresentationCount } from './mpd-facts.mjs';
 import { startServer } from './static-server.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -64,8 +65,7 @@ function expectedVariants(text, isDash) {
     lines.forEach((l, i) => { if (l.startsWith('#EXT-X-STREAM-INF') && i + 1 < lines.length) uris.add(lines[i + 1]); });
     return uris.size;
   }
-  const video = /<AdaptationSet[^>]*contentType="video"[\s\S]*?<\/AdaptationSet>/.exec(text);
-  return video ? (video[0].match(/<Representation\b/g) || []).length : 0;
+  return videoRepresentationCount(text);
 }
 
 async function main() {
@@ -150,6 +150,9 @@ async function main() {
           break;
         case 'pageError':
           fail({ type: 'page', reason: d.message });
+          break;
+        case 'configRejected':
+          end(2, `setup: Shaka ${result.shakaVersion} rejected the configuration ${d.config}`);
           break;
         case 'shakaError':
           fail({ type: 'shaka', reason: `error ${d.code} (category ${d.category}, severity ${d.severity}): ${d.data}` });

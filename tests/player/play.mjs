@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 import { browserSetup } from './browser-setup.mjs';
 import { startServer } from './static-server.mjs';
+import { SwitchWindows, isTolerated } from './switch-aborts.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PREFIX = '/__ladder_player__/';
@@ -218,16 +219,11 @@ async function main() {
     if (!failTimer) failTimer = setTimeout(() => end(1, reason), 750);
   };
   const requests = [];
-  // Levels the test switched away from, with hls.currentLevel (an immediate
-  // switch) or hls.nextLevel (a smooth one): hls.js aborts their in-flight
-  // fragment loads by design and says so with a non-fatal 'aborted'
-  // (ErrorDetails.INTERNAL_ABORTED) error. (A CI run once failed on an
-  // 'aborted' load during the switch test, when only immediate switches
-  // counted; which switch it followed, its log did not say.)
-  const switchedAwayFrom = new Set();
-  const abortedBySwitch = (e) => !e.fatal && e.details === 'aborted' && switchedAwayFrom.has(e.level);
+  // The switches this check asked for and hls.js has not made yet: a load
+  // hls.js cancels meanwhile is tolerated (switch-aborts.mjs says why).
+  const switchWindows = new SwitchWindows();
   const addError = (e) => {
-    e.tolerated = !e.fatal && (tolerated.has(e.details) || abortedBySwitch(e));
+    e.tolerated = isTolerated(e, tolerated, switchWindows);
     result.errors.push(e);
     log(`player: ERROR ${e.type}/${e.details} fatal=${e.fatal}${e.tolerated ? ' (tolerated)' : ''}` +
       `${e.url ? ' url=' + e.url : ''}${e.reason ? ' : ' + e.reason : ''}`);
@@ -331,6 +327,7 @@ async function main() {
     let lastProgress = -10;
     await page.exposeFunction('__ladderReport', (msg) => {
       const d = msg.data || {};
+      switchWindows.observe(msg);
       switch (msg.kind) {
         case 'hlsInfo':
           result.hlsVersion = d.version;
@@ -391,8 +388,10 @@ async function main() {
           seenFrag.add(key);
           break;
         }
+        case 'levelPinned':
+          log(`player: level ${d.level} pinned (ABR off): hls.js switches only when this check asks`);
+          break;
         case 'switchRequested':
-          switchedAwayFrom.add(d.from);
           log(`player: switch #${d.n} requested at t=${d.requestedAtTime}: hls.${d.method} = ${d.to} (playing ${d.from})`);
           break;
         case 'switchConfirmed':
@@ -403,6 +402,9 @@ async function main() {
         case 'audioSwitchRequested':
           result.audioSwitch = d;
           log(`player: audio switch requested at t=${d.requestedAtTime}: track ${d.from} (${d.fromLang}) -> ${d.to} (${d.toLang})`);
+          break;
+        case 'audioTrackSwitched':
+          log(`player: AUDIO_TRACK_SWITCHED -> ${d.id}`);
           break;
         case 'audioSwitchConfirmed':
           result.audioSwitch = d;

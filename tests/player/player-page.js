@@ -18,6 +18,9 @@
 // is the display size, so it may differ from RESOLUTION by the pixel aspect
 // ratio: 2 % is accepted and play.mjs prints a warning).
 //
+// ABR is off: the page pins the level hls.js starts with, so every level
+// switch is one the page asked for.
+//
 // With config.audioSwitch it switches the audio track once (hls.audioTrack =
 // a track of another language) and confirms it by AUDIO_TRACK_SWITCHED and a
 // buffered audio fragment of that track. With config.subtitles it turns the
@@ -248,9 +251,22 @@
         forced: !!s.forced, autoselect: !!s.autoselect, url: s.url || null,
       })),
     });
+    pinStartLevel();
     const p = video.play();
     if (p && p.catch) p.catch((e) => report('playRejected', { message: String(e && e.message || e) }));
   });
+  // ABR off from the start, on the level hls.js chose to start with: hls.js
+  // then changes level (and with it the audio group) only when this page
+  // asks. An ABR switch cancels the fragment in flight with a non-fatal
+  // 'aborted' error that play.mjs does not tolerate outside a switch it
+  // requested (switch-aborts.mjs); a run failed on one when ABR moved to
+  // the variant of another audio group at start-up.
+  function pinStartLevel() {
+    const level = hls.loadLevel >= 0 ? hls.loadLevel : hls.startLevel;
+    if (level < 0 || level >= hls.levels.length) return;
+    hls.loadLevel = level;
+    report('levelPinned', { level, autoLevelEnabled: hls.autoLevelEnabled });
+  }
   // The subtitle track is chosen once hls.js has listed the tracks of the
   // playing level (earlier, the choice is dropped).
   let subtitlesOn = false;
