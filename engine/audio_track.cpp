@@ -129,26 +129,57 @@ void AudioTrack::encode(AVFrame* frame) {
     }
 }
 
+av::FramePtr AudioTrack::silent_frame(int samples, std::int64_t pts) const {
+    av::FramePtr silence = av::make_frame();
+    silence->format = encoder_->sample_fmt;
+    silence->sample_rate = encoder_->sample_rate;
+    av::check(av_channel_layout_copy(&silence->ch_layout, &encoder_->ch_layout), "setting the silence layout");
+    silence->nb_samples = samples;
+    av::check(av_frame_get_buffer(silence.get(), 0), "allocating silence");
+    av::check(av_samples_set_silence(silence->extended_data, 0, samples, silence->ch_layout.nb_channels,
+                                     encoder_->sample_fmt),
+              "writing silence");
+    silence->pts = pts;
+    return silence;
+}
+
 void AudioTrack::pad_with_silence(std::int64_t until) {
     while (next_pts_ < until) {
-        av::FramePtr silence = av::make_frame();
-        silence->format = encoder_->sample_fmt;
-        silence->sample_rate = encoder_->sample_rate;
-        av::check(av_channel_layout_copy(&silence->ch_layout, &encoder_->ch_layout), "setting the silence layout");
-        silence->nb_samples = static_cast<int>(std::min<std::int64_t>(encoder_->frame_size, until - next_pts_));
-        av::check(av_frame_get_buffer(silence.get(), 0), "allocating silence");
-        av::check(av_samples_set_silence(silence->extended_data, 0, silence->nb_samples,
-                                         silence->ch_layout.nb_channels, encoder_->sample_fmt),
-                  "writing silence");
-        silence->pts = next_pts_;
-        encode(silence.get());
+        const auto samples = static_cast<int>(std::min<std::int64_t>(encoder_->frame_size, until - next_pts_));
+        encode(silent_frame(samples, next_pts_).get());
     }
+}
+
+void AudioTrack::encode_last_filtered(AVFrame* last, std::int64_t until) {
+    // The filter's last frame is short unless the audio happens to end on a
+    // frame boundary. When silence follows it, it is not the encoder's last
+    // frame, and only the last may be short (FFmpeg 6.1 and newer refuse
+    // the rest, 5.1 encoded it as a whole frame, padding in the middle of
+    // the track): it is filled up with the first of that silence.
+    const std::int64_t wanted =
+        last->pts == AV_NOPTS_VALUE ? 0 : std::min<std::int64_t>(encoder_->frame_size, until - last->pts);
+    if (last->nb_samples >= wanted) {
+        encode(last);
+        return;
+    }
+    av::FramePtr whole = silent_frame(static_cast<int>(wanted), last->pts);
+    av::check(av_samples_copy(whole->extended_data, last->extended_data, 0, 0, last->nb_samples,
+                              whole->ch_layout.nb_channels, encoder_->sample_fmt),
+              "copying the last audio samples");
+    encode(whole.get());
 }
 
 void AudioTrack::finish(std::int64_t video_end) {
     decode_and_encode(nullptr);
-    if (filter_)
-        for (auto& out : filter_->push(nullptr)) encode(out.get());
+    if (filter_) {
+        std::vector<av::FramePtr> tail = filter_->push(nullptr);
+        for (std::size_t i = 0; i < tail.size(); ++i) {
+            if (i + 1 < tail.size() || video_end <= 0)
+                encode(tail[i].get());
+            else
+                encode_last_filtered(tail[i].get(), video_end);
+        }
+    }
     // Only after some real audio: the encoder's frames then have a known start.
     if (video_end > 0 && next_pts_ != AV_NOPTS_VALUE) pad_with_silence(video_end);
     encode(nullptr);

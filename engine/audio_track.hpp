@@ -50,6 +50,8 @@ private:
     void encode(AVFrame* frame);
     void make_filter(const AVFrame* first);
     void pad_with_silence(std::int64_t until);
+    void encode_last_filtered(AVFrame* last, std::int64_t until);
+    av::FramePtr silent_frame(int samples, std::int64_t pts) const;
 
     av::CodecContextPtr decoder_;
     av::CodecContextPtr encoder_;

@@ -30,11 +30,15 @@ struct Case {
     std::string fps;
     double seconds;
     std::string segment_seconds;
+    // How much longer the source's audio is than its video: > 0, every output
+    // cuts it at the video's end; < 0, every output pads it with silence to
+    // the video's end.
+    double audio_over = 0.25;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
     *os << c.rate << " Hz, " << c.channels << " ch, " << c.fps << " fps, " << c.seconds << " s, segments of "
-        << c.segment_seconds << " s";
+        << c.segment_seconds << " s, audio " << c.audio_over << " s over the video";
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
@@ -46,8 +50,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 double aac_frame(int rate) { return 1024.0 / rate; }
 
 // Silence until kToneStart, then a 440 Hz tone, on every channel, to the
-// sample; a quarter second longer than the video, so that every output cuts
-// the audio at the video's end (MP4 too).
+// sample; c.audio_over longer than the video (shorter when negative).
 fs::path tone_source(const Case& c) {
     const fs::path file = fresh_dir("audio-timing-src") / "source.mkv";
     const std::string tone = "if(gte(t," + std::to_string(kToneStart) + "),0.5*sin(2*PI*440*t),0)";
@@ -56,7 +59,7 @@ fs::path tone_source(const Case& c) {
     const std::string layout = c.channels == 1 ? "mono" : c.channels == 2 ? "stereo" : "5.1";
     ffmpeg(join({{"-f", "lavfi", "-i", testsrc("160x90", c.fps, c.seconds), "-f", "lavfi", "-i",
                   "aevalsrc=exprs='" + exprs + "':c=" + layout + ":s=" + std::to_string(c.rate) +
-                      ":d=" + std::to_string(c.seconds + 0.25)},
+                      ":d=" + std::to_string(c.seconds + c.audio_over)},
                  kH264,
                  {"-pix_fmt", "yuv420p", "-c:a", "pcm_s16le", file.string()}}));
     return file;
@@ -91,6 +94,21 @@ double fragmented_audio_end(const fs::path& file) {
                                       file)["packets"];
     if (packets.empty()) throw std::runtime_error("no audio packet in " + file.string());
     return number(packets[0], "pts_time") + number(stream_of(file, "a:0"), "duration");
+}
+
+// Every AAC packet of the first audio stream but the last holds one whole
+// frame: its successor starts 1024 samples later. A frame the encoder was
+// given short in mid-stream (FFmpeg 7.1 refuses one: "frame_size (1024) was
+// not respected for a non-last frame"; 5.1 encoded it padded) shows as a
+// shorter step.
+void expect_whole_aac_frames(const fs::path& file, int rate) {
+    const auto packets =
+        ffprobe_json({"-select_streams", "a:0", "-show_packets", "-show_entries", "packet=pts_time"}, file)["packets"];
+    ASSERT_GT(packets.size(), 2u) << file;
+    for (std::size_t i = 1; i + 1 < packets.size(); ++i) {
+        const double step = number(packets[i], "pts_time") - number(packets[i - 1], "pts_time");
+        ASSERT_NEAR(step * rate, 1024.0, 0.5) << file << ": packet " << i << " of " << packets.size();
+    }
 }
 
 // S elements of the audio Representation whose init segment is `init`: [t, d].
@@ -147,6 +165,7 @@ TEST_P(AudioTiming, StartsAndEndsWithTheVideoInHlsDashAndMp4) {
         EXPECT_NEAR(tone_start(whole, "0:a:0"), kToneStart, frame / 2);
         // The padding is not presented: the audio ends with the last frame.
         EXPECT_NEAR(fragmented_audio_end(whole), video_end, 1e-3);
+        expect_whole_aac_frames(whole, c.rate);
 
         // EXTINF: what each segment presents; the cuts within an AAC frame
         // of the video's (on the nearest frame boundary but at the end).
@@ -177,6 +196,7 @@ TEST_P(AudioTiming, StartsAndEndsWithTheVideoInHlsDashAndMp4) {
         EXPECT_NEAR(tone_start(out / "90p.mp4", "0:a:" + std::to_string(i)), kToneStart, frame / 2);
         EXPECT_NEAR(number(streams[i], "start_time") + number(streams[i], "duration"), video_end, 1e-3);
     }
+    expect_whole_aac_frames(out / "90p.mp4", c.rate);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -187,7 +207,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{22050, 2, "30", 3.3, "1"}, Case{24000, 2, "25", 4.1, "1.5"},
                       Case{32000, 6, "25", 4.1, "2"}, Case{44100, 2, "30000/1001", 4.1, "2"},
                       Case{48000, 6, "24", 4.1, "1.5"}, Case{88200, 2, "25", 3.1, "1"},
-                      Case{96000, 1, "30000/1001", 4.1, "4"}),
+                      Case{96000, 1, "30000/1001", 4.1, "4"},
+                      // Audio that ends before the video: silence to its end.
+                      Case{8000, 2, "30000/1001", 4.1, "1.5", -0.3}, Case{44100, 1, "25", 3.0, "2", -0.5},
+                      Case{48000, 6, "25", 2.5, "1", -0.04}),
     case_name);
 
 }  // namespace
