@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/base/: the words every room shares: errors, progress events and the
+// run's report, chunks and the memory they reserve, the run's threads.
+// May include: no other room.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // The two kinds of failure the command line maps to exit codes: bad usage or
 // unusable input (2) and a run that failed (1). Messages say what failed,
 // where, and what to do.

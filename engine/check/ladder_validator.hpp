@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/check/: what ladder checks of its work: a finished ladder on disk
+// (`ladder validate`, read only inside its folder) and an encoded chunk's quality.
+// May include: base.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // `ladder validate`: checks a CMAF/HLS ladder on disk the way a player and a
 // packager reviewer would — playlists parse, every referenced file exists,
 // every segment starts with a key frame, CODECS (every AV1 entry, I-frame

@@ -1,4 +1,10 @@
 #pragma once
+// Room engine/encode/: the encoder workers: a slot's lease, its sessions of chunks
+// from the dispatcher, checked and delivered to the rung's writer; encoders kept open.
+// May include: base, media, check, plan, source, encode/backend,
+//   output, schedule, rung.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // An encoder worker. With helper dispatch (pinned_rung < 0) it claims a
 // GpuLease (first as a primary claimer, later as a helper), takes chunks the
 // ChunkDispatcher picks for that slot, and when the slot has no chunk it may

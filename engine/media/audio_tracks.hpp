@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/media/: the source's audio and subtitle tracks: which become renditions,
+// their names and languages, the AAC encoded once, where audio segments cut.
+// May include: base.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // Every audio rendition of a run, each an AudioTrack (decoded and encoded
 // once), and the one place that routes the source's audio packets to them:
 // a stream with a stereo and a 5.1 rendition feeds both.

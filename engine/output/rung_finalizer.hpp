@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/output/: what a rung's encoded chunks become: written in order into
+// its outputs with the audio and subtitles, journaled for --resume, the folder's layout and lock.
+// May include: base, media, check, plan, source.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // One per rung, on its own thread: takes encoded chunks in any order and
 // writes them strictly in order into the rung's output, with continuous
 // timestamps and the shared AAC audio interleaved. The output is renamed into

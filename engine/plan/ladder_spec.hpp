@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/plan/: what a run is asked to make: the ladder of rungs, fitted to
+// the source, and the plan (plan.json) the shards of a run agree on.
+// May include: base, media.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // The ladder: which renditions ("rungs") to make. Loaded from JSON presets or
 // --rung arguments, or the default ladder; fitted to the source so that no
 // rung upscales. A rung's named size (the 720 of "720p", of --rung x720, of

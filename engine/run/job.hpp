@@ -1,4 +1,10 @@
 #pragma once
+// Room engine/run/: a whole run and the commands' engines: `ladder encode`,
+// `plan` and `stitch`, their pre-flight, wiring, lanes' growth and published outputs.
+// May include: base, media, check, plan, source, encode/backend,
+//   encode/process, output, schedule, rung, encode.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // A whole run (`ladder encode`, or one shard of a plan), in the order of
 // run_job: the pre-flight (source, ladder, encoders, memory), the output
 // folder, the rungs and their writers, the data path (decode pump -> rung

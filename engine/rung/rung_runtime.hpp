@@ -1,4 +1,10 @@
 #pragma once
+// Room engine/rung/: one rung during a run: its frames from the lanes scaled and
+// cut into chunks (joined across lanes), its contract, rate and complexity, its shared state.
+// May include: base, media, check, plan, source, encode/backend,
+//   output, schedule.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // Everything the threads of one rung share during a run.
 #include <memory>
 

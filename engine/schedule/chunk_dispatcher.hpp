@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/schedule/: who encodes what, when: the devices planned, the rungs'
+// chunk queues, the dispatcher, the memory budgets the queued chunks reserve from.
+// May include: base, media, plan, source, encode/backend.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // Decides which chunk each encoder worker encodes next, across the rungs'
 // SegmentChunkQueues.
 //

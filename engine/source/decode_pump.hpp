@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/source/: the input read once: described, cut into lanes at clean key
+// frames, demuxed, decoded and normalized; frames numbered, subtitles read.
+// May include: base, media.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // Demuxes and decodes the source exactly once. Video frames are normalized
 // once (deinterlaced and turned upright when the source says so, constant
 // frame rate from the stream's rate, one pixel format) and

@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/encode/backend/: an encoder session: the EncoderBackend
+// interface, libavcodec's AV1 encoders behind it, packets split back into chunks.
+// May include: base, media, plan.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // One interface over libavcodec's AV1 encoders: libsvtav1 and libaom-av1 on
 // the CPU, av1_nvenc (NVIDIA) and av1_qsv (Intel) on the slot's GPU, run in
 // ladder's process (engine/encode/backend/libavcodec_encoder.*) or in an encoder process

@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/encode/process/: CPU encoders in processes of their own:
+// started, fed through a socket and a shared frame ring, killed and reaped.
+// May include: base, media, plan, encode/backend.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // CPU encoders in encoder processes (engine/encode/process/encoder_process.hpp): a crash,
 // an abort or a hang inside SVT-AV1 or libaom costs the chunks of the session
 // not back yet (they go back through the fault path: another slot,
