@@ -12,7 +12,7 @@
 // That does not cover SVT-AV1's other race: every open re-zeroes the
 // process-global wedge mask table that encoders already running read
 // (docs/hardening.md); only one encoder per process (encoder processes,
-// engine/process_encoder.hpp) avoids it.
+// engine/encode/process/process_encoder.hpp) avoids it.
 //
 // SVT-AV1 1.4 can also block forever in its teardown when an encoder is
 // freed with pictures still in flight (a run stopped mid-chunk: seen about

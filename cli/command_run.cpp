@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "engine/errors.hpp"
+#include "engine/base/errors.hpp"
 
 namespace ladder::cli {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli/progress_renderer.hpp"
-#include "engine/job_report.hpp"
-#include "engine/ladder_spec.hpp"
+#include "engine/base/job_report.hpp"
+#include "engine/plan/ladder_spec.hpp"
 
 namespace ladder::cli {
 

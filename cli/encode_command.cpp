@@ -22,12 +22,12 @@
 #include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
 #include "cli/stderr_capture.hpp"
-#include "engine/errors.hpp"
-#include "engine/output_lock.hpp"
-#include "engine/job.hpp"
-#include "engine/plan_job.hpp"
-#include "engine/realtime_lockout.hpp"
-#include "engine/memory_budget.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/output/output_lock.hpp"
+#include "engine/run/job.hpp"
+#include "engine/run/plan_job.hpp"
+#include "engine/encode/process/realtime_lockout.hpp"
+#include "engine/base/memory_budget.hpp"
 #include "gpu/cpu_info.hpp"
 
 namespace ladder::cli {
@@ -339,7 +339,7 @@ int run_encode(const EncodeArgs& args) {
     // With --plan, where the chunks and the report go: the plan's folder.
     EncodeArgs effective = args;
     // One run per output folder, from before anything is written there
-    // until the report is (engine/output_lock.hpp).
+    // until the report is (engine/output/output_lock.hpp).
     std::optional<engine::OutputLock> lock;
     try {
         std::optional<engine::JobPlan> plan;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/job.hpp"
+#include "engine/run/job.hpp"
 
 namespace ladder::cli {
 

@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "av/logging.hpp"
-#include "engine/encoder_process.hpp"
-#include "engine/encoder_process_main.hpp"
-#include "engine/realtime_lockout.hpp"
+#include "engine/encode/process/encoder_process.hpp"
+#include "engine/encode/process/encoder_process_main.hpp"
+#include "engine/encode/process/realtime_lockout.hpp"
 #include "cli/crash_report.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/encode_command.hpp"
@@ -19,9 +19,9 @@
 
 int main(int argc, char** argv) {
     // Before anything starts a thread or an encoder, in ladder and in each of
-    // its encoder processes alike (engine/realtime_lockout.hpp).
+    // its encoder processes alike (engine/encode/process/realtime_lockout.hpp).
     ladder::engine::forbid_realtime_scheduling();
-    // ladder's own encoder processes (engine/encoder_process.hpp): nothing
+    // ladder's own encoder processes (engine/encode/process/encoder_process.hpp): nothing
     // else, not even the crash report, runs in them.
     if (argc == 2 && std::strcmp(argv[1], ladder::engine::kEncoderProcessArgument) == 0)
         return ladder::engine::run_encoder_process(ladder::engine::kEncoderProcessSocketFd);

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "engine/errors.hpp"
+#include "engine/base/errors.hpp"
 
 namespace ladder::cli {
 

@@ -4,7 +4,7 @@
 // CMAF segments, so it writes those segments (and their playlists) too.
 #include <string>
 
-#include "engine/job.hpp"
+#include "engine/run/job.hpp"
 
 namespace ladder::cli {
 

@@ -7,10 +7,10 @@
 #include "cli/command_run.hpp"
 #include "cli/input_options.hpp"
 #include "cli/signal_stop.hpp"
-#include "engine/errors.hpp"
-#include "engine/output_lock.hpp"
-#include "engine/output_paths.hpp"
-#include "engine/plan_job.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/output/output_lock.hpp"
+#include "engine/output/output_paths.hpp"
+#include "engine/run/plan_job.hpp"
 #include "gpu/cpu_info.hpp"
 
 namespace ladder::cli {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/job_report.hpp"
-#include "engine/progress_sink.hpp"
+#include "engine/base/job_report.hpp"
+#include "engine/base/progress_sink.hpp"
 
 namespace ladder::cli {
 

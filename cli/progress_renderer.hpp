@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "cli/progress_model.hpp"
-#include "engine/progress_sink.hpp"
+#include "engine/base/progress_sink.hpp"
 
 namespace ladder::cli {
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/job_report.hpp"
-#include "engine/progress_sink.hpp"
+#include "engine/base/job_report.hpp"
+#include "engine/base/progress_sink.hpp"
 
 namespace ladder::cli {
 

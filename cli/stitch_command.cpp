@@ -8,9 +8,9 @@
 #include "cli/output_formats.hpp"
 #include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
-#include "engine/errors.hpp"
-#include "engine/output_lock.hpp"
-#include "engine/stitch_job.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/output/output_lock.hpp"
+#include "engine/run/stitch_job.hpp"
 
 namespace ladder::cli {
 

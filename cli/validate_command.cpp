@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "engine/ladder_validator.hpp"
+#include "engine/check/ladder_validator.hpp"
 
 namespace ladder::cli {
 

@@ -274,7 +274,7 @@ def default_rungs(src):
 
 
 def chunk_frames(segment_seconds, fps):
-    """ladder's chunk length in frames (engine/job.cpp chunk_frames_for)."""
+    """ladder's chunk length in frames (engine/run/job.cpp chunk_frames_for)."""
     return max(1, int(segment_seconds * fps + 0.5))
 
 

@@ -3,7 +3,7 @@
 # input: file names, rung names and ladder files reach FFmpeg's libraries and
 # the file system as data, never through /bin/sh. This check fails when the
 # sources of the ladder binary (av/ cli/ engine/ gpu/ mux/) call anything
-# that runs a program, with one exception: engine/encoder_process.cpp starts
+# that runs a program, with one exception: engine/encode/process/encoder_process.cpp starts
 # ladder's own encoder processes, posix_spawn of "/proc/self/exe" with one
 # fixed argument and no shell; that call, exactly as written there, is
 # allowed, and nothing else in that file. Tests and scripts/ may run
@@ -19,7 +19,7 @@ hits=$(grep -rnE --include='*.cpp' --include='*.hpp' --include='*.h' "$pattern" 
   while IFS= read -r hit; do
     code="${hit#*:*:}"
     code="${code%%//*}"
-    if [[ "${hit%%:*}" == engine/encoder_process.cpp && "$code" == *'::posix_spawn(&pid_, "/proc/self/exe", &actions, &attr, argv, environ);'* ]]; then
+    if [[ "${hit%%:*}" == engine/encode/process/encoder_process.cpp && "$code" == *'::posix_spawn(&pid_, "/proc/self/exe", &actions, &attr, argv, environ);'* ]]; then
       continue  # ladder's own encoder process (see above)
     fi
     if grep -qE "$pattern" <<<"$code"; then echo "$hit"; fi
@@ -30,4 +30,4 @@ if [[ -n "$hits" ]]; then
   exit 1
 fi
 count=$(find av cli engine gpu mux -name '*.[ch]pp' | wc -l)
-echo "check-no-shell: none of the $count source files of the ladder binary runs a program or a shell (the one exception: ladder's own encoder process, engine/encoder_process.cpp)"
+echo "check-no-shell: none of the $count source files of the ladder binary runs a program or a shell (the one exception: ladder's own encoder process, engine/encode/process/encoder_process.cpp)"

@@ -305,7 +305,7 @@ const std::vector<NonRegularInput>& non_regular_inputs() {
              return (d / "odd.json").string() +
                     ": is a FIFO (named pipe): ladder reads regular files only; write the report to a file first";
          }},
-        // validate reads a ladder's files through engine/ladder_path.*, which
+        // validate reads a ladder's files through engine/check/ladder_path.*, which
         // never opened anything but a regular file: a problem line, exit 1.
         {"ValidateMasterPlaylistFifo",
          [](const fs::path& d) {

@@ -1,4 +1,4 @@
-// Decode lanes (engine/decode_lanes.hpp): the source decoded in ranges
+// Decode lanes (engine/source/decode_lanes.hpp): the source decoded in ranges
 // between clean key frames, at once, gives byte for byte the frames of one
 // pass, with the same numbers, and decodes each source packet once. Checked
 // on containers and streams a user brings: MP4, Matroska and MPEG-TS with
@@ -12,11 +12,11 @@
 #include <stop_token>
 
 #include "av/logging.hpp"
-#include "engine/job.hpp"
-#include "engine/decode_cuts.hpp"
-#include "engine/decode_lanes.hpp"
-#include "engine/source_info.hpp"
-#include "engine/stage_threads.hpp"
+#include "engine/run/job.hpp"
+#include "engine/source/decode_cuts.hpp"
+#include "engine/source/decode_lanes.hpp"
+#include "engine/source/source_info.hpp"
+#include "engine/base/stage_threads.hpp"
 #include "media_tools.hpp"
 
 extern "C" {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "av/logging.hpp"
-#include "engine/job.hpp"
+#include "engine/run/job.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {

@@ -13,10 +13,10 @@
 #include <set>
 
 #include "av/logging.hpp"
-#include "engine/errors.hpp"
-#include "engine/job.hpp"
-#include "engine/job_report.hpp"
-#include "engine/ladder_validator.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/run/job.hpp"
+#include "engine/base/job_report.hpp"
+#include "engine/check/ladder_validator.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {

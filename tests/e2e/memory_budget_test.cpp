@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "av/logging.hpp"
-#include "engine/errors.hpp"
-#include "engine/job.hpp"
-#include "engine/ladder_validator.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/run/job.hpp"
+#include "engine/check/ladder_validator.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {

@@ -1,4 +1,4 @@
-// No thread of a ladder run may run real-time (engine/realtime_lockout.hpp):
+// No thread of a ladder run may run real-time (engine/encode/process/realtime_lockout.hpp):
 // run as root, SVT-AV1 asks for SCHED_FIFO 99 for the thread that opens an
 // encoder and for each thread the encoder creates. The preloaded
 // tests/fakes/realtime_watch.cpp logs, in ladder and its encoder processes,

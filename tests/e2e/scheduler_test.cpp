@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "av/logging.hpp"
-#include "engine/job.hpp"
+#include "engine/run/job.hpp"
 #include "encoder_faults.hpp"
-#include "engine/ladder_validator.hpp"
+#include "engine/check/ladder_validator.hpp"
 #include "hls_tools.hpp"
 #include "media_tools.hpp"
 

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/decode_pump.hpp"
-#include "engine/errors.hpp"
+#include "engine/source/decode_pump.hpp"
+#include "engine/base/errors.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {

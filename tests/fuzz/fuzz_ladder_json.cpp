@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/errors.hpp"
-#include "engine/ladder_spec.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/plan/ladder_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
 // Where the audio of an output ends and where an audio rendition's segments
-// are cut (engine/audio_segment_plan.hpp, issue 41): on the AAC frame
+// are cut (engine/media/audio_segment_plan.hpp, issue 41): on the AAC frame
 // boundary nearest each video boundary, at every rate, the last frame cut at
 // the video's end.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "av/handles.hpp"
-#include "engine/audio_segment_plan.hpp"
+#include "engine/media/audio_segment_plan.hpp"
 
 namespace ladder::engine {
 namespace {

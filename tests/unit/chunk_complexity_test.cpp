@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/chunk_analyzer.hpp"
-#include "engine/chunk_complexity.hpp"
+#include "engine/rung/chunk_analyzer.hpp"
+#include "engine/rung/chunk_complexity.hpp"
 #include "yuv420p_frames.hpp"
 
 namespace ladder::engine {

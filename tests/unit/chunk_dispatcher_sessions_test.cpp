@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/chunk_dispatcher.hpp"
+#include "engine/schedule/chunk_dispatcher.hpp"
 
 namespace ladder::engine {
 namespace {

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/chunk_dispatcher.hpp"
-#include "engine/errors.hpp"
+#include "engine/schedule/chunk_dispatcher.hpp"
+#include "engine/base/errors.hpp"
 
 namespace ladder::engine {
 namespace {

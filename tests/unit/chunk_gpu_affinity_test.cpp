@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/chunk_dispatcher.hpp"
-#include "engine/chunk_joiner.hpp"
-#include "engine/errors.hpp"
+#include "engine/schedule/chunk_dispatcher.hpp"
+#include "engine/rung/chunk_joiner.hpp"
+#include "engine/base/errors.hpp"
 
 namespace ladder::engine {
 namespace {

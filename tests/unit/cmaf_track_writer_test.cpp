@@ -4,7 +4,7 @@
 // free the custom AVIOContext as one (avio_context_free), never close it as
 // a file: avio_close would take the writer object (its opaque) for a
 // URLContext and crash. Covers the video rungs (AV1) and the HLS audio
-// rendition (AAC, engine/audio_rendition_writer.cpp) — both use this writer.
+// rendition (AAC, engine/output/audio_rendition_writer.cpp) — both use this writer.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

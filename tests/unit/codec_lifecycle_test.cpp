@@ -8,8 +8,8 @@
 
 #include "av/av_error.hpp"
 #include "av/codec_lifecycle.hpp"
-#include "engine/encoder_backend.hpp"
-#include "engine/errors.hpp"
+#include "engine/encode/backend/encoder_backend.hpp"
+#include "engine/base/errors.hpp"
 #include "gpu/cpu_info.hpp"
 
 namespace ladder {

@@ -3,8 +3,8 @@
 // (its share of the rung's rate) never leaves them.
 #include <gtest/gtest.h>
 
-#include "engine/encoder_backend.hpp"
-#include "engine/rung_rate_feedback.hpp"
+#include "engine/encode/backend/encoder_backend.hpp"
+#include "engine/rung/rung_rate_feedback.hpp"
 
 namespace ladder::engine {
 namespace {

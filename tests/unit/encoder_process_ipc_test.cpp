@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "engine/shared_frame_ring.hpp"
-#include "engine/worker_socket.hpp"
+#include "engine/encode/process/shared_frame_ring.hpp"
+#include "engine/encode/process/worker_socket.hpp"
 
 extern "C" {
 #include <libavutil/imgutils.h>

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "av/av_error.hpp"
-#include "engine/errors.hpp"
-#include "engine/libavcodec_encoder.hpp"
-#include "engine/session_chunks.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/encode/backend/libavcodec_encoder.hpp"
+#include "engine/encode/backend/session_chunks.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 namespace ladder::engine {

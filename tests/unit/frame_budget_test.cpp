@@ -1,9 +1,9 @@
 // Where queued raw frames are budgeted: host memory, or the decoding GPU's.
 #include <gtest/gtest.h>
 
-#include "engine/errors.hpp"
-#include "engine/frame_budget.hpp"
-#include "engine/gpu_frame_budgets.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/schedule/frame_budget.hpp"
+#include "engine/schedule/gpu_frame_budgets.hpp"
 
 namespace ladder::engine {
 namespace {

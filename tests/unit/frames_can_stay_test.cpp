@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/device_plan.hpp"
+#include "engine/schedule/device_plan.hpp"
 
 namespace ladder::engine {
 namespace {

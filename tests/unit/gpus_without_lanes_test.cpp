@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/decode_lane_plan.hpp"
+#include "engine/run/decode_lane_plan.hpp"
 
 namespace ladder::engine {
 namespace {

@@ -1,4 +1,4 @@
-// Image sequence patterns and their numbering (engine/image_sequence.*),
+// Image sequence patterns and their numbering (engine/source/image_sequence.*),
 // and --frame-rate's text (cli/frame_rate_option.*).
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "cli/frame_rate_option.hpp"
-#include "engine/errors.hpp"
-#include "engine/image_sequence.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/source/image_sequence.hpp"
 
 namespace ladder {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ladder_spec.hpp"
+#include "engine/plan/ladder_spec.hpp"
 
 using ladder::engine::default_ladder;
 using ladder::engine::fit_to_source;

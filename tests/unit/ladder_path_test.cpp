@@ -1,9 +1,9 @@
-// engine/ladder_path: a URI from a playlist resolves only to a file inside
+// engine/check/ladder_path: a URI from a playlist resolves only to a file inside
 // the ladder's folder, and nothing outside is ever opened (checked with
 // inotify: root reads any file whatever its mode). Also the excerpts of
 // file content that problem lines show, and the in-memory demuxer, which
 // must not follow what its bytes name.
-#include "engine/ladder_path.hpp"
+#include "engine/check/ladder_path.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // LadderSpec: the default ladder, JSON presets, --rung arguments, validation
 // and fitting the ladder to the source (never upscale, follow the display
 // aspect ratio, even sizes, a rung's number is its short side).
-#include "engine/ladder_spec.hpp"
+#include "engine/plan/ladder_spec.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "engine/base/errors.hpp"
 
 namespace fs = std::filesystem;
 using ladder::engine::default_ladder;

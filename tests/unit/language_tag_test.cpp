@@ -1,7 +1,7 @@
 // A track's language tag as HLS/DASH (the shortest RFC 5646 tag) and MP4's
 // mdhd box (ISO 639-2/T) want it, checked by hand and against Debian's
 // iso-codes list of ISO 639-2 (an independent source of the mapping).
-#include "engine/language_tag.hpp"
+#include "engine/media/language_tag.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// forbid_realtime_scheduling() (engine/realtime_lockout.*) cannot be undone,
+// forbid_realtime_scheduling() (engine/encode/process/realtime_lockout.*) cannot be undone,
 // so it runs in a child process of its own: afterwards a thread that was
 // real-time before (a ladder started with chrt) is not, none can become
 // real-time, and neither can a program the process executes as root (chrt,
@@ -16,7 +16,7 @@
 #include <fstream>
 #include <string>
 
-#include "engine/realtime_lockout.hpp"
+#include "engine/encode/process/realtime_lockout.hpp"
 #include "tests/realtime_probe.hpp"
 
 namespace ladder::engine {

@@ -18,8 +18,8 @@
 #include "av/av_error.hpp"
 #include "av/input_file.hpp"
 #include "av/regular_file.hpp"
-#include "engine/errors.hpp"
-#include "engine/image_sequence.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/source/image_sequence.hpp"
 
 namespace ladder {
 namespace {

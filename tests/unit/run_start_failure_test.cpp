@@ -12,8 +12,8 @@
 #include <system_error>
 
 #include "av/logging.hpp"
-#include "engine/errors.hpp"
-#include "engine/job.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/run/job.hpp"
 
 namespace ladder::engine {
 namespace {

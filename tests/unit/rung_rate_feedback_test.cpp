@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "engine/rung_rate_feedback.hpp"
+#include "engine/rung/rung_rate_feedback.hpp"
 
 namespace ladder::engine {
 namespace {

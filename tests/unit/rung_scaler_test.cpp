@@ -7,8 +7,8 @@
 #include <stop_token>
 
 #include "av/av_error.hpp"
-#include "engine/errors.hpp"
-#include "engine/rung_scaler.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/rung/rung_scaler.hpp"
 #include "yuv420p_frames.hpp"
 
 namespace ladder::engine {

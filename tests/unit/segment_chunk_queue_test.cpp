@@ -1,6 +1,6 @@
 // SegmentChunkQueue: FIFO order, requeue at the front, close/drain semantics,
 // backpressure (push blocks while full), and cancellation of blocked calls.
-#include "engine/segment_chunk_queue.hpp"
+#include "engine/schedule/segment_chunk_queue.hpp"
 
 #include <gtest/gtest.h>
 

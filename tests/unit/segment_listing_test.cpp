@@ -1,6 +1,6 @@
-// engine/segment_listing: a segment file listed twice, in one list or in two
+// engine/check/segment_listing: a segment file listed twice, in one list or in two
 // lists of one kind, is named once per file and list, in words that say how.
-#include "engine/segment_listing.hpp"
+#include "engine/check/segment_listing.hpp"
 
 #include <gtest/gtest.h>
 

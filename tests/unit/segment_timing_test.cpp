@@ -1,8 +1,8 @@
-// engine/segment_timing: when a segment's samples play, from a track's
+// engine/check/segment_timing: when a segment's samples play, from a track's
 // timescale and edit list and a fragment's tfdt and durations; numbers no
 // ladder writes (a hostile file given to `ladder validate`) are refused, not
 // wrapped.
-#include "engine/segment_timing.hpp"
+#include "engine/check/segment_timing.hpp"
 
 #include <gtest/gtest.h>
 

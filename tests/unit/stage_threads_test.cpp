@@ -14,8 +14,8 @@ extern "C" {
 }
 
 #include "av/av_error.hpp"
-#include "engine/errors.hpp"
-#include "engine/stage_threads.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/base/stage_threads.hpp"
 
 namespace ladder::engine {
 namespace {

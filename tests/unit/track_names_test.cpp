@@ -1,6 +1,6 @@
 // Names from the source's metadata made fit for HLS quoted strings, XML and
 // MP4 titles, and kept apart within a group.
-#include "engine/track_names.hpp"
+#include "engine/media/track_names.hpp"
 
 #include <gtest/gtest.h>
 

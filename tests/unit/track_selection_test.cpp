@@ -2,9 +2,9 @@
 // how the master playlist groups them, and the WebVTT text of a segment.
 #include <gtest/gtest.h>
 
-#include "engine/audio_selection.hpp"
-#include "engine/errors.hpp"
-#include "engine/subtitle_selection.hpp"
+#include "engine/media/audio_selection.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/media/subtitle_selection.hpp"
 #include "mux/hls_master_builder.hpp"
 #include "mux/hls_playlist.hpp"
 #include "mux/webvtt_document.hpp"

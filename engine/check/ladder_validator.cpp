@@ -1,0 +1,718 @@
+#include "engine/check/ladder_validator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "av/memory_input.hpp"
+#include "engine/check/dash_validator.hpp"
+#include "engine/check/init_segment_codecs.hpp"
+#include "engine/check/ladder_path.hpp"
+#include "engine/check/segment_listing.hpp"
+#include "engine/check/segment_timing.hpp"
+#include "engine/check/validation_text.hpp"
+#include "mux/av1_sequence_header.hpp"
+#include "mux/bmff_boxes.hpp"
+#include "mux/hls_bandwidth.hpp"
+#include "mux/hls_master_builder.hpp"
+#include "mux/hls_playlist.hpp"
+
+namespace ladder::engine {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// EXTINF is written with 6 decimals; a tampered value is off by far more.
+constexpr double kExtinfTolerance = 0.002;
+// 1024 samples at 7350 Hz, AAC's lowest rate.
+constexpr double kLongestAacFrame = 1024.0 / 7350;
+
+// What a video init segment's av1C says: what CODECS and VIDEO-RANGE must say.
+struct InitFacts {
+    std::string codecs;
+    std::optional<ColourDescription> colour;
+};
+
+struct TrackCheck {
+    std::vector<double> boundaries;  // cumulative EXTINF
+    std::vector<mux::SegmentSize> sizes;
+    int target_duration = 0;
+    InitFacts init;  // video only
+    // When the first and the last segment play (when both could be read).
+    std::optional<SegmentTiming> first, last;
+    bool ok = false;
+};
+
+// A decode time in the track's timescale, when known (plain fields: GCC 12
+// warns falsely about a std::optional<std::uint64_t> handed along here).
+struct DecodeTime {
+    bool known = false;
+    std::uint64_t ticks = 0;
+};
+
+// What checking one media segment found out.
+struct SegmentFacts {
+    std::uint64_t bytes = 0;  // what a player fetches for it (0 when it cannot be read)
+    // The decode time after its last sample (tfdt + durations): where the
+    // next segment must start.
+    DecodeTime end_time;
+    // When its samples play, after the init segment's edit list (when its
+    // moof and the init segment say).
+    std::optional<SegmentTiming> timing;
+};
+
+std::string shown(std::string_view text) { return shown_in_problem(text); }
+
+std::string_view as_text(const std::vector<std::uint8_t>& bytes) {
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// Whether range lies inside a file of size bytes; offset + length may not
+// even fit in 64 bits.
+bool range_fits(const mux::ByteRange& range, std::uint64_t size) {
+    return range.offset <= size && range.length <= size - range.offset;
+}
+
+// what: the tag or attribute that gives the range ("EXT-X-BYTERANGE").
+std::string out_of_file(std::string_view what, const mux::ByteRange& range, std::uint64_t size) {
+    return fmt::format("{} {}@{} reaches beyond the file's {} bytes", what, range.length, range.offset, size);
+}
+
+std::vector<std::uint8_t> sub_range(const std::vector<std::uint8_t>& bytes, const mux::ByteRange& range) {
+    const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(range.offset);
+    return {first, first + static_cast<std::ptrdiff_t>(range.length)};
+}
+
+std::string_view trimmed(std::string_view s) {
+    const auto first = s.find_first_not_of(' ');
+    if (first == std::string_view::npos) return {};
+    return s.substr(first, s.find_last_not_of(' ') - first + 1);
+}
+
+// CODECS="av01...,mp4a.40.2": the entry that disagrees with what the init
+// segment's av1C says (its optional tail carries the colour description),
+// if any. Every AV1 entry must agree; a list without one names the video
+// with its first entry.
+std::optional<std::string> disagreeing_codecs_entry(std::string_view declared, const std::string& from_init) {
+    bool any_av1 = false;
+    for (std::size_t start = 0; start <= declared.size();) {
+        const std::size_t comma = std::min(declared.find(',', start), declared.size());
+        const std::string_view entry = trimmed(declared.substr(start, comma - start));
+        if (entry.starts_with("av01")) {
+            any_av1 = true;
+            if (entry != from_init) return std::string(entry);
+        }
+        start = comma + 1;
+    }
+    if (any_av1) return std::nullopt;
+    const std::string first(trimmed(declared.substr(0, declared.find(','))));
+    return first == from_init ? std::nullopt : std::optional(first);
+}
+
+// What the folder's files can hold, for the one-line refusal of a count
+// beyond it.
+std::string beyond_the_files(std::uint64_t files) {
+    return fmt::format("but the ladder's folder holds {} files", files);
+}
+
+class Validator {
+public:
+    explicit Validator(const fs::path& outdir) : folder_(outdir) {}
+
+    ValidationReport run();
+
+private:
+    void problem(const fs::path& where, const std::string& what) {
+        report_.problems.push_back(fmt::format("{}: {}", shown_name(where), what));
+    }
+    std::string shown_name(const fs::path& file) const {
+        return shown(file.lexically_relative(folder_.path()).generic_string());
+    }
+
+    std::optional<LadderFile> follow(const fs::path& playlist, const std::string& uri);
+    std::optional<std::vector<std::uint8_t>> read_file(const LadderFile& file, std::string_view missing);
+    std::optional<mux::MasterPlaylist> load_master(const LadderFile& file);
+    // A media playlist read and parsed, its EXTINF durations recorded for
+    // the DASH checks; nullopt after a problem line.
+    std::optional<mux::MediaPlaylist> load_media(const LadderFile& file);
+    std::optional<mux::MediaPlaylist> read_media(const LadderFile& file);
+    // A media playlist's checks, done once per file however often it is named.
+    TrackCheck track(const LadderFile& playlist, bool video);
+    TrackCheck check_track(const LadderFile& playlist, bool video);
+    InitFacts init_facts(const std::vector<std::uint8_t>& init, const LadderFile& file);
+    SegmentFacts check_entry(const std::vector<std::uint8_t>& init, const fs::path& playlist,
+                             const mux::MediaSegmentEntry& entry, bool video, ListingCheck& listing,
+                             DecodeTime& next_start);
+    SegmentFacts check_segment(const std::vector<std::uint8_t>& init, const fs::path& playlist, const LadderFile& seg,
+                               const mux::MediaSegmentEntry& entry, bool video, DecodeTime expected_start);
+    std::optional<SegmentFacts> check_samples(const std::vector<std::uint8_t>& init,
+                                              const std::vector<std::uint8_t>& bytes, const fs::path& seg,
+                                              double extinf, bool video, DecodeTime expected_start);
+    DecodeTime check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout,
+                                 const mux::TrackTiming& track, DecodeTime expected_start);
+    void report_listing(const fs::path& playlist, const ListingCheck& listing);
+    std::optional<std::vector<std::uint8_t>> map_range(const fs::path& playlist, const mux::MediaPlaylist& p,
+                                                       std::vector<std::uint8_t> file);
+    // An I-frame playlist's checks, once per file; what its init's av1C says.
+    InitFacts iframe_playlist(const LadderFile& playlist);
+    void check_iframes(const mux::MediaPlaylist& p, const LadderFile& playlist, const std::vector<std::uint8_t>& init);
+    void check_iframe(const fs::path& playlist, const mux::MediaSegmentEntry& s, const std::vector<std::uint8_t>& bytes,
+                      const std::vector<std::uint8_t>& init);
+    // A variant's or I-frame stream's CODECS and VIDEO-RANGE against its init segment.
+    void check_declared_video(const fs::path& master, const std::string& stream, const mux::HlsAttributes& attrs,
+                              const InitFacts& init);
+    void check_bandwidth(const fs::path& master, const mux::HlsAttributes& attrs, const TrackCheck& video,
+                         const std::vector<const TrackCheck*>& audio);
+    // Every AUDIO rendition's track, by URI, and each group's members.
+    void check_audio_media(const fs::path& master_file, const mux::MasterPlaylist& master);
+    std::vector<const TrackCheck*> audio_group(const fs::path& master_file, const mux::HlsAttributes& variant);
+    void check_audio_alignment(const fs::path& master_file, const TrackCheck& reference);
+    // Every SUBTITLES rendition: segmented WebVTT with X-TIMESTAMP-MAP, its
+    // segments where the video's are; every variant's group exists.
+    void check_subtitles(const fs::path& master_file, const mux::MasterPlaylist& master, const TrackCheck* reference);
+    void check_subtitle_playlist(const LadderFile& entry, const TrackCheck* reference);
+    void check_variant_alignment(const fs::path& playlist, const TrackCheck& t);
+
+    LadderFolder folder_;
+    ValidationReport report_;
+    std::map<std::string, TrackCheck> audio_tracks_;  // by URI as the master playlist writes it
+    std::map<std::string, std::vector<std::string>> audio_groups_;  // GROUP-ID -> URIs
+    std::map<std::pair<FileId, bool>, TrackCheck> tracks_;  // by playlist file and whether it is video
+    std::map<FileId, InitFacts> iframe_playlists_;
+    std::set<FileId> subtitle_playlists_;
+    HlsFindings findings_;  // for the DASH checks: inits compared, playlists read
+    SegmentRegistry media_segments_;   // listed by media playlists (video, audio, subtitles)
+    SegmentRegistry iframe_segments_;  // listed by I-frame playlists
+    std::optional<TrackCheck> reference_;  // the first variant's track: the others must line up with it
+    std::string reference_uri_;
+};
+
+// The file a URI in playlist names (relative to the playlist's folder), or
+// nullopt after a problem line: nothing outside the ladder is ever opened.
+std::optional<LadderFile> Validator::follow(const fs::path& playlist, const std::string& uri) {
+    UriResolution r = folder_.resolve(playlist.parent_path(), uri);
+    if (r.file) return std::move(r.file);
+    problem(playlist, fmt::format("URI \"{}\" {}", shown(uri), refusal_in_words(r.refusal)));
+    return std::nullopt;
+}
+
+std::optional<std::vector<std::uint8_t>> Validator::read_file(const LadderFile& file, std::string_view missing) {
+    FileBytes r = folder_.read(file);
+    switch (r.status) {
+        case ReadStatus::ok: return std::move(r.bytes);
+        case ReadStatus::missing: problem(file.path, std::string(missing)); break;
+        case ReadStatus::not_a_regular_file: problem(file.path, "not a regular file: not read"); break;
+        case ReadStatus::outside:
+            problem(file.path, "outside the ladder: not read (a symbolic link leads out of the ladder's folder)");
+            break;
+    }
+    return std::nullopt;
+}
+
+// The reader keeps no more entries than the folder has files: a playlist
+// listing more names some file twice (or a missing one), and is refused in
+// one line instead of being believed.
+std::optional<mux::MasterPlaylist> Validator::load_master(const LadderFile& file) {
+    auto bytes = read_file(file, "missing: not a complete ladder (the master playlist is written last)");
+    if (!bytes) return std::nullopt;
+    const std::uint64_t files = folder_.file_count();
+    try {
+        auto p = mux::parse_master_playlist(as_text(*bytes), file.path.string(), {files});
+        if (p.entries_listed <= files) return p;
+        problem(file.path, fmt::format("lists {} variants, renditions and I-frame streams {} (not checked one by one)",
+                                       p.entries_listed, beyond_the_files(files)));
+    } catch (const mux::PlaylistError& e) {
+        problem(file.path, fmt::format("does not parse: {}", e.what()));
+    }
+    return std::nullopt;
+}
+
+std::optional<mux::MediaPlaylist> Validator::load_media(const LadderFile& file) {
+    auto p = read_media(file);
+    // The DASH checks compare their timelines with it without reading it again.
+    if (const auto id = folder_.identity(file)) {
+        auto& durations = findings_.playlist_durations[*id];
+        if (p) {
+            durations.emplace();
+            for (const auto& s : p->segments) durations->push_back(s.duration);
+        }
+    }
+    return p;
+}
+
+std::optional<mux::MediaPlaylist> Validator::read_media(const LadderFile& file) {
+    auto bytes = read_file(file, "missing (referenced by the master playlist)");
+    if (!bytes) return std::nullopt;
+    const std::uint64_t files = folder_.file_count();
+    try {
+        auto p = mux::parse_media_playlist(as_text(*bytes), file.path.string(), {files});
+        if (p.segments_listed <= files) return p;
+        problem(file.path, fmt::format("lists {} segments {}: segment files listed more than once, or missing (not "
+                                       "checked one by one)",
+                                       p.segments_listed, beyond_the_files(files)));
+    } catch (const mux::PlaylistError& e) {
+        problem(file.path, fmt::format("does not parse: {}", e.what()));
+    }
+    return std::nullopt;
+}
+
+// The codecs string and colour of the init segment's av1C; av1C's own
+// fields and the colr boxes are compared with it once per init segment.
+InitFacts Validator::init_facts(const std::vector<std::uint8_t>& init, const LadderFile& file) {
+    InitCodecs c = av1_codecs_of_init(init, file.path);
+    const auto id = folder_.identity(file);
+    if (!id || findings_.inits_compared.insert(*id).second) {
+        if (!c.problem.empty()) problem(file.path, c.problem);
+        for (const auto& d : c.disagreements) problem(file.path, d);
+    }
+    return {c.codecs.value_or(""), c.colour};
+}
+
+SegmentFacts Validator::check_segment(const std::vector<std::uint8_t>& init, const fs::path& playlist,
+                                      const LadderFile& file, const mux::MediaSegmentEntry& entry, bool video,
+                                      DecodeTime expected_start) {
+    auto bytes = read_file(file, "missing (referenced by its playlist)");
+    if (!bytes) return {};
+    // A player fetches only the byte range, when there is one.
+    if (entry.byte_range) {
+        if (!range_fits(*entry.byte_range, bytes->size())) {
+            problem(playlist, fmt::format("{}: {}", shown(entry.uri), out_of_file("EXT-X-BYTERANGE", *entry.byte_range, bytes->size())));
+            return {};
+        }
+        *bytes = sub_range(*bytes, *entry.byte_range);
+    }
+    ++report_.segments;
+    auto facts = check_samples(init, *bytes, file.path, entry.duration, video, expected_start);
+    return facts ? std::move(*facts) : SegmentFacts{bytes->size(), {}, std::nullopt};
+}
+
+// The segment's first sample, its durations and where it starts; nullopt
+// after a problem that leaves its timing unknown.
+std::optional<SegmentFacts> Validator::check_samples(const std::vector<std::uint8_t>& init,
+                                                     const std::vector<std::uint8_t>& bytes, const fs::path& seg,
+                                                     double extinf, bool video,
+                                                     DecodeTime expected_start) {
+    std::vector<std::uint8_t> joined = init;
+    joined.insert(joined.end(), bytes.begin(), bytes.end());
+    try {
+        av::MemoryInput in(std::move(joined), seg.string());
+        av::PacketPtr pkt = av::make_packet();
+        if (!in.read(pkt.get())) {
+            problem(seg, "holds no samples");
+            return std::nullopt;
+        }
+        if (video) {
+            const bool key = pkt->flags & AV_PKT_FLAG_KEY;
+            const bool header = mux::parse_sequence_header({pkt->data, static_cast<std::size_t>(pkt->size)}).has_value();
+            if (!key || !header) problem(seg, "does not start with a key frame carrying a sequence header");
+        }
+    } catch (const std::exception& e) {
+        problem(seg, fmt::format("cannot be read with its init segment: {}", e.what()));
+        return std::nullopt;
+    }
+    // Durations as a player sees them: the fragment's own sample durations
+    // in the init segment's timescale, less what its edit list hides (an
+    // audio track's priming, before 0).
+    const auto track = mux::read_track_timing(init);
+    const auto layout = mux::read_fragment_layout(bytes);
+    const auto timing = track && layout ? segment_timing(*track, *layout) : std::nullopt;
+    if (!timing) {
+        problem(seg, "its moof does not describe its samples");
+        return std::nullopt;
+    }
+    const double real = timing->presented();
+    if (std::abs(real - extinf) > kExtinfTolerance)
+        problem(seg, fmt::format("EXTINF says {:.6f} s but its samples last {:.6f} s", extinf, real));
+    return SegmentFacts{bytes.size(), check_decode_time(seg, *layout, *track, expected_start), timing};
+}
+
+// A segment listed again, or out of its place, starts where it started
+// before: its decode time (tfdt) must be where the segment before it ended.
+// Both are decode times, the edit list's shift (an audio track's priming)
+// in each alike; the message gives them as presentation times, as the
+// player places them. Returns where it ends (tfdt + durations), when its
+// moof says.
+DecodeTime Validator::check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout,
+                                        const mux::TrackTiming& track, DecodeTime expected_start) {
+    const auto seconds = [&](std::uint64_t ticks) { return presentation_seconds(track, ticks); };
+    const auto start = layout.decode_time;
+    if (!start || !layout.duration) return {};
+    if (expected_start.known && *start != expected_start.ticks)
+        problem(seg, fmt::format("its samples start at {:.6f} s (tfdt) but the segment before it in the playlist ends "
+                                 "at {:.6f} s: the timeline does not go on",
+                                 seconds(*start), seconds(expected_start.ticks)));
+    if (*layout.duration > std::numeric_limits<std::uint64_t>::max() - *start) return {};
+    return {true, *start + *layout.duration};
+}
+
+// One entry of a media playlist: its file checked, unless listed before.
+// Returns what a player fetches for it and, when checked here, when it plays.
+SegmentFacts Validator::check_entry(const std::vector<std::uint8_t>& init, const fs::path& playlist,
+                                    const mux::MediaSegmentEntry& entry, bool video, ListingCheck& listing,
+                                    DecodeTime& next_start) {
+    const auto seg = follow(playlist, entry.uri);
+    const auto id = seg ? folder_.identity(*seg) : std::nullopt;
+    if (id)
+        if (const auto* before = listing.earlier(*id, entry.uri)) {
+            next_start = {};
+            return {before->bytes, {}, std::nullopt};
+        }
+    SegmentFacts facts = seg ? check_segment(init, playlist, *seg, entry, video, next_start) : SegmentFacts{};
+    if (id) listing.record(*id, facts.bytes);
+    next_start = facts.end_time;
+    return facts;
+}
+
+void Validator::report_listing(const fs::path& playlist, const ListingCheck& listing) {
+    for (const auto& line : listing.problems()) problem(playlist, line);
+}
+
+TrackCheck Validator::track(const LadderFile& playlist, bool video) {
+    const auto id = folder_.identity(playlist);
+    if (!id) return check_track(playlist, video);  // missing: reported where it is named
+    const auto key = std::pair(*id, video);
+    if (const auto it = tracks_.find(key); it != tracks_.end()) return it->second;
+    return tracks_.emplace(key, check_track(playlist, video)).first->second;
+}
+
+TrackCheck Validator::check_track(const LadderFile& playlist, bool video) {
+    TrackCheck t;
+    auto p = load_media(playlist);
+    if (!p) return t;
+    const fs::path& playlist_file = playlist.path;
+    if (p->version < 6) problem(playlist_file, fmt::format("EXT-X-VERSION {} is below 6 (fMP4 needs 6)", p->version));
+    if (p->playlist_type != "VOD") problem(playlist_file, "EXT-X-PLAYLIST-TYPE is not VOD");
+    if (!p->endlist) problem(playlist_file, "no EXT-X-ENDLIST");
+    if (!p->map_uri) {
+        problem(playlist_file, "no EXT-X-MAP (init segment)");
+        return t;
+    }
+    if (p->segments.empty()) problem(playlist_file, "no segments");
+    const auto map = follow(playlist_file, *p->map_uri);
+    if (!map) return t;
+    auto whole = read_file(*map, "missing (EXT-X-MAP)");
+    const auto init = whole ? map_range(playlist_file, *p, std::move(*whole)) : std::nullopt;
+    if (!init) return t;
+    if (video) t.init = init_facts(*init, *map);
+    ListingCheck listing(media_segments_, shown_name(playlist_file));
+    DecodeTime next_start;  // where the next segment's samples must start
+    double sum = 0;
+    for (const auto& s : p->segments) {
+        if (std::lround(s.duration) > p->target_duration)
+            problem(playlist_file, fmt::format("EXTINF {:.6f} of {} rounds above EXT-X-TARGETDURATION {}", s.duration,
+                                               shown(s.uri), p->target_duration));
+        const SegmentFacts facts = check_entry(*init, playlist_file, s, video, listing, next_start);
+        if (&s == &p->segments.front()) t.first = facts.timing;
+        if (&s == &p->segments.back()) t.last = facts.timing;
+        sum += s.duration;
+        t.boundaries.push_back(sum);
+        t.sizes.push_back({s.duration, facts.bytes});
+    }
+    report_listing(playlist_file, listing);
+    t.target_duration = p->target_duration;
+    t.ok = true;
+    return t;
+}
+
+// The init segment as a player fetches it: the EXT-X-MAP's BYTERANGE of
+// the file, when it has one; nullopt after a problem line.
+std::optional<std::vector<std::uint8_t>> Validator::map_range(const fs::path& playlist, const mux::MediaPlaylist& p,
+                                                              std::vector<std::uint8_t> file) {
+    if (!p.map_byte_range) return file;
+    if (range_fits(*p.map_byte_range, file.size())) return sub_range(file, *p.map_byte_range);
+    problem(playlist, fmt::format("EXT-X-MAP {}: {}", shown(p.map_uri.value_or("")),
+                                  out_of_file("BYTERANGE", *p.map_byte_range, file.size())));
+    return std::nullopt;
+}
+
+InitFacts Validator::iframe_playlist(const LadderFile& playlist) {
+    const auto id = folder_.identity(playlist);
+    if (id)
+        if (const auto it = iframe_playlists_.find(*id); it != iframe_playlists_.end()) return it->second;
+    InitFacts facts;
+    if (auto p = load_media(playlist)) {
+        if (!p->iframes_only) problem(playlist.path, "no EXT-X-I-FRAMES-ONLY");
+        if (const auto map = p->map_uri ? follow(playlist.path, *p->map_uri) : std::nullopt) {
+            FileBytes whole = folder_.read(*map);
+            // A missing one is reported with the media playlist.
+            const auto init = whole.status == ReadStatus::ok ? map_range(playlist.path, *p, std::move(whole.bytes))
+                                                             : std::nullopt;
+            if (init) {
+                facts = init_facts(*init, *map);
+                check_iframes(*p, playlist, *init);
+            }
+        }
+    }
+    if (id) iframe_playlists_.emplace(*id, facts);
+    return facts;
+}
+
+void Validator::check_iframes(const mux::MediaPlaylist& p, const LadderFile& playlist,
+                              const std::vector<std::uint8_t>& init) {
+    ListingCheck listing(iframe_segments_, shown_name(playlist.path));
+    for (const auto& s : p.segments) {
+        const auto seg = follow(playlist.path, s.uri);
+        if (!seg) continue;
+        const auto id = folder_.identity(*seg);
+        if (id && listing.earlier(*id, s.uri)) continue;
+        const auto bytes = read_file(*seg, "missing (referenced by the I-frame playlist)");
+        if (!bytes) continue;
+        if (id) listing.record(*id, bytes->size());
+        check_iframe(playlist.path, s, *bytes, init);
+    }
+    report_listing(playlist.path, listing);
+}
+
+// The entry's byte range must lie in its file and hold a key frame.
+void Validator::check_iframe(const fs::path& playlist, const mux::MediaSegmentEntry& s,
+                             const std::vector<std::uint8_t>& bytes, const std::vector<std::uint8_t>& init) {
+    if (!s.byte_range) {
+        problem(playlist, fmt::format("{}: no EXT-X-BYTERANGE", shown(s.uri)));
+        return;
+    }
+    if (!range_fits(*s.byte_range, bytes.size())) {
+        problem(playlist, fmt::format("{}: {}", shown(s.uri), out_of_file("EXT-X-BYTERANGE", *s.byte_range, bytes.size())));
+        return;
+    }
+    std::vector<std::uint8_t> joined = init;
+    const auto range = sub_range(bytes, *s.byte_range);
+    joined.insert(joined.end(), range.begin(), range.end());
+    try {
+        av::MemoryInput in(std::move(joined), s.uri);
+        av::PacketPtr pkt = av::make_packet();
+        if (!in.read(pkt.get()) || !(pkt->flags & AV_PKT_FLAG_KEY))
+            problem(playlist, fmt::format("{}: the byte range does not hold a key frame", shown(s.uri)));
+    } catch (const std::exception& e) {
+        problem(playlist, fmt::format("{}: the byte range is not readable: {}", shown(s.uri), e.what()));
+    }
+}
+
+void Validator::check_declared_video(const fs::path& master, const std::string& stream,
+                                     const mux::HlsAttributes& attrs, const InitFacts& init) {
+    if (!init.codecs.empty())
+        if (auto wrong = disagreeing_codecs_entry(attrs.get("CODECS").value_or(""), init.codecs))
+            problem(master, fmt::format("{}: CODECS says {} but its init segment's av1C says {}", stream,
+                                        shown(*wrong), init.codecs));
+    const auto range = attrs.get("VIDEO-RANGE");
+    if (!init.colour || !range) return;
+    const std::string expected = mux::video_range_for_transfer(init.colour->transfer);
+    if (*range != expected)
+        problem(master, fmt::format("{}: VIDEO-RANGE={} but its init segment's av1C says transfer {} ({})", stream,
+                                    shown(*range), init.colour->transfer, expected));
+}
+
+void Validator::check_bandwidth(const fs::path& master, const mux::HlsAttributes& attrs, const TrackCheck& video,
+                                const std::vector<const TrackCheck*>& audio) {
+    std::uint64_t peak = mux::peak_bandwidth(video.sizes, video.target_duration);
+    std::uint64_t average = mux::average_bandwidth(video.sizes);
+    // The variant may be played with any rendition of its group: its numbers
+    // hold for the largest.
+    std::uint64_t audio_peak = 0;
+    std::uint64_t audio_average = 0;
+    for (const TrackCheck* a : audio) {
+        if (!a->ok) continue;
+        audio_peak = std::max(audio_peak, mux::peak_bandwidth(a->sizes, a->target_duration));
+        audio_average = std::max(audio_average, mux::average_bandwidth(a->sizes));
+    }
+    peak += audio_peak;
+    average += audio_average;
+    auto compare = [&](const char* name, std::uint64_t measured) {
+        auto v = attrs.get(name);
+        if (!v) {
+            problem(master, fmt::format("variant {} has no {}", shown(attrs.get("RESOLUTION").value_or("?")), name));
+            return;
+        }
+        const double declared = std::strtod(v->c_str(), nullptr);
+        if (measured > 0 && std::abs(declared - static_cast<double>(measured)) > kBandwidthTolerance * measured)
+            problem(master, fmt::format("variant {}: {}={} but the segments measure {} (more than 10% apart)",
+                                        shown(attrs.get("RESOLUTION").value_or("?")), name, shown(*v), measured));
+    };
+    compare("BANDWIDTH", peak);
+    compare("AVERAGE-BANDWIDTH", average);
+}
+
+void Validator::check_audio_media(const fs::path& master_file, const mux::MasterPlaylist& master) {
+    std::map<std::string, std::set<std::string>> names;  // per group: NAME must tell renditions apart
+    std::map<std::string, int> defaults;
+    for (const auto& m : master.media) {
+        if (m.get("TYPE") != "AUDIO") continue;
+        const std::string group = m.get("GROUP-ID").value_or("");
+        const std::string name = m.get("NAME").value_or("");
+        if (!names[group].insert(name).second)
+            problem(master_file, fmt::format("audio group \"{}\" has two renditions named \"{}\"", shown(group),
+                                             shown(name)));
+        defaults[group] += m.get("DEFAULT") == "YES";
+        auto uri = m.get("URI");
+        if (!uri) continue;
+        audio_groups_[group].push_back(*uri);
+        if (audio_tracks_.count(*uri)) continue;
+        if (const auto playlist = follow(master_file, *uri)) audio_tracks_[*uri] = track(*playlist, false);
+    }
+    for (const auto& [group, count] : defaults)
+        if (count > 1)
+            problem(master_file, fmt::format("audio group \"{}\" has {} renditions with DEFAULT=YES (at most one)",
+                                             shown(group), count));
+}
+
+std::vector<const TrackCheck*> Validator::audio_group(const fs::path& master_file, const mux::HlsAttributes& variant) {
+    std::vector<const TrackCheck*> out;
+    const auto group = variant.get("AUDIO");
+    if (!group) return out;
+    const auto it = audio_groups_.find(*group);
+    if (it == audio_groups_.end()) {
+        problem(master_file, fmt::format("variant {}: AUDIO=\"{}\" names no EXT-X-MEDIA group",
+                                         shown(variant.get("RESOLUTION").value_or("?")), shown(*group)));
+        return out;
+    }
+    for (const auto& uri : it->second)
+        if (const auto t = audio_tracks_.find(uri); t != audio_tracks_.end()) out.push_back(&t->second);
+    return out;
+}
+
+void Validator::check_audio_alignment(const fs::path& master_file, const TrackCheck& reference) {
+    const auto& r = reference.boundaries;
+    for (const auto& [uri, track] : audio_tracks_) {
+        if (!track.ok) continue;
+        const auto& a = track.boundaries;
+        if (a.size() != r.size()) {
+            problem(master_file, fmt::format("audio {} has {} segments and the video {}: they do not line up",
+                                             shown(uri), a.size(), r.size()));
+            continue;
+        }
+        // An unreadable first or last segment is reported with the segment.
+        if (track.first && track.last && reference.first && reference.last)
+            for (const std::string& m :
+                 audio_span_mismatches(*track.first, *track.last, *reference.first, *reference.last))
+                problem(master_file, fmt::format("audio {} {}", shown(uri), m));
+        // Each segment is cut on the AAC frame boundary nearest the video's
+        // (engine/media/audio_segment_plan.hpp): within a frame of it.
+        const double frame = track.first ? track.first->first_sample_end - track.first->start : kLongestAacFrame;
+        for (std::size_t i = 0; i + 1 < a.size(); ++i)
+            if (std::abs(a[i] - r[i]) > frame + kExtinfTolerance) {
+                problem(master_file, fmt::format("audio {} segment {} ends at {:.3f} s, video at {:.3f} s: more than "
+                                                 "an AAC frame ({:.1f} ms) apart",
+                                                 shown(uri), i + 1, a[i], r[i], frame * 1000));
+                break;
+            }
+    }
+}
+
+void Validator::check_subtitle_playlist(const LadderFile& entry, const TrackCheck* reference) {
+    if (const auto id = folder_.identity(entry); id && !subtitle_playlists_.insert(*id).second) return;
+    const auto playlist = load_media(entry);
+    if (!playlist) return;
+    ListingCheck listing(media_segments_, shown_name(entry.path));
+    std::vector<double> ends;
+    double end = 0;
+    for (const auto& s : playlist->segments) {
+        ends.push_back(end += s.duration);
+        const auto seg = follow(entry.path, s.uri);
+        if (!seg) continue;
+        const auto id = folder_.identity(*seg);
+        if (id && listing.earlier(*id, s.uri)) continue;
+        const auto bytes = read_file(*seg, "missing (referenced by its playlist)");
+        if (!bytes) continue;
+        if (id) listing.record(*id, bytes->size());
+        ++report_.segments;
+        const std::string text(bytes->begin(), bytes->begin() + std::min<std::size_t>(bytes->size(), 256));
+        if (text.rfind("WEBVTT", 0) != 0)
+            problem(seg->path, "does not start with WEBVTT");
+        else if (text.substr(0, text.find("\n\n")).find("X-TIMESTAMP-MAP=") == std::string::npos)
+            problem(seg->path, "has no X-TIMESTAMP-MAP in its header (players cannot place its cues)");
+    }
+    report_listing(entry.path, listing);
+    if (!reference) return;
+    const auto& r = reference->boundaries;
+    if (ends.size() != r.size()) {
+        problem(entry.path, fmt::format("{} segments, the video {}: they do not line up", ends.size(), r.size()));
+        return;
+    }
+    for (std::size_t i = 0; i < ends.size(); ++i)
+        if (std::abs(ends[i] - r[i]) > kExtinfTolerance) {
+            problem(entry.path, fmt::format("segment {} ends at {:.3f} s, video at {:.3f} s", i + 1, ends[i], r[i]));
+            break;
+        }
+}
+
+void Validator::check_subtitles(const fs::path& master_file, const mux::MasterPlaylist& master,
+                                const TrackCheck* reference) {
+    std::set<std::string> groups;
+    for (const auto& m : master.media) {
+        if (m.get("TYPE") != "SUBTITLES") continue;
+        groups.insert(m.get("GROUP-ID").value_or(""));
+        if (const auto uri = m.get("URI"))
+            if (const auto entry = follow(master_file, *uri)) check_subtitle_playlist(*entry, reference);
+    }
+    for (const auto& v : master.variants)
+        if (const auto group = v.attributes.get("SUBTITLES"); group && !groups.count(*group))
+            problem(master_file, fmt::format("variant {}: SUBTITLES=\"{}\" names no EXT-X-MEDIA group", shown(v.uri),
+                                             shown(*group)));
+}
+
+// The first variant is the reference: every other's segments must end
+// where its segments end.
+void Validator::check_variant_alignment(const fs::path& playlist, const TrackCheck& t) {
+    if (!reference_) return;
+    const auto& r = reference_->boundaries;
+    if (t.boundaries.size() != r.size()) {
+        problem(playlist, fmt::format("{} segments, but {} has {}: rungs do not line up", t.boundaries.size(),
+                                      reference_uri_, r.size()));
+        return;
+    }
+    for (std::size_t i = 0; i < t.boundaries.size(); ++i)
+        if (std::abs(t.boundaries[i] - r[i]) > kExtinfTolerance) {
+            problem(playlist, fmt::format("segment {} ends at {:.6f} s but in {} at {:.6f} s: rungs do not line up",
+                                          i + 1, t.boundaries[i], reference_uri_, r[i]));
+            return;
+        }
+}
+
+ValidationReport Validator::run() {
+    // Even the master playlist's own name may be a link leading out.
+    const auto master_entry = follow(folder_.path() / "master.m3u8", "master.m3u8");
+    if (!master_entry) return report_;
+    const fs::path& master_file = master_entry->path;
+    const auto loaded = load_master(*master_entry);
+    if (!loaded) return report_;
+    const mux::MasterPlaylist& master = *loaded;
+    if (master.variants.empty()) problem(master_file, "no variant streams");
+    if (!master.independent_segments) problem(master_file, "no EXT-X-INDEPENDENT-SEGMENTS");
+
+    check_audio_media(master_file, master);
+    for (const auto& v : master.variants) {
+        ++report_.variants;
+        const auto entry = follow(master_file, v.uri);
+        if (!entry) continue;
+        const TrackCheck t = track(*entry, true);
+        if (!t.ok) continue;
+        check_declared_video(master_file, fmt::format("variant {}", shown(v.uri)), v.attributes, t.init);
+        check_bandwidth(master_file, v.attributes, t, audio_group(master_file, v.attributes));
+        check_variant_alignment(entry->path, t);
+        if (!reference_) {
+            reference_ = t;
+            reference_uri_ = shown(v.uri);
+        }
+    }
+    if (reference_) check_audio_alignment(master_file, *reference_);
+    check_subtitles(master_file, master, reference_ ? &*reference_ : nullptr);
+    for (const auto& i : master.iframe_streams)
+        if (auto uri = i.get("URI"))
+            if (const auto playlist = follow(master_file, *uri))
+                check_declared_video(master_file, fmt::format("I-frame stream {}", shown(*uri)), i,
+                                     iframe_playlist(*playlist));
+    report_.segments += validate_dash_manifest(folder_.path(), report_.problems, std::move(findings_));
+    return report_;
+}
+
+}  // namespace
+
+ValidationReport validate_hls_ladder(const std::filesystem::path& outdir) { return Validator(outdir).run(); }
+
+}  // namespace ladder::engine

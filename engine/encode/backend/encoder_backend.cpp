@@ -1,0 +1,124 @@
+#include "engine/encode/backend/encoder_backend.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "av/av_error.hpp"
+#include "av/codec_formats.hpp"
+#include "av/codec_lifecycle.hpp"
+#include "av/extradata.hpp"
+#include "av/hw_device.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/encode/backend/libavcodec_encoder.hpp"
+#include "mux/av1_sequence_header.hpp"
+
+extern "C" {
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+}
+
+namespace ladder::engine {
+
+EncoderLimits encoder_limits(const std::string& encoder) {
+    // SVT-AV1 1.4.1 (Debian 12) and 2.3 (Debian 13), svt_av1_verify_settings:
+    // source 64x64 to 16384x8704, target and max rate up to 100000 kb/s,
+    // maximum_buffer_size_ms 20..10000 (FFmpeg's wrapper sets it to the
+    // buffer over the rate).
+    if (encoder == "libsvtav1") return {"SVT-AV1", 64, 64, 16384, 8704, 100'000, false, 20, 10'000};
+    // nvEncodeAPI's averageBitRate and maxBitRate are 32-bit counts of bits
+    // per second; the driver reports sizes at open (up to 8192x8192 on Ada).
+    if (encoder == "av1_nvenc") return {"NVENC", 1, 1, 65536, 65536, 4'294'967, true, 0, 0};
+    // FFmpeg's qsvenc scales kb/s into oneVPL's 16-bit fields with a
+    // multiplier: no limit below an int of kb/s.
+    if (encoder == "av1_qsv") return {"Quick Sync", 1, 1, 65536, 65536, std::numeric_limits<int>::max(), true, 0, 0};
+    // libaom 3.12 (Debian 13) takes up to 2000000 kb/s (3.6 does not check)
+    // and frames of 1x1 to 65536x65536.
+    return {"libaom", 1, 1, 65536, 65536, 2'000'000, true, 0, 0};
+}
+
+namespace {
+
+std::string size_problem(const EncoderLimits& l, const Rung& r) {
+    if (r.width < l.min_width || r.height < l.min_height)
+        return fmt::format("{}x{} is below {}'s minimum of {}x{}", r.width, r.height, l.label, l.min_width,
+                           l.min_height);
+    if (r.width > l.max_width || r.height > l.max_height)
+        return fmt::format("{}x{} is above {}'s maximum of {}x{}", r.width, r.height, l.label, l.max_width,
+                           l.max_height);
+    return "";
+}
+
+std::string rate_problem(const EncoderLimits& l, const Rung& r) {
+    if (r.bitrate_kbps > l.max_kbps)
+        return fmt::format("{} kb/s is above {}'s maximum of {} kb/s", r.bitrate_kbps, l.label, l.max_kbps);
+    if (l.takes_max_rate && r.maxrate_kbps > l.max_kbps)
+        return fmt::format("maxrate_kbps {} is above {}'s maximum of {} kb/s", r.maxrate_kbps, l.label, l.max_kbps);
+    return "";
+}
+
+std::string buffer_problem(const EncoderLimits& l, const Rung& r) {
+    if (r.bufsize_kbps > kMaxBufferKbits)
+        return fmt::format("bufsize_kbps {} is above FFmpeg's maximum of {} kb", r.bufsize_kbps, kMaxBufferKbits);
+    if (!r.bufsize_kbps || !l.max_buffer_ms || r.bitrate_kbps <= 0) return "";
+    const std::int64_t ms = std::int64_t{r.bufsize_kbps} * 1000 / r.bitrate_kbps;
+    if (ms >= l.min_buffer_ms && ms <= l.max_buffer_ms) return "";
+    return fmt::format("bufsize_kbps {} is {} ms of its {} kb/s; {} takes a buffer of {} to {} ms of the rate "
+                       "({} to {} kb here)",
+                       r.bufsize_kbps, ms, r.bitrate_kbps, l.label, l.min_buffer_ms, l.max_buffer_ms,
+                       (std::int64_t{r.bitrate_kbps} * l.min_buffer_ms + 999) / 1000,
+                       std::int64_t{r.bitrate_kbps} * l.max_buffer_ms / 1000);
+}
+
+}  // namespace
+
+std::string encoder_rung_problem(const std::string& encoder, const Rung& rung) {
+    const EncoderLimits limits = encoder_limits(encoder);
+    for (const auto& problem : {size_problem(limits, rung), rate_problem(limits, rung), buffer_problem(limits, rung)})
+        if (!problem.empty()) return fmt::format("{} ({})", problem, encoder);
+    return "";
+}
+
+RateControl rate_control(const std::string& encoder, const EncoderSettings& s) {
+    const EncoderLimits l = encoder_limits(encoder);
+    const std::int64_t max_bits = std::int64_t{l.max_kbps} * 1000;
+    RateControl rc;
+    rc.bit_rate = std::min(std::int64_t{s.bitrate_kbps} * 1000, max_bits);
+    if (l.takes_max_rate)
+        rc.max_rate = std::min(s.maxrate_kbps ? std::int64_t{s.maxrate_kbps} * 1000 : rc.bit_rate * 3 / 2, max_bits);
+    std::int64_t buffer = s.bufsize_kbps ? std::int64_t{s.bufsize_kbps} * 1000 : 2 * rc.bit_rate;
+    // A session's share moves its rate away from the rung's; the rung's
+    // buffer stays within what the encoder takes for the session's rate.
+    if (l.max_buffer_ms)
+        buffer = std::clamp(buffer, (rc.bit_rate * l.min_buffer_ms + 999) / 1000, rc.bit_rate * l.max_buffer_ms / 1000);
+    rc.buffer_bits = static_cast<int>(std::min<std::int64_t>(buffer, std::numeric_limits<int>::max()));
+    return rc;
+}
+
+int default_preset(const std::string& encoder) {
+    if (encoder == "libaom-av1") return 6;
+    if (encoder == "av1_nvenc") return 5;  // p5: NVIDIA's "slow", good quality at real-time speed
+    if (encoder == "av1_qsv") return 4;    // medium
+    return 8;
+}
+
+std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
+    return std::make_unique<LibavcodecEncoder>(slot, settings);
+}
+
+EncodedChunk EncoderBackend::encode_as_session(const RawChunk& chunk, std::stop_token stop,
+                                               const std::string& label) {
+    std::vector<EncodedChunk> out = send(chunk, stop);
+    for (EncodedChunk& c : finish(stop)) out.push_back(std::move(c));
+    if (out.size() != 1) throw RunError(fmt::format("{}: chunk {} did not come back", label, chunk.index));
+    return std::move(out.front());
+}
+
+bool encoder_keeps_sessions(const std::string& encoder) { return encoder != "libaom-av1"; }
+
+bool encoder_controls_session_rate(const std::string& encoder) {
+    return encoder == "av1_nvenc" || encoder == "av1_qsv";
+}
+
+}  // namespace ladder::engine

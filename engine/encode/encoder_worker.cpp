@@ -1,0 +1,351 @@
+#include "engine/encode/encoder_worker.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <optional>
+
+#include "engine/encode/backend/encoder_backend.hpp"
+#include "engine/base/errors.hpp"
+
+namespace ladder::engine {
+
+EncoderWorker::EncoderWorker(WorkerSetup setup, int pinned_rung) : s_(std::move(setup)), pinned_rung_(pinned_rung) {}
+
+double EncoderWorker::since_start() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - s_.job_start).count();
+}
+
+namespace {
+// Counts the sessions being encoded (tail threading reads it).
+class Encoding {
+public:
+    explicit Encoding(std::atomic<int>* c) : counter_(c) {
+        if (counter_) ++*counter_;
+    }
+    ~Encoding() {
+        if (counter_) --*counter_;
+    }
+    Encoding(const Encoding&) = delete;
+    Encoding& operator=(const Encoding&) = delete;
+
+private:
+    std::atomic<int>* counter_;
+};
+}  // namespace
+
+gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const {
+    gpu::EncoderSlot out = slot;
+    if (s_.cores > 0 && s_.chunks_encoding && slot.kind == gpu::DeviceKind::cpu) {
+        const long backlog = s_.dispatcher->final_backlog();
+        if (backlog >= 0) {
+            const long left = backlog + s_.chunks_encoding->load();
+            out.threads = std::max(slot.threads, static_cast<int>(s_.cores / std::max(1L, left)));
+        }
+    }
+    return out;
+}
+
+RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
+                                                    double seconds, double weight, double left_weight) const {
+    // Until this rung has measured a part of the response, the encoder's
+    // mean (geometric) on the other rungs is a better guess, and before any
+    // rung has, what the encoder is known to do.
+    RungRateFeedback::Response prior = typical_response(slot.encoder);
+    double log_first = 0, log_rest = 0;
+    int firsts = 0, rests = 0;
+    for (const RungRuntime& other : *s_.rungs) {
+        if (&other == &r || !other.rate) continue;
+        const auto m = other.rate->measured(slot.encoder);
+        if (m.first) log_first += std::log(*m.first), ++firsts;
+        if (m.rest) log_rest += std::log(*m.rest), ++rests;
+    }
+    if (firsts) prior.first = std::exp(log_first / firsts);
+    if (rests) prior.rest = std::exp(log_rest / rests);
+    return r.rate->begin(slot.encoder, chunks, seconds, prior, weight, left_weight,
+                         encoder_limits(slot.encoder).max_kbps);
+}
+
+// The session's chunks as they come back, in order; false once the rung's
+// contract refused one (then it and every chunk still in the session went
+// back to the queue).
+bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
+    RungRuntime& r = *session.rung;
+    const gpu::EncoderSlot& slot = *session.slot;
+    for (EncodedChunk& chunk : done) {
+        if (session.pending.empty() || session.pending.front().raw.index != chunk.index)
+            throw RunError(fmt::format("{}: chunk {} came back out of order", slot.label, chunk.index));
+        SessionChunk p = std::move(session.pending.front());
+        session.pending.pop_front();
+        chunk.requested_kbps = session.record.requested_kbps;
+        chunk.session = session.record.id;
+        chunk.frames_gpu = p.raw.gpu;
+        const double now = since_start();
+        chunk.start_seconds = std::max(p.sent_at, session.last_done);
+        chunk.end_seconds = now;
+        auto verdict = r.invariant->check(chunk);
+        if (!verdict.accepted) {
+            auto& m = mismatches_[{r.rung.name, slot.encoder}];
+            if (m.count++ == 0) {
+                m.rung = r.rung.name;
+                m.encoder = slot.encoder;
+                m.fields = verdict.differences;
+                s_.progress->note(NoteLevel::info,
+                                  fmt::format("rung {}: chunk {} from {} does not splice with the rung's stream ({} "
+                                              "differ); it goes back to the queue and {} leaves the rung",
+                                              r.rung.name, chunk.index, slot.label,
+                                              fmt::join(verdict.differences, ", "), slot.encoder));
+            }
+            s_.dispatcher->refused(session.worker, std::move(p.raw));
+            while (!session.pending.empty()) {
+                s_.dispatcher->refused(session.worker, std::move(session.pending.front().raw));
+                session.pending.pop_front();
+            }
+            return false;
+        }
+        const double seconds = chunk.end_seconds - chunk.start_seconds;
+        session.last_done = now;
+        RungRateFeedback::Made& made = session.record.chunks.empty() ? session.first : session.rest;
+        made.bits += 8.0 * static_cast<double>(chunk.bytes);
+        made.seconds += static_cast<double>(chunk.frame_count) / av_q2d(r.settings.frame_rate);
+        session.record.chunks.push_back(chunk.index);
+        session.record.bytes += chunk.bytes;
+        // Before the raw frames go (done() below): they are the reference.
+        if (s_.quality != QualityMetric::none) chunk.quality = measure_chunk_quality(chunk, p.raw, s_.quality);
+        if (s_.journal) s_.journal->record(chunk, r.rung.name);
+        s_.dispatcher->done(session.worker, p.raw, seconds);
+        SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+        ++stats.chunks;
+        stats.busy_seconds += seconds;
+
+        ChunkDone event;
+        event.rung = chunk.rung;
+        event.rung_name = r.rung.name;
+        event.chunk = chunk.index;
+        event.frames = chunk.frame_count;
+        event.bytes = chunk.bytes;
+        event.slot = chunk.slot_label;
+        event.encode_seconds = seconds;
+        s_.progress->chunk_done(event);
+        if (r.finalizer) r.finalizer->deliver(std::move(chunk));  // none in a shard: the journal is its output
+    }
+    return true;
+}
+
+bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChunk first, std::stop_token stop) {
+    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+    int& failures_in_a_row = (*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
+    stats.label = slot.label;
+    stats.encoder = slot.encoder;
+    RungRuntime& r = (*s_.rungs)[static_cast<std::size_t>(first.rung)];
+    const Encoding encoding(s_.chunks_encoding);
+    const gpu::EncoderSlot encoder_slot = session_slot(slot);
+
+    Session session;
+    session.worker = id;
+    session.rung = &r;
+    session.slot = &slot;
+    session.record.id = s_.session_ids ? (*s_.session_ids)++ : 0;
+    session.record.rung = r.rung.name;
+    session.record.slot = slot.label;
+    session.record.encoder = slot.encoder;
+    session.record.threads = encoder_slot.threads;
+    session.record.start_seconds = since_start();
+    session.last_done = session.record.start_seconds;
+    EncoderSettings settings = r.settings;
+    // A GPU encoder this slot left open on the rung goes on at this chunk,
+    // with the rate it was opened with: its own rate control runs across
+    // its sessions.
+    std::unique_ptr<EncoderBackend> backend;
+    if (s_.idle_encoders) {
+        if (auto kept = s_.idle_encoders->take(slot, first.rung)) {
+            backend = std::move(kept->backend);
+            settings.bitrate_kbps = kept->kbps;
+            session.record.opened_encoder = false;
+        }
+    }
+    close_idle_encoders(slot, false);  // after taking this rung's: its last chunk may be `first`
+    // Under the driver's cap (GeForce) a slot holds one session at most.
+    if (!backend && slot.session_capped) close_idle_encoders(slot, true);
+    RungRateFeedback::Request rate;
+    if (r.rate && !backend) {
+        const int chunks = encoder_keeps_sessions(slot.encoder) ? s_.dispatcher->session_chunks(id) : 1;
+        if (r.complexity) {
+            session.record.measured_chunks = r.complexity->measured();
+            session.record.weight = r.complexity->weight(first.index, chunks);
+            session.record.left_weight = r.complexity->weight_from(first.index);
+        }
+        rate = begin_rate(r, slot, chunks,
+                          chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings.frame_rate),
+                          session.record.weight, session.record.left_weight);
+        settings.bitrate_kbps = rate.kbps;
+    }
+    session.record.requested_kbps = settings.bitrate_kbps;
+    const auto end_rate = [&] {
+        if (!r.rate || !session.record.opened_encoder) return;
+        if (session.first.seconds > 0)
+            r.rate->finish(rate, session.first, session.rest);
+        else
+            r.rate->abandon(rate);
+    };
+    // Only what the encoder does is an encoder failure; a chunk that cannot
+    // be written (a full disk) or a run that failed elsewhere ends the run.
+    std::vector<EncodedChunk> back;
+    std::optional<std::string> failure;
+    std::string cause = "error";
+    bool open_refused = false;
+    const auto by_encoder = [&](auto&& step) {
+        try {
+            step();
+            return true;
+        } catch (const Cancelled&) {
+            end_rate();
+            throw;
+        } catch (const std::exception& e) {
+            failure = e.what();
+            if (const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e)) cause = lost->cause();
+            if (dynamic_cast<const EncoderOpenRefused*>(&e)) {
+                cause = "open refused";
+                open_refused = true;
+            }
+            return false;
+        }
+    };
+    bool ok = backend || by_encoder([&] { backend = s_.factory(encoder_slot, settings); });
+    std::optional<RawChunk> next = std::move(first);
+    while (ok && next) {
+        s_.progress->chunk_started(next->rung, r.rung.name, next->index, slot.label);
+        session.pending.push_back(SessionChunk{std::move(*next), since_start()});
+        ok = by_encoder([&] { back = backend->send(session.pending.back().raw, stop); });
+        if (!ok) break;
+        if (!accept(session, std::move(back))) {
+            backend.reset();  // refused: the rest of the session went back to the queue
+            break;
+        }
+        if (!encoder_keeps_sessions(slot.encoder)) {
+            s_.dispatcher->end_session(id);
+            break;
+        }
+        next = s_.dispatcher->continue_session(id, stop);
+    }
+    // Every chunk sent came back: the encoder may wait, open, for the
+    // slot's next session on the rung.
+    if (ok && backend && s_.idle_encoders && session.pending.empty() && !stop.stop_requested()) {
+        IdleEncoder idle{std::move(backend), settings.bitrate_kbps};
+        if (!s_.idle_encoders->keep(slot, first.rung, idle)) backend = std::move(idle.backend);
+    }
+    if (ok && backend) {
+        ok = by_encoder([&] { back = backend->finish(stop); });
+        if (ok) accept(session, std::move(back));
+    }
+    end_rate();
+    if (!ok) {
+        s_.dispatcher->end_session(id);
+        // The driver may cap sessions open at once without saying so (and
+        // GeForce caps count every GPU): no GPU keeps encoders any more.
+        if (s_.idle_encoders && slot.kind != gpu::DeviceKind::cpu) s_.idle_encoders->stop_keeping();
+        ++stats.failures;
+        ++failures_in_a_row;
+        // Every chunk of the session not back yet goes back for another slot.
+        while (!session.pending.empty()) {
+            RawChunk raw = std::move(session.pending.front().raw);
+            session.pending.pop_front();
+            retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, *failure, cause});
+            s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, *failure, cause);
+            s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, *failure), !open_refused);
+        }
+        finish_record(session);
+        return failures_in_a_row < s_.quarantine_after;
+    }
+    failures_in_a_row = 0;
+    finish_record(session);
+    return true;
+}
+
+void EncoderWorker::finish_record(Session& session) {
+    session.record.end_seconds = since_start();
+    if (!session.record.chunks.empty()) sessions_.push_back(std::move(session.record));
+}
+
+void EncoderWorker::close_idle_encoders(const gpu::EncoderSlot& slot, bool everything) {
+    if (!s_.idle_encoders) return;
+    s_.idle_encoders->close(slot, [this](int rung) { return s_.dispatcher->all_handed_out(rung); }, everything);
+}
+
+void EncoderWorker::quarantine(const gpu::EncoderSlot& slot) {
+    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+    stats.quarantined = true;
+    s_.progress->note(NoteLevel::warning,
+                      fmt::format("{} quarantined for the rest of the run after {} failures in a row (last: {})",
+                                  slot.label, (*s_.failure_runs)[static_cast<std::size_t>(slot.id)],
+                                  retries_.back().error));
+}
+
+void EncoderWorker::run(std::stop_token stop) {
+    if (pinned_rung_ >= 0)
+        run_fixed(stop);
+    else
+        run_helpers(stop);
+}
+
+void EncoderWorker::run_helpers(std::stop_token stop) {
+    auto priority = gpu::ClaimPriority::primary;
+    const std::stop_token claim_stop = s_.no_more_work->get_token();
+    for (;;) {
+        auto lease = s_.pool->claim(priority, claim_stop);
+        if (!lease || stop.stop_requested()) return;
+        const gpu::EncoderSlot& slot = lease->slot();
+        // Dispatcher workers are the pool's slots: the same ids.
+        const int id = slot.id;
+        std::uint64_t observed = 0;
+        for (;;) {
+            bool finished = false;
+            auto raw = s_.dispatcher->try_next(id, finished, observed);
+            if (raw) {
+                if (!encode_session(slot, id, std::move(*raw), stop)) {
+                    quarantine(slot);
+                    close_idle_encoders(slot, true);
+                    lease->retire();
+                    s_.dispatcher->retire(id);  // throws when that orphans a rung
+                    return;
+                }
+                if (stop.stop_requested()) return;
+                continue;
+            }
+            if (finished) {
+                // Nothing left this slot may ever do: it leaves the pool.
+                close_idle_encoders(slot, true);
+                lease->retire();
+                s_.dispatcher->retire(id);
+                if (s_.dispatcher->all_finished()) s_.no_more_work->request_stop();
+                break;
+            }
+            // Nothing ready for this slot now: give the lease back, wait for
+            // work, then claim again — as a helper, behind any primary.
+            lease->release();
+            if (!s_.dispatcher->wait_for_change(observed, stop)) return;
+            break;
+        }
+        priority = gpu::ClaimPriority::helper;
+    }
+}
+
+void EncoderWorker::run_fixed(std::stop_token stop) {
+    auto lease = s_.pool->claim(gpu::ClaimPriority::primary, stop);
+    if (!lease) return;
+    const gpu::EncoderSlot& slot = lease->slot();
+    const int id = s_.dispatcher->add_worker(slot.encoder, pinned_rung_, gpu::nvenc_gpu(slot));
+    while (auto raw = s_.dispatcher->next(id, stop)) {
+        if (!encode_session(slot, id, std::move(*raw), stop)) {
+            quarantine(slot);
+            break;
+        }
+    }
+    close_idle_encoders(slot, true);
+    if (stop.stop_requested()) return;
+    // Leaving for good: the dispatcher fails the run if that orphans a rung.
+    s_.dispatcher->retire(id);
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,81 @@
+#include "engine/run/decode_lane_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace ladder::engine {
+
+void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSink& progress) {
+    if (lanes > 1)
+        progress.note(NoteLevel::info, fmt::format("decoding {} in {} lanes at once, each from a key frame", src.path,
+                                                    lanes));
+    if (lanes < wanted)
+        progress.note(NoteLevel::info,
+                      fmt::format("input {}: {} decode lane(s) instead of {}: a lane starts only at a key frame that "
+                                  "no frame is reordered across (a closed GOP), at least two segments from the next",
+                                  src.path, lanes, wanted));
+}
+
+void note_gpus_without_lanes(int gpus, int lanes, bool growable, ProgressSink& progress) {
+    if (lanes >= gpus) return;
+    if (growable)
+        progress.note(NoteLevel::info,
+                      fmt::format("frames stay on the GPU that decoded them, and only {} of the {} GPUs decode from the "
+                                  "start (the source has too few clean key frames for a lane each): the sessions on "
+                                  "the others encode nothing until a lane grows onto their GPU",
+                                  lanes, gpus));
+    else
+        progress.note(NoteLevel::warning,
+                      fmt::format("frames stay on the GPU that decoded them, and only {} of the {} GPUs decode: the "
+                                  "sessions on the others encode nothing in this run; give --decoders {} or more, or "
+                                  "--decode cpu to let any GPU take any chunk",
+                                  lanes, gpus, gpus));
+}
+
+LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
+    if (options.shard) return {};
+    if (options.decoders > 0) return {options.decoders, options.decoders};
+    if (options.max_decoders > 0) return {1, options.max_decoders};
+    const int gpus = static_cast<int>(devices.decode_gpus.size());
+    // Frames that stay where they were decoded reach a GPU's sessions only
+    // from its own lanes: every GPU decodes from the start.
+    if (gpus > 0 && devices.keep_frames_on_gpu) return {gpus, 3 * gpus};
+    if (gpus > 0) return {1, 3 * gpus};
+    return {1, std::max(1, cpu.cores / 4)};
+}
+
+bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher) {
+    std::size_t queued = 0;
+    for (std::size_t r = 0; r < dispatcher.rung_count(); ++r) queued += dispatcher.queue(static_cast<int>(r)).size();
+    return queued < pool.size();
+}
+
+void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& lanes, LaneConsumers& consumers,
+                       int most, double min_seconds, const std::function<bool()>& starved) {
+    std::mutex mu;
+    std::condition_variable_any tick;
+    int starved_ticks = 0;
+    while (lanes.size() < most && !lanes.all_read()) {
+        std::unique_lock lock(mu);
+        if (tick.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; }) || stop.stop_requested())
+            return;
+        starved_ticks = starved() ? starved_ticks + 1 : 0;
+        if (starved_ticks < 2) continue;
+        starved_ticks = 0;
+        if (!lanes.grow(stages, min_seconds, [&consumers] { consumers.add_lane(); },
+                        [&consumers](int lane) { consumers.connect(lane); }))
+            return;
+    }
+}
+
+std::vector<DecodeLanes::Device> decode_devices(const DevicePlan& devices) {
+    std::vector<DecodeLanes::Device> out;
+    for (const DecodeGpu& g : devices.decode_gpus) out.push_back({g.device.get(), g.label, g.ordinal});
+    return out;
+}
+
+}  // namespace ladder::engine

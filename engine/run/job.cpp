@@ -1,0 +1,546 @@
+#include "engine/run/job.hpp"
+#include "av/compat.hpp"
+
+extern "C" {
+#include <libavutil/imgutils.h>
+}
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "av/av_error.hpp"
+#include "engine/run/audio_file.hpp"
+#include "engine/rung/chunk_analyzer.hpp"
+#include "engine/schedule/chunk_dispatcher.hpp"
+#include "engine/output/chunk_journal.hpp"
+#include "engine/source/decode_cuts.hpp"
+#include "engine/run/decode_lane_plan.hpp"
+#include "engine/source/decode_lanes.hpp"
+#include "engine/source/decode_pump.hpp"
+#include "engine/encode/encoder_worker.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/schedule/frame_budget.hpp"
+#include "engine/schedule/gpu_frame_budgets.hpp"
+#include "engine/source/image_sequence.hpp"
+#include "engine/run/job_media.hpp"
+#include "engine/rung/journaled_chunk_route.hpp"
+#include "engine/rung/lane_consumers.hpp"
+#include "engine/run/output_stage.hpp"
+#include "engine/run/preflight.hpp"
+#include "engine/encode/process/process_encoder.hpp"
+#include "engine/rung/rung_runtime.hpp"
+#include "engine/rung/rung_scaler.hpp"
+#include "engine/source/source_info.hpp"
+#include "engine/base/stage_threads.hpp"
+#include "gpu/cpu_info.hpp"
+
+namespace ladder::engine {
+
+namespace {
+
+EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset) {
+    EncoderSettings s;
+    s.width = rung.width;
+    s.height = rung.height;
+    s.pix_fmt = src.pix_fmt;
+    s.frame_rate = src.frame_rate;
+    s.bitrate_kbps = rung.bitrate_kbps;
+    s.maxrate_kbps = rung.maxrate_kbps;
+    s.bufsize_kbps = rung.bufsize_kbps;
+    s.preset = preset;
+    s.color_primaries = src.color_primaries;
+    s.color_trc = src.color_trc;
+    s.colorspace = src.colorspace;
+    s.color_range = src.color_range;
+    s.hdr = src.hdr;
+    return s;
+}
+
+std::string describe_slots(const gpu::GpuPool& pool) {
+    std::map<std::string, std::pair<int, int>> counts;  // encoder -> sessions, threads each
+    for (const auto& s : pool.slots()) {
+        ++counts[s.encoder].first;
+        counts[s.encoder].second = s.threads;
+    }
+    std::string out;
+    for (const auto& [encoder, n] : counts) {
+        out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n.first, encoder);
+        if (encoder.rfind("lib", 0) == 0) out += fmt::format(" x {} threads", n.second);
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, int>> cpu_encoder_mix(const JobOptions& o) {
+    return o.cpu_encoders.empty() ? std::vector<std::pair<std::string, int>>{{o.encoder, o.cpu_slots}} : o.cpu_encoders;
+}
+
+// What must be the same for a journaled chunk to be reused by --resume.
+std::string job_fingerprint(const JobOptions& o, const CheckedSource& source) {
+    const SourceInfo& src = source.info;
+    std::string f = fmt::format("source={}|{}|{}x{}|{}/{}|chunk={}|preset={}|check={}",
+                                std::filesystem::absolute(o.input).string(), input_identity(o.input), src.width, src.height,
+                                src.frame_rate.num, src.frame_rate.den, source.chunk_frames, o.preset,
+                                static_cast<int>(o.splice_check));
+    for (const auto& r : source.ladder.rungs)
+        f += fmt::format("|{}={}x{}@{}/{}/{}", r.name, r.width, r.height, r.bitrate_kbps, r.maxrate_kbps, r.bufsize_kbps);
+    for (const auto& [encoder, count] : cpu_encoder_mix(o)) f += fmt::format("|{}", encoder);
+    return f;
+}
+
+// The frames a run decodes and encodes, numbered as in the whole source: a
+// shard's are those of its chunks; end 0 means to the end of the source.
+struct FrameSpan {
+    std::int64_t first = 0;
+    std::int64_t end = 0;
+};
+
+FrameSpan frame_span(const JobOptions& options, int chunk_frames) {
+    if (!options.shard) return {};
+    const auto& shard = *options.shard;
+    return {static_cast<std::int64_t>(shard.first_chunk) * chunk_frames,
+            std::min<std::int64_t>(static_cast<std::int64_t>(shard.end_chunk) * chunk_frames, shard.plan.frames)};
+}
+
+// The encoder sessions of the run, and where CPU encoders run.
+struct Encoders {
+    // Reaped when this goes, after every thread that used them was joined.
+    std::unique_ptr<EncoderProcesses> processes;
+    EncoderFactory factory;
+    DevicePlan devices;
+};
+
+Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
+    Encoders e;
+    if (options.isolation == EncoderIsolation::process && !options.encoder_factory)
+        e.processes = std::make_unique<EncoderProcesses>(options.encoder_stall_timeout);
+    e.factory = options.encoder_factory ? options.encoder_factory
+                : e.processes           ? process_encoder_factory(*e.processes)
+                                        : EncoderFactory(make_encoder_backend);
+    DeviceRequest request;
+    request.policy = options.policy;
+    request.sessions_per_gpu = options.sessions_per_gpu;
+    request.decode = options.decode;
+    request.cpu_mix = cpu_encoder_mix(options);
+    request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
+    request.cpu_threads = options.cpu_threads;
+    request.inventory = options.inventory;
+    request.encoder_factory = e.factory;
+    e.devices =
+        plan_devices(request, source.info, settings_for(source.ladder.rungs.front(), source.info, options.preset));
+    // GPU encoders were opened once by plan_devices (with the first rung):
+    // every rung must still be within their limits. CPU ones are checked here.
+    std::vector<std::string> cpu_encoders, gpu_encoders;
+    for (const auto& s : e.devices.slots) {
+        auto& list = s.kind == gpu::DeviceKind::cpu ? cpu_encoders : gpu_encoders;
+        if (std::find(list.begin(), list.end(), s.encoder) == list.end()) list.push_back(s.encoder);
+    }
+    check_encoders(cpu_encoders, source.ladder);
+    check_rungs_within_limits(gpu_encoders, source.ladder);
+    return e;
+}
+
+void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
+    if (src.interlaced)
+        progress.note(NoteLevel::info,
+                      fmt::format("input {} is interlaced: deinterlacing it (bwdif, one frame per frame, {:.3f} fps)",
+                                  src.path, av_q2d(src.frame_rate)));
+    for (const auto& jump : src.timestamp_jumps)
+        if (jump.stream == src.video_stream)
+            progress.note(NoteLevel::warning,
+                          fmt::format("input {}: the timestamps jump by {:+.3f} s at {:.3f} s (byte {}): the content "
+                                      "continues without the gap{}",
+                                      src.path, jump.jump_seconds, jump.at_seconds, jump.pos,
+                                      jump.jump_seconds > 0 ? "" : " (nothing after it is dropped)"));
+    if (src.rotation != 0)
+        progress.note(NoteLevel::info, fmt::format("input {} is rotated: turning it {} degrees clockwise ({}x{})",
+                                                    src.path, src.rotation, src.display_width, src.display_height));
+}
+
+// Each rung's channel from the pump, codec contract, rate feedback and
+// (outside a shard) finalizer; each rung is pending.
+std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSource& source, std::int64_t frames,
+                                    OutputStage* output, ProgressSink& progress) {
+    std::vector<RungRuntime> rungs;
+    for (std::size_t i = 0; i < source.ladder.rungs.size(); ++i) {
+        RungRuntime rt;
+        rt.rung = source.ladder.rungs[i];
+        rt.settings = settings_for(rt.rung, source.info, options.preset);
+        rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
+        rt.rate = std::make_unique<RungRateFeedback>(rt.settings.bitrate_kbps,
+                                                     static_cast<double>(frames) / av_q2d(source.info.frame_rate));
+        if (output) rt.finalizer = &output->finalizer(i);
+        rungs.push_back(std::move(rt));
+        progress.rung_state(static_cast<int>(i), source.ladder.rungs[i].name, RungState::pending);
+    }
+    return rungs;
+}
+
+// The complexity analysis that shares each rung's rate among its sessions;
+// null for even shares.
+std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const CheckedSource& source,
+                                             std::size_t rung_count, std::int64_t frames, int lanes,
+                                             EncoderProcesses* processes, int slot_id, ProgressSink& progress) {
+    if (options.bit_allocation != BitAllocation::complexity) return nullptr;
+    if (!ChunkAnalyzer::available()) {
+        progress.note(NoteLevel::info, "no libsvtav1 in this FFmpeg build for the complexity analysis: every "
+                                       "session asks for its rung's plain rate");
+        return nullptr;
+    }
+    const auto expected_chunks = static_cast<int>((frames + source.chunk_frames - 1) / source.chunk_frames);
+    // Its encoder runs where the CPU slots' do (with test encoders, the real
+    // one in this process).
+    EncoderFactory encoders = processes ? process_encoder_factory(*processes) : EncoderFactory(make_encoder_backend);
+    auto analyzer = std::make_unique<ChunkAnalyzer>(source.info, source.chunk_frames, expected_chunks,
+                                                    static_cast<int>(rung_count), std::move(encoders), slot_id,
+                                                    progress, lanes);
+    return analyzer;
+}
+
+// Every rung in this many sessions or more: a session's one-pass rate
+// control answers a request only when it ends, and the rung's later sessions
+// correct what its first ones made (RungRateFeedback). One session over a
+// 24-s rung was as far off as FFmpeg's one process (-31% at 1080p on
+// scene-cuts, docs/benchmarks.md).
+constexpr int kMinSessionsPerRung = 4;
+
+std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, const std::vector<RungRuntime>& rungs,
+                                                 std::int64_t frames, int chunk_frames, const gpu::GpuPool& pool) {
+    const bool fixed = options.dispatch == DispatchMode::fixed;
+    std::vector<RungPlan> plans;
+    for (const auto& rt : rungs)
+        plans.push_back(RungPlan{rt.rung.name, static_cast<std::int64_t>(rt.rung.width) * rt.rung.height, frames,
+                                 chunk_frames});
+    const std::size_t queue_capacity = options.queue_chunks ? options.queue_chunks : std::numeric_limits<int>::max();
+    auto dispatcher = std::make_unique<ChunkDispatcher>(std::move(plans), queue_capacity, options.dispatch,
+                                                        options.max_tries,
+                                                        fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size()),
+                                                        options.session_chunks, kMinSessionsPerRung,
+                                                        options.hw_session_chunks);
+    // With helper dispatch the dispatcher's workers are the pool's slots.
+    if (!fixed)
+        for (const auto& slot : pool.slots()) dispatcher->add_worker(slot.encoder, -1, gpu::nvenc_gpu(slot));
+    return dispatcher;
+}
+
+// The encoder workers and the state they share: per-slot counters, each
+// touched only by the holder of that slot's lease.
+struct EncoderWorkers {
+    std::vector<SlotReport> slot_reports;
+    std::vector<int> failure_runs;
+    IdleEncoders idle_encoders;
+    std::atomic<int> chunks_encoding{0};
+    std::atomic<int> session_ids{0};
+    std::stop_source no_more_work;  // ends lease claims once no slot is needed
+    std::vector<std::unique_ptr<EncoderWorker>> workers;
+};
+
+void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& pool, ChunkDispatcher& dispatcher,
+                  std::vector<RungRuntime>& rungs, ChunkJournal& journal, const EncoderFactory& factory,
+                  const gpu::CpuInfo& cpu, std::chrono::steady_clock::time_point started, ProgressSink& progress) {
+    w.slot_reports.resize(pool.size());
+    w.failure_runs.assign(pool.size(), 0);
+    WorkerSetup setup;
+    setup.pool = &pool;
+    setup.dispatcher = &dispatcher;
+    setup.rungs = &rungs;
+    setup.progress = &progress;
+    setup.factory = factory;
+    setup.job_start = started;
+    setup.quarantine_after = options.quarantine_after;
+    setup.journal = &journal;
+    setup.slot_reports = &w.slot_reports;
+    setup.failure_runs = &w.failure_runs;
+    setup.idle_encoders = &w.idle_encoders;
+    setup.no_more_work = &w.no_more_work;
+    setup.chunks_encoding = &w.chunks_encoding;
+    setup.session_ids = &w.session_ids;
+    setup.cores = options.tail_threads ? cpu.cores : 0;
+    setup.quality = options.quality;
+    const bool fixed = options.dispatch == DispatchMode::fixed;
+    const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
+    for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
+}
+
+// The running stages, one thread each, until they all end. Each stage
+// closes what it feeds when it ends, after its failure (if any) stopped
+// the run. Returns the first real failure; stopped says the run stopped.
+struct StagesOutcome {
+    bool stopped = false;
+    std::exception_ptr failure;
+};
+
+StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most_lanes,
+                         std::vector<RungRuntime>& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
+                         ChunkDispatcher& dispatcher,
+                         ChunkAnalyzer* analyzer, OutputStage* output, SubtitleTracks* subtitles,
+                         EncoderWorkers& workers,
+                         const std::function<void(const char*)>& mark,
+                         std::stop_token external_stop) {
+    StageThreads stages(external_stop, options.start_thread);
+    std::stop_callback stop_claims(stages.token(), [&workers] { workers.no_more_work.request_stop(); });
+    lanes.start(stages);
+    if (analyzer) analyzer->start(stages);
+    consumers.start(stages);
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        if (RungFinalizer* fin = rungs[i].finalizer)
+            stages.start(fmt::format("rung {} writer", rungs[i].rung.name), [fin](std::stop_token t) { fin->run(t); });
+    }
+    if (subtitles)
+        stages.start("subtitles", [subtitles](std::stop_token t) { subtitles->read(t); },
+                     [subtitles] { subtitles->abandon(); });
+    if (output) output->start_rendition_writers(stages);
+    for (std::size_t i = 0; i < workers.workers.size(); ++i)
+        stages.start(fmt::format("encoder worker {}", i),
+                     [w = workers.workers[i].get()](std::stop_token t) { w->run(t); });
+    if (most_lanes > lanes.size())
+        stages.start("decode lanes", [&](std::stop_token t) {
+            grow_decode_lanes(t, stages, lanes, consumers, most_lanes, 2 * options.segment_seconds,
+                              [&] { return encoders_wait_for_frames(pool, dispatcher); });
+        });
+    mark("stages_started");
+    stages.join();
+    mark("stages_joined");
+    // GPU sessions still open for a rung close before the outputs are
+    // finished (a worker stopped in the middle left them).
+    workers.idle_encoders.clear();
+    mark("kept_encoders_closed");
+    return {stages.stopping(), stages.failure()};
+}
+
+void note_resumed(const JobOptions& options, int resumed, const ChunkJournal& journal, ProgressSink& progress) {
+    if (resumed == 0) return;
+    if (options.shard)
+        progress.note(NoteLevel::info, fmt::format("{} chunk(s) of this shard were already in {} and were kept",
+                                                    resumed, journal.dir().string()));
+    else
+        progress.note(NoteLevel::info,
+                      fmt::format("resumed {} chunk(s) from the journal instead of encoding them", resumed));
+}
+
+void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* processes) {
+    if (processes)
+        for (const auto& [id, count] : processes->started())
+            if (static_cast<std::size_t>(id) < w.slot_reports.size())  // not the complexity analysis's
+                w.slot_reports[static_cast<std::size_t>(id)].processes = count;
+    for (const auto& slot : w.slot_reports)
+        if (!slot.label.empty()) report.slots.push_back(slot);  // slots that never got a chunk are left out
+    std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
+    for (const auto& worker : w.workers) {
+        report.retries.insert(report.retries.end(), worker->retries().begin(), worker->retries().end());
+        report.sessions.insert(report.sessions.end(), worker->sessions().begin(), worker->sessions().end());
+        for (const auto& [key, m] : worker->mismatches()) {
+            auto& total = mismatches[key];
+            if (total.count == 0) total = m;
+            else total.count += m.count;
+        }
+    }
+    for (auto& [key, m] : mismatches) report.mismatches.push_back(m);
+    std::sort(report.sessions.begin(), report.sessions.end(),
+              [](const SessionRecord& a, const SessionRecord& b) { return a.id < b.id; });
+}
+
+void report_shard(JobReport& report, const JobOptions::Shard& shard, int kept, const EncoderWorkers& w) {
+    ShardSummary summary;
+    summary.index = shard.spec.index;
+    summary.count = shard.spec.count;
+    summary.first_chunk = shard.first_chunk;
+    summary.end_chunk = shard.end_chunk;
+    summary.chunks_kept = kept;
+    for (const auto& slot : w.slot_reports) summary.chunks_encoded += slot.chunks;
+    report.shard = summary;
+}
+
+}  // namespace
+
+int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
+    if (!(segment_seconds > 0) || segment_seconds > 60)
+        throw InputError(fmt::format("--segment-seconds {} must be within (0, 60]", segment_seconds));
+    return std::max(1, static_cast<int>(std::lround(segment_seconds * av_q2d(frame_rate))));
+}
+
+JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop) {
+    const auto started = std::chrono::steady_clock::now();
+
+    // 1. Pre-flight: everything that can be wrong with the request fails
+    // here, before a thread starts or a file is written.
+    CheckedSource source = check_source_and_ladder(options, progress, external_stop);
+    const auto source_checked = std::chrono::steady_clock::now();
+    const SourceInfo& src = source.info;
+    const FrameSpan span = frame_span(options, source.chunk_frames);
+    Encoders encoders = plan_encoders(options, source);
+    const gpu::CpuInfo cpu = gpu::read_cpu_info();
+    const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
+    MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
+    // Frames that stay on the GPU that decoded them count against its
+    // memory, not the host's.
+    std::string gpu_memory_note;
+    // Fixed dispatch gives each rung one worker, on one GPU: a rung's chunks
+    // cannot wait in the memory of several.
+    if (options.dispatch == DispatchMode::fixed && encoders.devices.decode_gpus.size() > 1)
+        encoders.devices.keep_frames_on_gpu = false;
+    GpuFrameBudgets gpu_memory(encoders.devices, options.gpu_memory_budget, chunk_bytes, gpu_memory_note);
+
+    // `ladder stitch` encodes a plan's audio and subtitles, once.
+    const AudioSelection audio_selection =
+        options.shard ? AudioSelection{} : choose_audio(options.audio, src, progress);
+    const SubtitleSelection subtitle_selection =
+        options.shard ? SubtitleSelection{} : choose_subtitles(options.subtitles, src, progress);
+
+    // 2. The output folder, checked and prepared. A shard writes no
+    // outputs: the plan's journal, shared by all shards, is its output.
+    std::optional<OutputStage> output;
+    const std::vector<std::filesystem::path> inputs{options.input, options.audio_file};
+    if (options.shard) {
+        refuse_outputs_over_inputs(options.outdir, ladder_own_names(), inputs, options.other_outputs);
+        refuse_links_in_the_way(options.outdir, options.other_outputs);
+    } else {
+        output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
+                                     rendition_ids(audio_selection), rendition_ids(subtitle_selection),
+                                     options.overwrite || options.resume, inputs, options.other_outputs});
+    }
+    std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source);
+    std::unique_ptr<SubtitleTracks> subtitles = open_subtitles(subtitle_selection, source.input->get(), src);
+    note_source_handling(src, progress);
+    ChunkJournal journal(options.outdir, options.shard ? options.shard->plan.fingerprint() : job_fingerprint(options, source),
+                         options.shard ? JournalMode::shared : options.resume ? JournalMode::resume : JournalMode::fresh);
+    if (options.resume && !journal.resuming())
+        progress.note(NoteLevel::warning,
+                      fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
+    for (const auto& [level, message] : encoders.devices.notes) progress.note(level, message);
+    if (!gpu_memory_note.empty()) progress.note(NoteLevel::info, gpu_memory_note);
+    // When each step of the run ended (report.json phase_seconds).
+    std::vector<std::pair<std::string, double>> phases;
+    auto mark = [&phases, started](const char* phase) {
+        phases.emplace_back(phase, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    };
+    const auto seconds_at = [started](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(t - started).count();
+    };
+    phases.emplace_back("source_checked", seconds_at(source_checked));
+    for (const auto& [step, at] : encoders.devices.steps) phases.emplace_back(step, seconds_at(at));
+    mark("preflight");
+    gpu::GpuPool pool(encoders.devices.slots);
+    progress.note(NoteLevel::info,
+                  fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
+                              "decoding on {}",
+                              src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
+                              src.estimated_frames, source.ladder.rungs.size(), source.chunk_frames, pool.size(),
+                              describe_slots(pool), encoders.devices.decode_label()));
+
+    // 3. The rungs, and the writers of their outputs.
+    if (output) output->open(audio.get(), subtitles.get(), source.chunk_frames, src.frame_rate, src.hdr, progress);
+    const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
+    std::vector<RungRuntime> rungs = make_rungs(options, source, frames, output ? &*output : nullptr, progress);
+
+    // 4. The data path: the pump decodes once and feeds every rung's
+    // scaler; a scaler's chunks go to the dispatcher's queue (or, when an
+    // interrupted run journaled them, straight to the rung's writer); the
+    // workers encode what the dispatcher hands them and deliver each chunk
+    // to its rung's writer.
+    // Lanes start where a seek by time lands: not on a timeline with jumps.
+    const LaneCounts lane_counts =
+        src.timestamp_jumps.empty() ? decode_lanes_wanted(options, encoders.devices, cpu) : LaneCounts{1, 1};
+    const std::vector<std::int64_t> cuts =
+        find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
+    std::unique_ptr<ChunkAnalyzer> analyzer =
+        make_analyzer(options, source, rungs.size(), frames, static_cast<int>(cuts.size()) + 1,
+                      encoders.processes.get(), static_cast<int>(pool.size()), progress);
+    for (auto& r : rungs)
+        if (analyzer && analyzer->covers(r.rung)) {
+            r.complexity = &analyzer->complexity();
+            r.rate->make_up_overshoots();
+        }
+    DecodeLanes lanes(*source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
+                      static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), audio.get(), progress,
+                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first);
+    note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
+    if (!gpu_memory.empty())
+        note_gpus_without_lanes(static_cast<int>(gpu_memory.gpus().size()), lanes.size(),
+                                lane_counts.most > lane_counts.first, progress);
+    if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
+    auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
+    JournaledChunkRoute journaled(journal, rungs, progress);
+    LaneConsumerSetup consumer_setup;
+    consumer_setup.rungs = &rungs;
+    consumer_setup.lanes = &lanes;
+    consumer_setup.dispatcher = dispatcher.get();
+    consumer_setup.memory = &memory;
+    consumer_setup.gpu_memory = [&gpu_memory](int gpu) { return gpu_memory.of(gpu); };
+    consumer_setup.journaled = &journaled;
+    if (output) consumer_setup.video_length_known = [&output](std::int64_t frames) { output->set_video_frames(frames); };
+    consumer_setup.analyzer = analyzer.get();
+    consumer_setup.pix_fmt = src.pix_fmt;
+    consumer_setup.chunk_frames = source.chunk_frames;
+    consumer_setup.keep_on_gpu = !gpu_memory.empty();
+    if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
+    // A session does not wait for its next chunk while the decode waits
+    // for memory (its encoder may hold what the decode needs).
+    dispatcher->set_producers_blocked([&memory, &gpu_memory] { return memory.blocked() || gpu_memory.blocked(); });
+    memory.on_blocked([d = dispatcher.get()] { d->producers_blocked(); });
+    gpu_memory.on_blocked([d = dispatcher.get()] { d->producers_blocked(); });
+    LaneConsumers consumers(consumer_setup);
+    EncoderWorkers workers;
+    make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
+
+    // 5. The running stages, until the source is encoded, a stage fails or
+    // the run is stopped.
+    const StagesOutcome outcome =
+        run_stages(options, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
+                   output ? &*output : nullptr, subtitles.get(), workers, mark, external_stop);
+
+    // 6. The outputs: withdrawn when the run did not complete, else made
+    // whole by the master playlist.
+    if (outcome.stopped) {
+        if (encoders.processes) encoders.processes->kill_all();  // nothing they do is wanted now
+        if (output) output->abandon(progress);
+        if (outcome.failure) std::rethrow_exception(outcome.failure);
+        throw Cancelled();
+    }
+    lanes.note_frames_missing();
+    if (output) output->publish(src, rungs, audio.get(), subtitles.get());
+    mark("published");
+    if (!options.shard) journal.remove();  // everything it held is in the finished outputs now
+    note_resumed(options, journaled.taken(), journal, progress);
+
+    // 7. The report.
+    JobReport report;
+    report.input = src.path;
+    const PumpCounters decoded = lanes.totals();
+    report.source_video_packets = decoded.video_packets;
+    report.source_frames_decoded = decoded.frames_decoded;
+    report.frames_normalized = decoded.frames_normalized;
+    report.audio_packets = audio ? audio->packet_count() : 0;
+    report.frame_rate = av_q2d(src.frame_rate);
+    report.encoder_slots = static_cast<int>(pool.size());
+    report.decode_seconds = decoded.busy_seconds;
+    report.decode_lanes = lanes.records();
+    report.decode_device = encoders.devices.decode_label();
+    report.frames_decoded_on_gpu = decoded.frames_on_gpu;
+    report.dropped_devices = encoders.devices.dropped;
+    if (options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(options.quality);
+    report.gpu_encoder_probes = encoders.devices.encoder_probes;
+    report.memory_budget = memory.limit();
+    report.peak_queued_bytes = memory.peak();
+    if (!gpu_memory.empty()) {
+        report.gpu_memory_budget = gpu_memory.largest_limit();
+        report.peak_gpu_queued_bytes = gpu_memory.largest_peak();
+        for (int g : gpu_memory.gpus()) report.gpu_memory.push_back({g, gpu_memory.of(g)->limit(), gpu_memory.of(g)->peak()});
+    }
+    report.resumed_chunks = journaled.taken();
+    if (options.shard) report_shard(report, *options.shard, journaled.taken(), workers);
+    if (output) output->fill_report(report);
+    report_slots(report, workers, encoders.processes.get());
+    mark("reported");
+    report.phase_seconds = phases;
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+}  // namespace ladder::engine

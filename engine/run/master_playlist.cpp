@@ -1,0 +1,56 @@
+#include "engine/run/master_playlist.hpp"
+
+#include "engine/media/language_tag.hpp"
+#include "engine/output/output_paths.hpp"
+#include "mux/av1_codecs_string.hpp"
+#include "mux/hls_master_builder.hpp"
+#include "mux/hls_track_playlists.hpp"
+
+namespace ladder::engine {
+
+void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& src,
+                           const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                           const AudioTracks* audio,
+                           const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
+                           const SubtitleTracks* subtitles) {
+    std::vector<mux::VideoRenditionSummary> video;
+    for (const auto& r : rungs) {
+        const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
+        mux::VideoRenditionSummary v;
+        v.uri = r.rung.name + "/index.m3u8";
+        v.iframe_uri = r.rung.name + "/iframes.m3u8";
+        v.width = r.rung.width;
+        v.height = r.rung.height;
+        v.frame_rate = av_q2d(src.frame_rate);
+        v.codecs = mux::av1_codecs_string(contract);
+        v.video_range = mux::video_range_for_transfer(contract.trc);
+        v.segments = mux::segment_sizes(r.finalizer->hls_segments());
+        v.iframes = mux::iframe_sizes(r.finalizer->hls_segments());
+        video.push_back(std::move(v));
+    }
+    std::vector<mux::AudioRenditionSummary> audio_summary;
+    for (std::size_t i = 0; audio && i < audio_renditions.size(); ++i) {
+        const AudioRenditionSpec& spec = audio->spec(i);
+        mux::AudioRenditionSummary a;
+        a.track = spec.ordinal;
+        a.language = rfc5646_language(spec.language);
+        a.name = spec.name;
+        a.is_default = spec.is_default;
+        a.uri = uri_in_ladder(outdir.path(), audio_renditions[i]->dir() / "index.m3u8");
+        a.channels = audio->track(i).channels();
+        a.segments = mux::segment_sizes(audio_renditions[i]->segments());
+        audio_summary.push_back(std::move(a));
+    }
+    std::vector<mux::SubtitleRenditionSummary> subtitle_summary;
+    for (const SubtitleRenditionWriter* w : subtitle_renditions) {
+        const SubtitleRenditionSpec& spec = subtitles->spec(w->track());
+        subtitle_summary.push_back({spec.name, rfc5646_language(spec.language),
+                                    uri_in_ladder(outdir.path(), w->dir() / "index.m3u8"), spec.is_default,
+                                    spec.is_forced});
+    }
+    outdir.write_atomically(
+        kMasterPlaylist,
+        mux::render_master_playlist(mux::build_master_playlist(video, audio_summary, subtitle_summary)));
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,25 @@
+#pragma once
+// The HLS master playlist of a finished ladder, written last (after every
+// rung and the audio are complete): its presence means the ladder is whole.
+// Shared by `ladder encode` and `ladder stitch`.
+#include <filesystem>
+#include <vector>
+
+#include "engine/output/audio_rendition_writer.hpp"
+#include "engine/media/audio_tracks.hpp"
+#include "engine/output/subtitle_rendition_writer.hpp"
+#include "engine/rung/rung_runtime.hpp"
+#include "engine/source/source_info.hpp"
+#include "mux/output_folder.hpp"
+
+namespace ladder::engine {
+
+// audio_renditions: parallel to audio's tracks; audio is null (and the
+// renditions empty) for a ladder without audio.
+void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& src,
+                           const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                           const AudioTracks* audio,
+                           const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions = {},
+                           const SubtitleTracks* subtitles = nullptr);
+
+}  // namespace ladder::engine

@@ -1,0 +1,91 @@
+#pragma once
+// A ladder's outputs, from a checked folder to a finished ladder; the one
+// piece `ladder encode` and `ladder stitch` share for it. It checks and
+// prepares the folder (an old master playlist goes first and comes back
+// last), owns each rung's finalizer and the HLS audio rendition, withdraws
+// the finished outputs of a run that does not complete, writes the master
+// playlist last, and fills the report's rungs and chunks.
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "engine/output/audio_rendition_writer.hpp"
+#include "engine/media/audio_tracks.hpp"
+#include "engine/run/job.hpp"
+#include "engine/base/job_report.hpp"
+#include "engine/plan/ladder_spec.hpp"
+#include "engine/output/output_paths.hpp"
+#include "engine/base/progress_sink.hpp"
+#include "engine/output/rung_finalizer.hpp"
+#include "engine/rung/rung_runtime.hpp"
+#include "engine/base/stage_threads.hpp"
+#include "engine/output/subtitle_rendition_writer.hpp"
+#include "engine/source/source_info.hpp"
+
+namespace ladder::engine {
+
+struct OutputRequest {
+    std::filesystem::path outdir;
+    std::vector<Rung> rungs;
+    OutputFormat format = OutputFormat::hls;
+    bool dash = false;       // manifest.mpd over the HLS segments too (format is then never mp4 alone)
+    std::vector<std::string> audio;  // the ids of the ladder's audio renditions (none: no audio)
+    std::vector<std::string> subtitles;  // the ids of its subtitle renditions
+    bool overwrite = false;  // earlier outputs there may be replaced
+    // Every file the run reads (source, --audio-file, ...): none may be an
+    // output (engine/output/output_paths.hpp).
+    std::vector<std::filesystem::path> inputs;
+    // Files the caller writes besides the outputs (the report).
+    std::vector<std::filesystem::path> other_outputs;
+};
+
+class OutputStage {
+public:
+    // Checks the folder (InputError when it holds outputs that may not be
+    // replaced or an input is in the way, UnsafeOutputPath for a link where
+    // an output goes) and prepares it; writes no output yet.
+    explicit OutputStage(OutputRequest request);
+    OutputStage(const OutputStage&) = delete;
+    OutputStage& operator=(const OutputStage&) = delete;
+
+    // The writers: a finalizer per rung (its MP4 gets every audio and
+    // subtitle track too) and, for HLS, one writer per audio and subtitle
+    // rendition. audio and subtitles may be null.
+    void open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
+              ProgressSink& progress);
+
+    RungFinalizer& finalizer(std::size_t rung) { return *finalizers_.at(rung); }
+    // Parallel to the AudioTracks given to open(); empty without HLS or audio.
+    std::vector<AudioRenditionWriter*> audio_renditions() const;
+    // The audio and subtitle rendition writers: told where the video ends,
+    // then run as stages of their own (encode) or one after another (stitch).
+    void set_video_frames(std::int64_t frames);
+    void start_rendition_writers(StageThreads& stages);
+    void run_rendition_writers(std::stop_token stop);
+    bool writes_hls() const { return request_.format != OutputFormat::mp4; }
+    bool writes_dash() const { return request_.dash && writes_hls(); }
+
+    // The run did not complete: rungs left unfinished say so, and the
+    // outputs that were finished are withdrawn (nothing looks complete).
+    void abandon(ProgressSink& progress);
+    // Every rung is complete: the master playlist is written, last; when
+    // that fails, the outputs are withdrawn.
+    void publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio,
+                 const SubtitleTracks* subtitles);
+
+    // Each rung's report and its chunks.
+    void fill_report(JobReport& report) const;
+
+private:
+    void withdraw();
+
+    OutputRequest request_;
+    LadderOutputs paths_;
+    mux::OutputFolder root_;  // OUTDIR, held open: every output is written below it
+    std::vector<std::filesystem::path> rendition_folders_;  // audio/<id>, subtitles/<id>
+    std::vector<std::unique_ptr<RungFinalizer>> finalizers_;
+    std::vector<std::unique_ptr<AudioRenditionWriter>> audio_renditions_;
+    std::vector<std::unique_ptr<SubtitleRenditionWriter>> subtitle_renditions_;
+};
+
+}  // namespace ladder::engine

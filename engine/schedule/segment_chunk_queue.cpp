@@ -1,0 +1,112 @@
+#include "engine/schedule/segment_chunk_queue.hpp"
+
+#include <algorithm>
+
+namespace ladder::engine {
+
+SegmentChunkQueue::SegmentChunkQueue(std::size_t capacity, std::function<void()> on_change)
+    : capacity_(capacity ? capacity : 1), on_change_(std::move(on_change)) {}
+
+void SegmentChunkQueue::produced() {
+    cv_.notify_all();
+    if (on_change_) on_change_();
+}
+
+bool SegmentChunkQueue::push(RawChunk chunk, std::stop_token stop) {
+    {
+        std::unique_lock lock(mu_);
+        if (!cv_.wait(lock, stop, [&] { return chunks_.size() < capacity_; })) return false;
+        chunks_.push_back(std::move(chunk));
+    }
+    produced();
+    return true;
+}
+
+void SegmentChunkQueue::push_front(RawChunk chunk) {
+    {
+        std::lock_guard lock(mu_);
+        chunks_.push_front(std::move(chunk));
+    }
+    cv_.notify_all();
+}
+
+std::optional<RawChunk> SegmentChunkQueue::pop(std::stop_token stop) {
+    std::optional<RawChunk> out;
+    {
+        std::unique_lock lock(mu_);
+        if (!cv_.wait(lock, stop, [&] { return !chunks_.empty() || closed_; })) return std::nullopt;
+        if (chunks_.empty()) return std::nullopt;
+        out = std::move(chunks_.front());
+        chunks_.pop_front();
+    }
+    cv_.notify_all();
+    return out;
+}
+
+std::optional<RawChunk> SegmentChunkQueue::try_pop() {
+    std::optional<RawChunk> out;
+    {
+        std::lock_guard lock(mu_);
+        if (chunks_.empty()) return std::nullopt;
+        out = std::move(chunks_.front());
+        chunks_.pop_front();
+    }
+    cv_.notify_all();
+    return out;
+}
+
+std::optional<RawChunk> SegmentChunkQueue::try_take(int index, const Eligible& eligible) {
+    std::optional<RawChunk> out;
+    {
+        std::lock_guard lock(mu_);
+        auto it = std::find_if(chunks_.begin(), chunks_.end(), [&](const RawChunk& c) { return c.index == index; });
+        if (it == chunks_.end() || (eligible && !eligible(*it))) return std::nullopt;
+        out = std::move(*it);
+        chunks_.erase(it);
+    }
+    cv_.notify_all();
+    return out;
+}
+
+int SegmentChunkQueue::first_index(const Eligible& eligible) const {
+    std::lock_guard lock(mu_);
+    int best = -1;
+    for (const RawChunk& c : chunks_)
+        if ((best < 0 || c.index < best) && (!eligible || eligible(c))) best = c.index;
+    return best;
+}
+
+bool SegmentChunkQueue::holds(int index) const {
+    std::lock_guard lock(mu_);
+    return std::any_of(chunks_.begin(), chunks_.end(), [&](const RawChunk& c) { return c.index == index; });
+}
+
+void SegmentChunkQueue::close() {
+    {
+        std::lock_guard lock(mu_);
+        closed_ = true;
+    }
+    produced();
+}
+
+bool SegmentChunkQueue::closed() const {
+    std::lock_guard lock(mu_);
+    return closed_;
+}
+
+bool SegmentChunkQueue::drained() const {
+    std::lock_guard lock(mu_);
+    return closed_ && chunks_.empty();
+}
+
+std::size_t SegmentChunkQueue::size() const {
+    std::lock_guard lock(mu_);
+    return chunks_.size();
+}
+
+int SegmentChunkQueue::front_index() const {
+    std::lock_guard lock(mu_);
+    return chunks_.empty() ? -1 : chunks_.front().index;
+}
+
+}  // namespace ladder::engine

@@ -1,0 +1,127 @@
+#include "engine/source/decode_cuts.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "av/av_error.hpp"
+#include "av/compat.hpp"
+#include "av/input_file.hpp"
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+namespace ladder::engine {
+
+namespace {
+
+// A key frame and the packets after it up to the next key frame.
+struct Group {
+    std::int64_t key_pts = 0;
+    bool nothing_before_shows_after = false;  // known only when the group before it was read
+    std::int64_t min_pts = 0;
+    std::int64_t max_pts = 0;
+};
+
+// Key frames a search looks at before it gives up on a cut near target.
+constexpr int kKeysSearched = 12;
+
+// The first clean cut at or after target and at most limit: from the key
+// frame before target (a seek just before it, so that a key frame at target
+// comes with the group before it), group by group.
+std::optional<std::int64_t> clean_cut_after(av::InputFile& in, int video_stream, std::int64_t target,
+                                            std::int64_t limit) {
+    AVFormatContext* ic = in.get();
+    if (avformat_seek_file(ic, video_stream, std::numeric_limits<std::int64_t>::min(), target - 1, target - 1, 0) < 0)
+        return std::nullopt;
+    av::PacketPtr pkt = av::make_packet();
+    std::optional<Group> group;
+    int keys = 0;
+    while (in.read(pkt.get())) {
+        const bool video = pkt->stream_index == video_stream;
+        const std::int64_t pts = pkt->pts;
+        const bool key = (pkt->flags & AV_PKT_FLAG_KEY) != 0;
+        av_packet_unref(pkt.get());
+        if (!video) continue;
+        if (pts == AV_NOPTS_VALUE) return std::nullopt;  // no timestamps to cut by
+        if (!key) {
+            if (group) {
+                group->min_pts = std::min(group->min_pts, pts);
+                group->max_pts = std::max(group->max_pts, pts);
+            }
+            continue;
+        }
+        bool before_ok = false;
+        if (group) {
+            if (group->nothing_before_shows_after && group->min_pts >= group->key_pts && group->key_pts >= target)
+                return group->key_pts;
+            before_ok = group->max_pts < pts;
+        }
+        if (pts > limit || ++keys > kKeysSearched) return std::nullopt;
+        group = Group{pts, before_ok, pts, pts};
+    }
+    // The source's last group is whole at its end.
+    if (group && group->nothing_before_shows_after && group->min_pts >= group->key_pts && group->key_pts >= target)
+        return group->key_pts;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> video_span(AVFormatContext* ic, int video_stream) {
+    const AVStream* vs = ic->streams[video_stream];
+    const std::int64_t start = vs->start_time == AV_NOPTS_VALUE ? 0 : vs->start_time;
+    std::int64_t duration = vs->duration;
+    if (duration == AV_NOPTS_VALUE || duration <= 0)
+        duration = ic->duration == AV_NOPTS_VALUE ? 0 : av_rescale_q(ic->duration, av::kTimeBaseQ, vs->time_base);
+    return {start, start + std::max<std::int64_t>(0, duration)};
+}
+
+namespace {
+void video_only(AVFormatContext* ic, int video_stream) {
+    for (unsigned i = 0; i < ic->nb_streams; ++i)
+        if (static_cast<int>(i) != video_stream) ic->streams[i]->discard = AVDISCARD_ALL;
+}
+}  // namespace
+
+std::optional<std::int64_t> find_decode_cut(const av::InputSpec& source, int video_stream, std::int64_t target,
+                                            std::int64_t limit) {
+    try {
+        av::InputFile in(source);
+        video_only(in.get(), video_stream);
+        return clean_cut_after(in, video_stream, target, limit);
+    } catch (const av::AvError&) {
+        return std::nullopt;
+    }
+}
+
+std::vector<std::int64_t> find_decode_cuts(const av::InputSpec& source, int video_stream, int ranges, double min_seconds) {
+    std::vector<std::int64_t> cuts;
+    if (ranges < 2) return cuts;
+    try {
+        av::InputFile in(source);
+        AVFormatContext* ic = in.get();
+        video_only(ic, video_stream);
+        const AVStream* vs = ic->streams[video_stream];
+        const auto [start, stream_end] = video_span(ic, video_stream);
+        const std::int64_t duration = stream_end - start;
+        const std::int64_t min_gap = av_rescale_q(static_cast<std::int64_t>(min_seconds * 1000), {1, 1000}, vs->time_base);
+        if (duration <= 0 || min_gap <= 0) return cuts;
+        const std::int64_t end = stream_end;
+        std::int64_t last = start;
+        for (int i = 1; i < ranges; ++i) {
+            const std::int64_t target = std::max(start + duration / ranges * i, last + min_gap);
+            if (target > end - min_gap) break;
+            if (auto cut = clean_cut_after(in, video_stream, target, end - min_gap)) {
+                cuts.push_back(*cut);
+                last = *cut;
+            }
+        }
+    } catch (const av::AvError&) {
+        cuts.clear();  // a source the cut search cannot read is decoded in one range
+    }
+    return cuts;
+}
+
+}  // namespace ladder::engine
