@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "engine/base/errors.hpp"
+
 namespace ladder::engine {
 
 bool clip_to_video_end(AVPacket* pkt, std::int64_t video_end) {
@@ -36,6 +38,26 @@ std::vector<std::size_t> plan_audio_segments(const std::vector<AacFrame>& frames
                             s + 1, segments));
     }
     return first;
+}
+
+void check_segments_hold_aac_frames(const std::vector<AudioRenditionSpec>& renditions, std::int64_t chunk_frames,
+                                    AVRational frame_rate) {
+    constexpr std::int64_t kAacFrame = 1024;
+    if (chunk_frames <= 0 || frame_rate.num <= 0 || frame_rate.den <= 0) return;
+    for (const auto& r : renditions) {
+        if (r.sample_rate <= 0) continue;
+        // Segment seconds × rate >= 1024, in integers: chunk_frames × den × rate >= 1024 × num.
+        if (chunk_frames * frame_rate.den * r.sample_rate >= kAacFrame * frame_rate.num) continue;
+        const std::int64_t fewest_frames =
+            (kAacFrame * frame_rate.num + frame_rate.den * r.sample_rate - 1) / (frame_rate.den * r.sample_rate);
+        const double shortest = static_cast<double>(fewest_frames) * frame_rate.den / frame_rate.num;
+        throw InputError(fmt::format(
+            "audio track {} (\"{}\", AAC at {} Hz): segments of {} frames ({:.0f} ms) are shorter than one AAC "
+            "frame ({:.0f} ms), so some segment would have no audio: use --segment-seconds {:.3f} or longer, or "
+            "--audio none",
+            r.ordinal, r.name, r.sample_rate, chunk_frames, 1000.0 * chunk_frames * frame_rate.den / frame_rate.num,
+            1000.0 * kAacFrame / r.sample_rate, shortest));
+    }
 }
 
 }  // namespace ladder::engine

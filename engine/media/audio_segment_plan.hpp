@@ -17,7 +17,10 @@
 
 extern "C" {
 #include <libavcodec/packet.h>
+#include <libavutil/rational.h>
 }
+
+#include "engine/media/audio_selection.hpp"
 
 namespace ladder::engine {
 
@@ -40,5 +43,13 @@ struct AacFrame {
 // segments shorter than an AAC frame) or there are no frames.
 std::vector<std::size_t> plan_audio_segments(const std::vector<AacFrame>& frames,
                                              const std::vector<std::int64_t>& video_cuts);
+
+// Before anything is encoded: throws InputError (exit 2) when a segment of
+// chunk_frames at frame_rate is shorter than one AAC frame of a rendition
+// (a cut per frame boundary then leaves a segment without audio), naming
+// the shortest --segment-seconds that works. Renditions of an unknown rate
+// are not checked here (plan_audio_segments still is, at the end).
+void check_segments_hold_aac_frames(const std::vector<AudioRenditionSpec>& renditions, std::int64_t chunk_frames,
+                                    AVRational frame_rate);
 
 }  // namespace ladder::engine

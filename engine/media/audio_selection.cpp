@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <set>
 
@@ -88,6 +89,12 @@ AudioChoice parse_audio_choice(const std::string& text) {
                                  text));
 }
 
+int aac_sample_rate(int source_rate) {
+    static constexpr std::array<int, 13> rates{96000, 88200, 64000, 48000, 44100, 32000, 24000,
+                                               22050, 16000, 12000, 11025, 8000,  7350};
+    return std::find(rates.begin(), rates.end(), source_rate) != rates.end() ? source_rate : 48000;
+}
+
 AudioSelection select_audio(const std::vector<SourceAudioStream>& streams, const AudioChoice& choice,
                             const std::string& source_path) {
     AudioSelection out;
@@ -126,6 +133,7 @@ AudioSelection select_audio(const std::vector<SourceAudioStream>& streams, const
         stereo.name = unique_track_name(base_name(s, kept), s.ordinal, names_of(out.renditions));
         stereo.is_default = i == 0;
         stereo.channels = std::min(2, s.channels);
+        stereo.sample_rate = s.sample_rate > 0 ? aac_sample_rate(s.sample_rate) : 0;
         out.renditions.push_back(stereo);
         if (s.channels > 2) {
             AudioRenditionSpec surround = stereo;

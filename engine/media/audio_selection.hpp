@@ -17,6 +17,7 @@ struct SourceAudioStream {
     std::string title;             // the container's title tag, may be empty
     bool is_default = false;       // the container's default disposition
     int channels = 0;
+    int sample_rate = 0;  // the source's; 0 when the container does not say
     std::string codec_name;
     bool decodable = false;  // a decoder exists and channels and sample rate are known
 };
@@ -41,6 +42,7 @@ struct AudioRenditionSpec {
     std::string name;  // HLS NAME: the title, else the language, "5.1" added for a surround rendition
     bool is_default = false;  // from the source's default stream (the first one when none is marked)
     int channels = 2;         // 1, 2 or 6
+    int sample_rate = 0;      // the AAC output's (aac_sample_rate); 0 when the source's is unknown
     bool surround() const { return channels > 2; }
 };
 
@@ -48,6 +50,10 @@ struct AudioSelection {
     std::vector<AudioRenditionSpec> renditions;  // the default stream's first
     std::vector<std::string> notes;              // what was left out, and why (info for the user)
 };
+
+// The rate an AAC rendition of a source_rate source is encoded at: the
+// source's when AAC has it (7350 to 96000 Hz), else 48000.
+int aac_sample_rate(int source_rate);
 
 // Throws InputError when languages were asked for and no stream has any of
 // them (the message lists the languages the source has).

@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 #include "av/av_error.hpp"
 #include "av/input_file.hpp"
+#include "engine/media/audio_selection.hpp"
 
 extern "C" {
 #include <libavutil/channel_layout.h>
@@ -17,12 +17,6 @@ extern "C" {
 namespace ladder::engine {
 
 namespace {
-
-int aac_sample_rate(int source_rate) {
-    static constexpr std::array<int, 13> rates{96000, 88200, 64000, 48000, 44100, 32000, 24000,
-                                               22050, 16000, 12000, 11025, 8000,  7350};
-    return std::find(rates.begin(), rates.end(), source_rate) != rates.end() ? source_rate : 48000;
-}
 
 std::string describe_layout(const AVChannelLayout& layout) {
     char buf[128] = {};

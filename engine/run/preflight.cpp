@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/media/audio_segment_plan.hpp"
 #include "engine/run/audio_file.hpp"
 #include "engine/encode/backend/encoder_backend.hpp"
 #include "engine/base/errors.hpp"
@@ -21,6 +22,10 @@ CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& p
     if (options.shard) check_source_matches_plan(options.shard->plan, checked.info);
     checked.chunk_frames = options.shard ? options.shard->plan.chunk_frames
                                          : chunk_frames_for(options.segment_seconds, checked.info.frame_rate);
+    if (!options.shard)  // a shard's plan was checked when it was made
+        check_segments_hold_aac_frames(
+            select_audio(checked.info.audio_tracks, options.audio, checked.info.path).renditions,
+            checked.chunk_frames, checked.info.frame_rate);
     FittedLadder fitted = fit_to_source(options.ladder ? *options.ladder : default_ladder(),
                                         checked.info.display_width, checked.info.display_height);
     validate_ladder(fitted.ladder);

@@ -256,6 +256,7 @@ void describe_audio(const av::InputFile& input, SourceInfo& s) {
         a.stream = static_cast<int>(i);
         a.ordinal = static_cast<int>(s.audio_tracks.size()) + 1;
         a.channels = as->codecpar->ch_layout.nb_channels;
+        a.sample_rate = as->codecpar->sample_rate;
         a.codec_name = avcodec_get_name(as->codecpar->codec_id);
         a.is_default = (as->disposition & AV_DISPOSITION_DEFAULT) != 0;
         a.decodable = avcodec_find_decoder(as->codecpar->codec_id) && a.channels > 0 && as->codecpar->sample_rate > 0;

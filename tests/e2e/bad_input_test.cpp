@@ -14,7 +14,10 @@
 #include <functional>
 #include <ostream>
 #include <stdexcept>
+#include <tuple>
+#include <initializer_list>
 
+#include "corpus_media.hpp"
 #include "media_tools.hpp"
 
 namespace ladder::test {
@@ -130,6 +133,34 @@ TEST(BadInput, BadRungArgumentAndUnknownOption) {
     auto r2 = run_ladder(encode_args(src, dir / "out", {"--no-such-option"}));
     EXPECT_EQ(r2.exit_code, 2);
     expect_no_outputs(dir / "out");
+}
+
+// Segments shorter than one AAC frame of the audio (128 ms at 8 kHz) left
+// some audio segment empty and failed the run after every rung was encoded
+// (exit 1); now they are refused before anything is written, at any rate.
+TEST(BadInput, SegmentsShorterThanAnAacFrameAreRefusedBeforeEncoding) {
+    const fs::path dir = fresh_dir("bad-short-segments");
+    for (const auto& [rate, seconds, shortest] :
+         std::initializer_list<std::tuple<const char*, const char*, const char*>>{{"8000", "0.1", "0.160"},
+                                                                                 {"11025", "0.08", "0.120"}}) {
+        SCOPED_TRACE(rate);
+        const fs::path src = dir / (std::string("audio-") + rate + ".mkv");
+        ffmpeg(join({{"-f", "lavfi", "-i", testsrc("160x120", "25", 1.0), "-f", "lavfi", "-i",
+                      std::string("sine=duration=1:sample_rate=") + rate},
+                     kH264,
+                     {"-pix_fmt", "yuv420p", "-c:a", "pcm_s16le", src.string()}}));
+        const fs::path out = dir / (std::string("out-") + rate);
+        auto r = run_ladder(encode_args(src, out, {"--rung", "120p=160x120@200", "--preset", "12",
+                                                   "--segment-seconds", seconds}));
+        expect_usage_error(r, std::string("AAC at ") + rate + " Hz");
+        EXPECT_NE(r.err.find(std::string("use --segment-seconds ") + shortest + " or longer"), std::string::npos)
+            << r.err;
+        expect_no_outputs(out);
+        // The length it names works.
+        r = run_ladder(encode_args(src, out, {"--rung", "120p=160x120@200", "--preset", "12",
+                                              "--segment-seconds", shortest}));
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
 }
 
 TEST(Cli, HelpExplainsEveryOption) {

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "av/handles.hpp"
+#include "engine/base/errors.hpp"
 #include "engine/media/audio_segment_plan.hpp"
 
 namespace ladder::engine {
@@ -114,6 +115,52 @@ TEST(PlanAudioSegments, RefusesVideoSegmentsShorterThanAFrame) {
     for (std::int64_t c = 320; c < 8000; c += 320) cuts.push_back(c);
     EXPECT_THROW(plan_audio_segments(frames, cuts), std::invalid_argument);
     EXPECT_THROW(plan_audio_segments({}, {}), std::invalid_argument);
+}
+
+// Checked before anything is encoded (exit 2): a segment shorter than one
+// AAC frame of any rendition, at the frame where the plan above would find
+// a segment without audio.
+AudioRenditionSpec rendition_at(int sample_rate) {
+    AudioRenditionSpec r;
+    r.ordinal = 1;
+    r.name = "English";
+    r.sample_rate = sample_rate;
+    return r;
+}
+
+TEST(SegmentsHoldAacFrames, ASegmentShorterThanAFrameIsRefusedWithTheShortestThatWorks) {
+    // 8 kHz: a frame is 128 ms; at 25 fps three frames (120 ms) are too few, four (160 ms) enough.
+    try {
+        check_segments_hold_aac_frames({rendition_at(8000)}, 3, AVRational{25, 1});
+        FAIL() << "three frames at 25 fps are shorter than an AAC frame at 8 kHz";
+    } catch (const InputError& e) {
+        EXPECT_STREQ(e.what(),
+                     "audio track 1 (\"English\", AAC at 8000 Hz): segments of 3 frames (120 ms) are shorter than one "
+                     "AAC frame (128 ms), so some segment would have no audio: use --segment-seconds 0.160 or "
+                     "longer, or --audio none");
+    }
+    EXPECT_NO_THROW(check_segments_hold_aac_frames({rendition_at(8000)}, 4, AVRational{25, 1}));
+}
+
+TEST(SegmentsHoldAacFrames, TheBoundIsExactAtEveryRateAndFrameRate) {
+    for (int rate : {7350, 8000, 11025, 16000, 22050, 44100, 48000, 96000})
+        for (const AVRational fps : {AVRational{25, 1}, AVRational{30000, 1001}, AVRational{60, 1}, AVRational{1, 1}})
+            for (std::int64_t frames = 1; frames < 8; ++frames) {
+                const bool enough = static_cast<double>(frames) * fps.den / fps.num * rate >= 1024.0;
+                if (enough)
+                    EXPECT_NO_THROW(check_segments_hold_aac_frames({rendition_at(rate)}, frames, fps))
+                        << rate << " Hz, " << fps.num << "/" << fps.den << ", " << frames;
+                else
+                    EXPECT_THROW(check_segments_hold_aac_frames({rendition_at(rate)}, frames, fps), InputError)
+                        << rate << " Hz, " << fps.num << "/" << fps.den << ", " << frames;
+            }
+}
+
+TEST(SegmentsHoldAacFrames, EveryRenditionIsCheckedAndAnUnknownRateIsLeftToThePlan) {
+    EXPECT_THROW(check_segments_hold_aac_frames({rendition_at(48000), rendition_at(8000)}, 3, AVRational{25, 1}),
+                 InputError);
+    EXPECT_NO_THROW(check_segments_hold_aac_frames({rendition_at(0)}, 1, AVRational{25, 1}));
+    EXPECT_NO_THROW(check_segments_hold_aac_frames({}, 1, AVRational{25, 1}));
 }
 
 }  // namespace
