@@ -14,7 +14,7 @@
 
 #include "cli/command_run.hpp"
 #include "cli/input_options.hpp"
-#include "cli/output_formats.hpp"
+#include "engine/output/output_formats.hpp"
 #include "cli/failure_hint.hpp"
 #include "cli/progress_model.hpp"
 #include "cli/progress_renderer.hpp"
@@ -269,9 +269,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.resume = a.resume;
     o.preset = a.preset;
     o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
-    const OutputFormats formats = parse_output_formats(a.format);
-    o.format = formats.packaging;
-    o.dash = formats.dash;
+    o.formats = engine::parse_output_formats(a.format);
     o.quality = engine::parse_quality_metric(a.quality);
     return o;
 }

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "cli/command_run.hpp"
-#include "cli/output_formats.hpp"
+#include "engine/output/output_formats.hpp"
 #include "cli/run_report.hpp"
 #include "cli/signal_stop.hpp"
 #include "engine/base/errors.hpp"
@@ -53,9 +53,7 @@ int run_stitch(const StitchArgs& a) {
         o.workdir = a.workdir;
         o.outdir = a.outdir;
         o.overwrite = a.overwrite;
-        const OutputFormats formats = parse_output_formats(a.format);
-        o.format = formats.packaging;
-        o.dash = formats.dash;
+        o.formats = engine::parse_output_formats(a.format);
         const auto report_path = report_path_for(a.report, a.outdir);
         if (report_path) o.other_outputs.push_back(*report_path);
         engine::JobReport report = engine::stitch_job(o, run->progress(), signals.token());

@@ -93,8 +93,11 @@ const std::vector<std::string>& ladder_own_names() {
     return names;
 }
 
-LadderOutputs ladder_outputs(const std::vector<std::string>& rung_names, bool write_mp4, bool write_hls, bool write_dash,
+LadderOutputs ladder_outputs(const std::vector<std::string>& rung_names, OutputFormats formats,
                              const std::vector<std::string>& hls_audio, const std::vector<std::string>& hls_subtitles) {
+    const bool write_mp4 = formats.contains(OutputFormat::mp4);
+    const bool write_hls = formats.cmaf_segments();  // dash's manifest reads HLS's segments
+    const bool write_dash = formats.contains(OutputFormat::dash);
     NameClaims claims;
     for (const auto& own : ladder_own_names()) claims.claim(own, fmt::format("ladder's own '{}'", own));
     claims.claim(kMasterPlaylist, "the master playlist");

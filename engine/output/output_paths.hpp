@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/output/output_formats.hpp"
 #include "engine/output/rung_outputs.hpp"
 #include "mux/output_folder.hpp"
 
@@ -45,7 +46,7 @@ struct LadderOutputs {
 // rung "a.mp4" next to rung "a"'s MP4, or a rung named like one of
 // ladder's own files and folders (master.m3u8, audio, report.json, ...).
 // hls_audio, hls_subtitles: the renditions' ids.
-LadderOutputs ladder_outputs(const std::vector<std::string>& rung_names, bool write_mp4, bool write_hls, bool write_dash,
+LadderOutputs ladder_outputs(const std::vector<std::string>& rung_names, OutputFormats formats,
                              const std::vector<std::string>& hls_audio,
                              const std::vector<std::string>& hls_subtitles = {});
 

@@ -42,15 +42,17 @@ double seconds_of(const std::vector<mux::CmafSegment>& segments) {
 }  // namespace
 
 void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
-                         const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                         const std::vector<RungRuntime>& rungs, const std::vector<const CmafRungSink*>& cmaf,
+                         const std::vector<AudioRenditionWriter*>& audio_renditions,
                          const AudioTracks* audio,
                          const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
                          const SubtitleTracks* subtitles) {
     mux::DashManifest m;
     const AVRational video_tb = av_inv_q(src.frame_rate);
-    for (const auto& r : rungs) {
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        const RungRuntime& r = rungs[i];
+        const std::vector<mux::CmafSegment>& segments = cmaf.at(i)->segments();
         const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
-        const auto& segments = r.finalizer->hls_segments();
         mux::DashVideoRepresentation v;
         v.id = r.rung.name;
         v.folder = r.rung.name;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/output/audio_rendition_writer.hpp"
+#include "engine/output/rung_sinks.hpp"
 #include "engine/media/audio_tracks.hpp"
 #include "engine/output/subtitle_rendition_writer.hpp"
 #include "engine/rung/rung_runtime.hpp"
@@ -15,10 +16,12 @@
 
 namespace ladder::engine {
 
+// cmaf: each rung's CMAF segments, parallel to rungs (the finalizers' sinks).
 // audio_renditions: parallel to audio's tracks; audio is null (and the
 // renditions empty) for a ladder without audio.
 void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
-                         const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                         const std::vector<RungRuntime>& rungs, const std::vector<const CmafRungSink*>& cmaf,
+                         const std::vector<AudioRenditionWriter*>& audio_renditions,
                          const AudioTracks* audio,
                            const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions = {},
                            const SubtitleTracks* subtitles = nullptr);

@@ -401,7 +401,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         refuse_outputs_over_inputs(options.outdir, ladder_own_names(), inputs, options.other_outputs);
         refuse_links_in_the_way(options.outdir, options.other_outputs);
     } else {
-        output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.format, options.dash,
+        output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.formats,
                                      rendition_ids(audio_selection), rendition_ids(subtitle_selection),
                                      options.overwrite || options.resume, inputs, options.other_outputs});
     }

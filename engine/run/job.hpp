@@ -27,6 +27,7 @@
 #include "engine/schedule/chunk_dispatcher.hpp"
 #include "engine/schedule/device_plan.hpp"
 #include "engine/encode/backend/encoder_backend.hpp"
+#include "engine/output/output_formats.hpp"
 #include "engine/plan/job_plan.hpp"
 #include "engine/base/job_report.hpp"
 #include "engine/plan/ladder_spec.hpp"
@@ -35,10 +36,6 @@
 #include "mux/av1_sequence_header.hpp"
 
 namespace ladder::engine {
-
-// hls: CMAF segments + playlists (OUTDIR/master.m3u8); mp4: OUTDIR/<rung>.mp4;
-// both: the two from the same encoded chunks.
-enum class OutputFormat { hls, mp4, both };
 
 // How a rung's rate is shared among its sessions: by the complexity of
 // their chunks (engine/rung/chunk_complexity.hpp) or evenly.
@@ -100,8 +97,7 @@ struct JobOptions {
     bool resume = false;
     int preset = -1;
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
-    OutputFormat format = OutputFormat::hls;
-    bool dash = false;  // OUTDIR/manifest.mpd over the HLS segments too
+    OutputFormats formats{OutputFormat::hls};  // --format (engine/output/output_formats.hpp)
     QualityMetric quality = QualityMetric::none;  // --quality: each chunk compared with its encoder's input
     // Raw chunks waiting per rung; 0: as many as the memory budget allows,
     // so the source is decoded ahead and the dispatcher can start the

@@ -9,12 +9,15 @@
 namespace ladder::engine {
 
 void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& src,
-                           const std::vector<RungRuntime>& rungs, const std::vector<AudioRenditionWriter*>& audio_renditions,
+                           const std::vector<RungRuntime>& rungs, const std::vector<const CmafRungSink*>& cmaf,
+                         const std::vector<AudioRenditionWriter*>& audio_renditions,
                            const AudioTracks* audio,
                            const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
                            const SubtitleTracks* subtitles) {
     std::vector<mux::VideoRenditionSummary> video;
-    for (const auto& r : rungs) {
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        const RungRuntime& r = rungs[i];
+        const std::vector<mux::CmafSegment>& segments = cmaf.at(i)->segments();
         const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
         mux::VideoRenditionSummary v;
         v.uri = r.rung.name + "/index.m3u8";
@@ -24,8 +27,8 @@ void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& sr
         v.frame_rate = av_q2d(src.frame_rate);
         v.codecs = mux::av1_codecs_string(contract);
         v.video_range = mux::video_range_for_transfer(contract.trc);
-        v.segments = mux::segment_sizes(r.finalizer->hls_segments());
-        v.iframes = mux::iframe_sizes(r.finalizer->hls_segments());
+        v.segments = mux::segment_sizes(segments);
+        v.iframes = mux::iframe_sizes(segments);
         video.push_back(std::move(v));
     }
     std::vector<mux::AudioRenditionSummary> audio_summary;

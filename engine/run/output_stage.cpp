@@ -15,8 +15,8 @@ namespace {
 LadderOutputs paths_for(const OutputRequest& request) {
     std::vector<std::string> names;
     for (const auto& r : request.rungs) names.push_back(r.name);
-    const bool hls = request.format != OutputFormat::mp4;
-    return ladder_outputs(names, request.format != OutputFormat::hls, hls, request.dash && hls,
+    const bool hls = request.formats.cmaf_segments();
+    return ladder_outputs(names, request.formats,
                           hls ? request.audio : std::vector<std::string>{},
                           hls ? request.subtitles : std::vector<std::string>{});
 }
@@ -39,10 +39,21 @@ OutputStage::OutputStage(OutputRequest request)
 
 void OutputStage::open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
                        ProgressSink& progress) {
-    const bool mp4 = request_.format != OutputFormat::hls;
-    for (std::size_t i = 0; i < request_.rungs.size(); ++i)
-        finalizers_.push_back(std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], root_, paths_.rungs[i],
-                                                              frame_rate, mp4 ? audio : nullptr, mp4 ? subtitles : nullptr, hdr, progress));
+    for (std::size_t i = 0; i < request_.rungs.size(); ++i) {
+        // The MP4 first: its file is the output the report names.
+        const RungOutputs& names = paths_.rungs[i];
+        std::vector<std::unique_ptr<RungSink>> sinks;
+        if (names.mp4) sinks.push_back(std::make_unique<Mp4RungSink>(root_, *names.mp4, frame_rate, audio, subtitles, hdr));
+        const CmafRungSink* cmaf = nullptr;
+        if (names.hls_folder) {
+            auto sink = std::make_unique<CmafRungSink>(root_, *names.hls_folder, request_.rungs[i].name, frame_rate, hdr);
+            cmaf = sink.get();
+            sinks.push_back(std::move(sink));
+        }
+        cmaf_sinks_.push_back(cmaf);
+        finalizers_.push_back(
+            std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], std::move(sinks), progress));
+    }
     if (writes_hls() && audio)
         for (std::size_t i = 0; i < audio->size(); ++i) {
             rendition_folders_.push_back(hls_audio_folder(audio->spec(i).id));
@@ -106,8 +117,9 @@ void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>&
         const auto renditions = audio_renditions();
         std::vector<const SubtitleRenditionWriter*> subtitle_writers;
         for (const auto& w : subtitle_renditions_) subtitle_writers.push_back(w.get());
-        if (writes_dash()) write_dash_manifest(root_, src, rungs, renditions, audio, subtitle_writers, subtitles);
-        write_master_playlist(root_, src, rungs, renditions, audio, subtitle_writers, subtitles);
+        if (writes_dash())
+            write_dash_manifest(root_, src, rungs, cmaf_sinks_, renditions, audio, subtitle_writers, subtitles);
+        write_master_playlist(root_, src, rungs, cmaf_sinks_, renditions, audio, subtitle_writers, subtitles);
     } catch (...) {
         try {
             root_.remove(kDashManifest);

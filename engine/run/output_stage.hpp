@@ -17,6 +17,7 @@
 #include "engine/output/output_paths.hpp"
 #include "engine/base/progress_sink.hpp"
 #include "engine/output/rung_finalizer.hpp"
+#include "engine/output/rung_sinks.hpp"
 #include "engine/rung/rung_runtime.hpp"
 #include "engine/base/stage_threads.hpp"
 #include "engine/output/subtitle_rendition_writer.hpp"
@@ -27,8 +28,7 @@ namespace ladder::engine {
 struct OutputRequest {
     std::filesystem::path outdir;
     std::vector<Rung> rungs;
-    OutputFormat format = OutputFormat::hls;
-    bool dash = false;       // manifest.mpd over the HLS segments too (format is then never mp4 alone)
+    OutputFormats formats{OutputFormat::hls};
     std::vector<std::string> audio;  // the ids of the ladder's audio renditions (none: no audio)
     std::vector<std::string> subtitles;  // the ids of its subtitle renditions
     bool overwrite = false;  // earlier outputs there may be replaced
@@ -48,9 +48,10 @@ public:
     OutputStage(const OutputStage&) = delete;
     OutputStage& operator=(const OutputStage&) = delete;
 
-    // The writers: a finalizer per rung (its MP4 gets every audio and
-    // subtitle track too) and, for HLS, one writer per audio and subtitle
-    // rendition. audio and subtitles may be null.
+    // The writers: a finalizer per rung with a sink per output the formats
+    // ask for (engine/output/rung_sinks.hpp; the MP4 gets every audio and
+    // subtitle track too) and, with CMAF segments (hls, dash), one writer per
+    // audio and subtitle rendition. audio and subtitles may be null.
     void open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
               ProgressSink& progress);
 
@@ -62,8 +63,9 @@ public:
     void set_video_frames(std::int64_t frames);
     void start_rendition_writers(StageThreads& stages);
     void run_rendition_writers(std::stop_token stop);
-    bool writes_hls() const { return request_.format != OutputFormat::mp4; }
-    bool writes_dash() const { return request_.dash && writes_hls(); }
+    // CMAF segments, their playlists and master.m3u8: hls or dash.
+    bool writes_hls() const { return request_.formats.cmaf_segments(); }
+    bool writes_dash() const { return request_.formats.contains(OutputFormat::dash); }
 
     // The run did not complete: rungs left unfinished say so, and the
     // outputs that were finished are withdrawn (nothing looks complete).
@@ -84,6 +86,7 @@ private:
     mux::OutputFolder root_;  // OUTDIR, held open: every output is written below it
     std::vector<std::filesystem::path> rendition_folders_;  // audio/<id>, subtitles/<id>
     std::vector<std::unique_ptr<RungFinalizer>> finalizers_;
+    std::vector<const CmafRungSink*> cmaf_sinks_;  // parallel to the rungs; owned by their finalizers
     std::vector<std::unique_ptr<AudioRenditionWriter>> audio_renditions_;
     std::vector<std::unique_ptr<SubtitleRenditionWriter>> subtitle_renditions_;
 };

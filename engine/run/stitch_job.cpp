@@ -166,7 +166,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     if (plan.audio.enabled) selection = choose_audio(plan.audio, src, progress);
     SubtitleSelection subtitle_selection;
     if (plan.subtitles.enabled) subtitle_selection = choose_subtitles(plan.subtitles, src, progress);
-    OutputStage output(OutputRequest{options.outdir, plan.ladder.rungs, options.format, options.dash,
+    OutputStage output(OutputRequest{options.outdir, plan.ladder.rungs, options.formats,
                                      rendition_ids(selection), rendition_ids(subtitle_selection), options.overwrite,
                                      {plan.input, plan.audio_file}, options.other_outputs});
     std::unique_ptr<AudioTracks> audio;

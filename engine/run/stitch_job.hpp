@@ -18,8 +18,7 @@ namespace ladder::engine {
 struct StitchOptions {
     std::filesystem::path workdir;  // holds plan.json and the shards' .ladder/
     std::filesystem::path outdir;
-    OutputFormat format = OutputFormat::hls;
-    bool dash = false;  // OUTDIR/manifest.mpd over the HLS segments too
+    OutputFormats formats{OutputFormat::hls};  // --format (engine/output/output_formats.hpp)
     bool overwrite = false;
     // Files the caller writes besides the outputs (the report): never an input.
     std::vector<std::filesystem::path> other_outputs;

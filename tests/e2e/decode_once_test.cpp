@@ -27,7 +27,7 @@ TEST(DecodeOnce, FourRungsReadAndDecodeTheSourceOnce) {
     o.preset = 12;
     o.cpu_slots = 2;
     o.segment_seconds = 0.5;
-    o.format = engine::OutputFormat::mp4;
+    o.formats = {engine::OutputFormat::mp4};
     engine::NullProgressSink sink;
     engine::JobReport report = engine::run_job(o, sink);
 
