@@ -56,8 +56,8 @@ std::string cpu_model() {
 CpuInfo read_cpu_info() { return CpuInfo{usable_cores(), mem_available(), cpu_model()}; }
 
 std::string cpu_encoder_name(const std::string& short_name) {
-    if (short_name == "svt" || short_name == "libsvtav1") return "libsvtav1";
-    if (short_name == "aom" || short_name == "libaom-av1") return "libaom-av1";
+    for (const EncoderTraits& t : all_encoder_traits())
+        if (!t.gpu() && (short_name == t.short_name || short_name == t.name)) return std::string(t.name);
     throw std::invalid_argument(fmt::format("unknown CPU encoder '{}' (use svt or aom)", short_name));
 }
 
@@ -106,12 +106,13 @@ std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int cou
         if (threads <= 0) threads = layout.threads;
     }
     if (threads <= 0) threads = std::max(1, cpu.cores / count);
-    const std::string short_name = encoder_name == "libsvtav1" ? "svt" : encoder_name == "libaom-av1" ? "aom" : encoder_name;
+    const EncoderTraits* traits = find_encoder_traits(encoder_name);
+    const std::string short_name = traits ? std::string(traits->short_name) : encoder_name;
     std::vector<EncoderSlot> slots;
     for (int i = 0; i < count; ++i) {
         EncoderSlot s;
         s.kind = DeviceKind::cpu;
-        s.encoder = encoder_name;
+        s.set_encoder(encoder_name);
         s.threads = threads;
         s.label = fmt::format("cpu{}:{}", i, short_name);
         slots.push_back(std::move(s));

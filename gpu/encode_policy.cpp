@@ -55,7 +55,7 @@ GpuCandidate candidate(const NvidiaGpu& g, const DeviceInventory& inv) {
     return GpuCandidate{g.index,
                         DeviceKind::nvidia,
                         g.name,
-                        "av1_nvenc",
+                        std::string(gpu_encoder_traits(DeviceKind::nvidia)->name),
                         g.cuda_ordinal >= 0 ? std::to_string(g.cuda_ordinal) : "",
                         nvidia_problem(g, inv),
                         g.nvenc.session_limit,
@@ -63,7 +63,8 @@ GpuCandidate candidate(const NvidiaGpu& g, const DeviceInventory& inv) {
 }
 
 GpuCandidate candidate(const IntelGpu& g, const DeviceInventory& inv) {
-    return GpuCandidate{g.index, DeviceKind::intel, g.name, "av1_qsv", g.render_node, intel_problem(g, inv), {}};
+    return GpuCandidate{g.index,         DeviceKind::intel,     g.name, std::string(gpu_encoder_traits(DeviceKind::intel)->name),
+                        g.render_node, intel_problem(g, inv), {}};
 }
 
 std::string absent_line(const char* family, const std::string& status) {
@@ -167,12 +168,12 @@ std::vector<EncoderSlot> make_gpu_slots(const std::vector<GpuCandidate>& usable,
             EncoderSlot slot;
             slot.id = first_id + static_cast<int>(slots.size());
             slot.kind = c.kind;
-            slot.encoder = c.encoder;
+            slot.set_encoder(c.encoder);
             slot.device_index = c.index;
             slot.device = c.device;
             slot.threads = 1;
             slot.session_capped = c.shared_session_limit.has_value();
-            const char* short_name = c.kind == DeviceKind::intel ? "qsv" : "nvenc";
+            const std::string_view short_name = slot.traits().short_name;
             slot.label = s == 0 ? fmt::format("gpu{}:{}", c.index, short_name)
                                 : fmt::format("gpu{}:{}.{}", c.index, short_name, s + 1);
             slots.push_back(std::move(slot));

@@ -124,6 +124,17 @@ std::uint64_t GpuPool::leases_granted() const {
     return granted_;
 }
 
+void EncoderSlot::set_encoder(std::string name) {
+    traits_record = find_encoder_traits(name);
+    encoder = std::move(name);
+}
+
+const EncoderTraits& EncoderSlot::traits() const {
+    if (!traits_record)
+        throw std::logic_error("slot " + label + ": encoder '" + encoder + "' is not one ladder drives");
+    return *traits_record;
+}
+
 int nvenc_gpu(const EncoderSlot& slot) {
     if (slot.kind != DeviceKind::nvidia || slot.device.empty()) return -1;
     try {

@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
-namespace ladder::gpu {
+#include "gpu/device_kind.hpp"
+#include "gpu/encoder_traits.hpp"
 
-enum class DeviceKind { cpu, nvidia, intel };
+namespace ladder::gpu {
 
 struct EncoderSlot {
     int id = 0;                 // index in the pool
@@ -29,6 +30,16 @@ struct EncoderSlot {
     // holds more than the one it encodes with.
     bool session_capped = false;
     std::string label;          // for reports: "cpu0:svt", "gpu1:nvenc"
+    // The encoder's record (gpu/encoder_traits.hpp), looked up once by
+    // set_encoder; nullptr for an encoder ladder does not drive (refused
+    // by the pre-flight before anything asks).
+    const EncoderTraits* traits_record = nullptr;
+
+    // Names the slot's encoder and looks up its record.
+    void set_encoder(std::string name);
+    // The encoder's record; throws std::logic_error for a slot whose
+    // encoder has none.
+    const EncoderTraits& traits() const;
 };
 
 // The CUDA ordinal of an NVENC slot's GPU; -1 for any other slot.

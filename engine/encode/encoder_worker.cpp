@@ -37,7 +37,7 @@ private:
 
 gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const {
     gpu::EncoderSlot out = slot;
-    if (s_.cores > 0 && s_.chunks_encoding && slot.kind == gpu::DeviceKind::cpu) {
+    if (s_.cores > 0 && s_.chunks_encoding && slot.traits().threaded) {
         const long backlog = s_.dispatcher->final_backlog();
         if (backlog >= 0) {
             const long left = backlog + s_.chunks_encoding->load();
@@ -52,7 +52,7 @@ RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::E
     // Until this rung has measured a part of the response, the encoder's
     // mean (geometric) on the other rungs is a better guess, and before any
     // rung has, what the encoder is known to do.
-    RungRateFeedback::Response prior = typical_response(slot.encoder);
+    RungRateFeedback::Response prior = typical_response(slot.traits());
     double log_first = 0, log_rest = 0;
     int firsts = 0, rests = 0;
     for (const RungRuntime& other : *s_.rungs) {
@@ -64,7 +64,7 @@ RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::E
     if (firsts) prior.first = std::exp(log_first / firsts);
     if (rests) prior.rest = std::exp(log_rest / rests);
     return r.rate->begin(slot.encoder, chunks, seconds, prior, weight, left_weight,
-                         encoder_limits(slot.encoder).max_kbps);
+                         slot.traits().limits.max_kbps);
 }
 
 // The session's chunks as they come back, in order; false once the rung's
@@ -170,7 +170,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     if (!backend && slot.session_capped) close_idle_encoders(slot, true);
     RungRateFeedback::Request rate;
     if (r.rate && !backend) {
-        const int chunks = encoder_keeps_sessions(slot.encoder) ? s_.dispatcher->session_chunks(id) : 1;
+        const int chunks = slot.traits().keeps_sessions ? s_.dispatcher->session_chunks(id) : 1;
         if (r.complexity) {
             session.record.measured_chunks = r.complexity->measured();
             session.record.weight = r.complexity->weight(first.index, chunks);
@@ -223,7 +223,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
             backend.reset();  // refused: the rest of the session went back to the queue
             break;
         }
-        if (!encoder_keeps_sessions(slot.encoder)) {
+        if (!slot.traits().keeps_sessions) {
             s_.dispatcher->end_session(id);
             break;
         }
@@ -244,7 +244,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         s_.dispatcher->end_session(id);
         // The driver may cap sessions open at once without saying so (and
         // GeForce caps count every GPU): no GPU keeps encoders any more.
-        if (s_.idle_encoders && slot.kind != gpu::DeviceKind::cpu) s_.idle_encoders->stop_keeping();
+        if (s_.idle_encoders && slot.traits().gpu()) s_.idle_encoders->stop_keeping();
         ++stats.failures;
         ++failures_in_a_row;
         // Every chunk of the session not back yet goes back for another slot.

@@ -12,7 +12,7 @@ std::optional<IdleEncoder> IdleEncoders::take(const gpu::EncoderSlot& slot, int 
 }
 
 bool IdleEncoders::keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& encoder) {
-    if (!encoder_controls_session_rate(slot.encoder)) return false;
+    if (!slot.traits().controls_session_rate) return false;
     std::lock_guard lock(mu_);
     if (stopped_) return false;
     // take() emptied the place when the session started on this rung.

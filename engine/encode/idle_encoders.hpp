@@ -3,7 +3,7 @@
 // slot and rung: a slot that comes back to a rung goes on with its encoder
 // instead of opening another (an NVENC session takes about a fifth of a
 // second to open, under FFmpeg's process-wide codec-open lock). Only GPU
-// encoders (encoder_controls_session_rate), and no more once a GPU session
+// encoders (EncoderTraits::controls_session_rate), and no more once a GPU session
 // failed: a driver may cap sessions without saying so, and kept encoders
 // would then starve the other slots. A slot under a cap the driver does
 // announce (GeForce: slots x 1 within it) keeps only the encoder of its

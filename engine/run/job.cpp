@@ -64,15 +64,22 @@ EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset
 }
 
 std::string describe_slots(const gpu::GpuPool& pool) {
-    std::map<std::string, std::pair<int, int>> counts;  // encoder -> sessions, threads each
+    struct Count {
+        int sessions = 0;
+        int threads = 0;  // each
+        bool threaded = false;
+    };
+    std::map<std::string, Count> counts;  // by encoder name
     for (const auto& s : pool.slots()) {
-        ++counts[s.encoder].first;
-        counts[s.encoder].second = s.threads;
+        Count& c = counts[s.encoder];
+        ++c.sessions;
+        c.threads = s.threads;
+        c.threaded = s.traits().threaded;
     }
     std::string out;
     for (const auto& [encoder, n] : counts) {
-        out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n.first, encoder);
-        if (encoder.rfind("lib", 0) == 0) out += fmt::format(" x {} threads", n.second);
+        out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n.sessions, encoder);
+        if (n.threaded) out += fmt::format(" x {} threads", n.threads);
     }
     return out;
 }

@@ -39,7 +39,7 @@ CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& p
 
 void check_encoders(const std::vector<std::string>& encoders, const LadderSpec& ladder) {
     for (const auto& encoder : encoders)
-        if (!gpu::encoder_available(encoder))
+        if (!gpu::find_encoder_traits(encoder) || !gpu::encoder_available(encoder))
             throw InputError(fmt::format("encoder {} is not in this FFmpeg build: install one with it or pick another "
                                          "--encoder",
                                          encoder));
@@ -47,11 +47,13 @@ void check_encoders(const std::vector<std::string>& encoders, const LadderSpec& 
 }
 
 void check_rungs_within_limits(const std::vector<std::string>& encoders, const LadderSpec& ladder) {
-    for (const auto& encoder : encoders)
+    for (const auto& encoder : encoders) {
+        const gpu::EncoderTraits& traits = gpu::encoder_traits(encoder);
         for (const auto& r : ladder.rungs)
-            if (auto problem = encoder_rung_problem(encoder, r); !problem.empty())
-                throw InputError(fmt::format("rung {}: {}: change the rung{}", r.name, problem,
-                                             encoder == "libsvtav1" ? " or use --encoder aom" : ""));
+            if (auto problem = encoder_rung_problem(traits, r); !problem.empty())
+                throw InputError(
+                    fmt::format("rung {}: {}: change the rung{}", r.name, problem, traits.wider_alternative));
+    }
 }
 
 }  // namespace ladder::engine

@@ -33,12 +33,13 @@ struct CheckedSource {
 // watch it: InputSpec::stop).
 CheckedSource check_source_and_ladder(const JobOptions& options, ProgressSink& progress, std::stop_token stop);
 
-// Each encoder is in this FFmpeg build and can make every rung
+// Each encoder is one ladder drives (gpu/encoder_traits.hpp), is in this
+// FFmpeg build and can make every rung
 // (check_rungs_within_limits). Throws InputError.
 void check_encoders(const std::vector<std::string>& encoders, const LadderSpec& ladder);
 
 // Every rung's size, rate and buffer are within each encoder's limits
-// (encoder_limits). Throws InputError naming the rung, the encoder and the
+// (their records' limits). Throws InputError naming the rung, the encoder and the
 // limit.
 void check_rungs_within_limits(const std::vector<std::string>& encoders, const LadderSpec& ladder);
 

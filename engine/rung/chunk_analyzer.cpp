@@ -90,7 +90,7 @@ void ChunkAnalyzer::measure(std::stop_token stop) {
     name_this_thread("analysis");
     gpu::EncoderSlot slot;
     slot.id = slot_id_;
-    slot.encoder = kEncoder;
+    slot.set_encoder(kEncoder);
     slot.threads = 1;
     slot.label = "analysis";
     bool measuring = true;

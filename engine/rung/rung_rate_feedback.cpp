@@ -125,9 +125,8 @@ void RungRateFeedback::finish(const Request& request, const Made& first, const M
     done_seconds_ += first.seconds + rest.seconds;
 }
 
-RungRateFeedback::Response typical_response(const std::string& encoder) {
-    if (encoder == "libsvtav1") return {0.71, 0.9};
-    return {};
+RungRateFeedback::Response typical_response(const gpu::EncoderTraits& encoder) {
+    return {encoder.typical_response.first, encoder.typical_response.rest};
 }
 
 void RungRateFeedback::abandon(const Request& request) {

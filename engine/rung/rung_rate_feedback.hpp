@@ -37,6 +37,8 @@
 #include <optional>
 #include <string>
 
+#include "gpu/encoder_traits.hpp"
+
 namespace ladder::engine {
 
 class RungRateFeedback {
@@ -71,7 +73,7 @@ public:
     // chunk on. Once a session of the rung has finished, a session asks
     // for weight / left_weight of the rate the seconds left must make,
     // within the make-up's bounds; before that, for weight x the target.
-    // max_kbps: the most the encoder takes (encoder_limits); a session is
+    // max_kbps: the most the encoder takes (its record's limits); a session is
     // never asked for more, and is expected to make only that much.
     Request begin(const std::string& encoder, int chunks, double seconds, const Response& prior,
                   double weight = 1.0, double left_weight = 1.0,
@@ -126,12 +128,8 @@ private:
     std::uint64_t next_id_ = 1;
 };
 
-// What an encoder kind makes of a request before the run has measured it.
-// SVT-AV1 1.4.1 (preset 10, one-pass VBR) in sessions of 2-6 chunks over
-// the 7 clips of scripts/make-corpus.sh at 360p and 720p: median first-chunk
-// response 0.71; the rest 0.81 as a median of two groups (0.55-0.84 and
-// 0.95-1.17), taken as 0.9 so that a wrong guess undershoots rather than
-// overshoots. Any other encoder: 1 (asked = target).
-RungRateFeedback::Response typical_response(const std::string& encoder);
+// What an encoder makes of a request before the run has measured it: its
+// record's typical response (gpu/encoder_traits.*).
+RungRateFeedback::Response typical_response(const gpu::EncoderTraits& encoder);
 
 }  // namespace ladder::engine

@@ -47,6 +47,10 @@ int ChunkDispatcher::add_worker(const std::string& encoder, int pinned_rung, int
     std::lock_guard lock(mu_);
     Worker w;
     w.encoder = encoder;
+    // The worker's one look-up of its encoder's record (a name ladder does
+    // not drive, as tests give: no GPU session rules).
+    const gpu::EncoderTraits* traits = gpu::find_encoder_traits(encoder);
+    w.controls_session_rate = traits && traits->controls_session_rate;
     w.pinned = pinned_rung;
     w.gpu = gpu;
     workers_.push_back(std::move(w));
@@ -115,7 +119,7 @@ int ChunkDispatcher::session_length(const Worker& w, std::size_t rung, std::int6
 int ChunkDispatcher::session_cap(const Worker& w, std::size_t rung) const {
     const RungPlan& plan = rungs_[rung];
     const std::int64_t chunks = (plan.expected_frames + plan.chunk_frames - 1) / std::max(plan.chunk_frames, 1);
-    if (encoder_controls_session_rate(w.encoder)) return static_cast<int>(std::clamp<std::int64_t>(chunks, 1, max_hw_session_chunks_));
+    if (w.controls_session_rate) return static_cast<int>(std::clamp<std::int64_t>(chunks, 1, max_hw_session_chunks_));
     const auto per_session = static_cast<int>((chunks + min_sessions_per_rung_ - 1) / min_sessions_per_rung_);
     return std::clamp(per_session, 1, max_session_chunks_);
 }
@@ -376,7 +380,7 @@ std::optional<RawChunk> ChunkDispatcher::steal(int worker) {
 void ChunkDispatcher::hand_out(int worker, std::size_t rung, const RawChunk& chunk) {
     Worker& w = workers_[static_cast<std::size_t>(worker)];
     w.rung = static_cast<int>(rung);
-    if (encoder_controls_session_rate(w.encoder)) w.encoders_on.insert(static_cast<int>(rung));
+    if (w.controls_session_rate) w.encoders_on.insert(static_cast<int>(rung));
     claimed_frames_[rung] += static_cast<std::int64_t>(chunk.frames.size());
     w.started = clock_();
     w.chunk_work = static_cast<double>(chunk.frames.size()) * static_cast<double>(rungs_[rung].pixels);

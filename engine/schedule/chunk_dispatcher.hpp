@@ -174,6 +174,7 @@ public:
 private:
     struct Worker {
         std::string encoder;
+        bool controls_session_rate = false;  // its encoder's record says (a GPU encoder)
         int gpu = -1;      // see add_worker()
         int rung = -1;     // current rung, -1 none
         int pinned = -1;

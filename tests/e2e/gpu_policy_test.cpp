@@ -86,7 +86,7 @@ struct StandInGpus {
             if (slot.kind == gpu::DeviceKind::cpu) return engine::make_encoder_backend(slot, settings);
             gpu::EncoderSlot cpu = slot;
             cpu.kind = gpu::DeviceKind::cpu;
-            cpu.encoder = "libsvtav1";
+            cpu.set_encoder("libsvtav1");
             return std::make_unique<Backend>(*this, slot.label, settings.height,
                                              engine::make_encoder_backend(cpu, settings));
         };

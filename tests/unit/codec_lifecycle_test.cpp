@@ -49,7 +49,7 @@ TEST(CodecLifecycle, SvtAv1EncodersOpenAndCloseFromManyThreadsAtOnce) {
     settings.preset = 12;
     gpu::EncoderSlot slot;
     slot.kind = gpu::DeviceKind::cpu;
-    slot.encoder = "libsvtav1";
+    slot.set_encoder("libsvtav1");
     slot.threads = 1;
     slot.label = "cpu0:svt";
     constexpr int kThreads = 8;
@@ -86,7 +86,7 @@ TEST(CodecLifecycle, AStoppedSvtAv1EncoderIsAbandonedAndOthersAreFreed) {
         SCOPED_TRACE(encoder);
         gpu::EncoderSlot slot;
         slot.kind = gpu::DeviceKind::cpu;
-        slot.encoder = encoder;
+        slot.set_encoder(encoder);
         slot.threads = 1;
         slot.label = "cpu0";
         const int before = av::abandoned_encoder_count();

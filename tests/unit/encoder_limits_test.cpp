@@ -13,11 +13,13 @@ Rung rung(int width, int height, int kbps, int maxrate = 0, int bufsize = 0) {
     return Rung{"r", width, height, kbps, maxrate, bufsize};
 }
 
-bool fits(const std::string& encoder, const Rung& r) { return encoder_rung_problem(encoder, r).empty(); }
+const gpu::EncoderTraits& traits(const std::string& encoder) { return gpu::encoder_traits(encoder); }
+
+bool fits(const std::string& encoder, const Rung& r) { return encoder_rung_problem(traits(encoder), r).empty(); }
 
 TEST(EncoderLimits, SvtAv1Sizes) {
     EXPECT_TRUE(fits("libsvtav1", rung(64, 64, 100)));
-    EXPECT_EQ(encoder_rung_problem("libsvtav1", rung(80, 60, 100)),
+    EXPECT_EQ(encoder_rung_problem(traits("libsvtav1"), rung(80, 60, 100)),
               "80x60 is below SVT-AV1's minimum of 64x64 (libsvtav1)");
     EXPECT_TRUE(fits("libsvtav1", rung(8192, 8192, 100)));
     EXPECT_FALSE(fits("libsvtav1", rung(16386, 64, 100)));
@@ -26,24 +28,24 @@ TEST(EncoderLimits, SvtAv1Sizes) {
 
 TEST(EncoderLimits, SvtAv1TakesUpTo100000KbPerSecondAndAnyMaxRate) {
     EXPECT_TRUE(fits("libsvtav1", rung(320, 180, 100000)));
-    EXPECT_EQ(encoder_rung_problem("libsvtav1", rung(320, 180, 100001)),
+    EXPECT_EQ(encoder_rung_problem(traits("libsvtav1"), rung(320, 180, 100001)),
               "100001 kb/s is above SVT-AV1's maximum of 100000 kb/s (libsvtav1)");
     EXPECT_TRUE(fits("libsvtav1", rung(320, 180, 1000, 500000))) << "SVT-AV1 runs plain VBR: no max rate";
     EXPECT_TRUE(fits("libaom-av1", rung(320, 180, 200000)));
     EXPECT_TRUE(fits("av1_nvenc", rung(320, 180, 200000, 4294967)));
-    EXPECT_EQ(encoder_rung_problem("av1_nvenc", rung(320, 180, 200000, 4294968)),
+    EXPECT_EQ(encoder_rung_problem(traits("av1_nvenc"), rung(320, 180, 200000, 4294968)),
               "maxrate_kbps 4294968 is above NVENC's maximum of 4294967 kb/s (av1_nvenc)");
 }
 
 TEST(EncoderLimits, SvtAv1TakesABufferOf20To10000Milliseconds) {
     EXPECT_TRUE(fits("libsvtav1", rung(320, 180, 1000, 0, 20)));
     EXPECT_TRUE(fits("libsvtav1", rung(320, 180, 1000, 0, 10000)));
-    EXPECT_EQ(encoder_rung_problem("libsvtav1", rung(320, 180, 1000, 0, 19)),
+    EXPECT_EQ(encoder_rung_problem(traits("libsvtav1"), rung(320, 180, 1000, 0, 19)),
               "bufsize_kbps 19 is 19 ms of its 1000 kb/s; SVT-AV1 takes a buffer of 20 to 10000 ms of the rate "
               "(20 to 10000 kb here) (libsvtav1)");
     EXPECT_FALSE(fits("libsvtav1", rung(320, 180, 1000, 0, 10001)));
     EXPECT_TRUE(fits("libaom-av1", rung(320, 180, 1000, 0, 10001)));
-    EXPECT_EQ(encoder_rung_problem("libaom-av1", rung(320, 180, 1000, 0, 3000000)),
+    EXPECT_EQ(encoder_rung_problem(traits("libaom-av1"), rung(320, 180, 1000, 0, 3000000)),
               "bufsize_kbps 3000000 is above FFmpeg's maximum of 2147483 kb (libaom-av1)");
 }
 
@@ -57,22 +59,22 @@ EncoderSettings session(int kbps, int maxrate = 0, int bufsize = 0) {
 
 TEST(EncoderLimits, ASessionIsAskedForNoMoreThanTheEncoderTakes) {
     // The rung at 100000 kb/s, the session's share at 140845 (issue 41).
-    const RateControl svt = rate_control("libsvtav1", session(140845));
+    const RateControl svt = rate_control(traits("libsvtav1"), session(140845));
     EXPECT_EQ(svt.bit_rate, 100'000'000);
     EXPECT_EQ(svt.max_rate, 0) << "SVT-AV1 is given no max rate";
     EXPECT_EQ(svt.buffer_bits, 200'000'000);
     // The rung's buffer kept within 20..10000 ms of the session's rate.
-    EXPECT_EQ(rate_control("libsvtav1", session(50000, 0, 100)).buffer_bits, 1'000'000);
-    EXPECT_EQ(rate_control("libsvtav1", session(100, 0, 5000)).buffer_bits, 1'000'000);
-    EXPECT_EQ(rate_control("libsvtav1", session(1000, 0, 1500)).buffer_bits, 1'500'000);
+    EXPECT_EQ(rate_control(traits("libsvtav1"), session(50000, 0, 100)).buffer_bits, 1'000'000);
+    EXPECT_EQ(rate_control(traits("libsvtav1"), session(100, 0, 5000)).buffer_bits, 1'000'000);
+    EXPECT_EQ(rate_control(traits("libsvtav1"), session(1000, 0, 1500)).buffer_bits, 1'500'000);
 
-    const RateControl aom = rate_control("libaom-av1", session(1000));
+    const RateControl aom = rate_control(traits("libaom-av1"), session(1000));
     EXPECT_EQ(aom.bit_rate, 1'000'000);
     EXPECT_EQ(aom.max_rate, 1'500'000);
     EXPECT_EQ(aom.buffer_bits, 2'000'000);
-    EXPECT_EQ(rate_control("libaom-av1", session(1000, 1200, 900)).max_rate, 1'200'000);
-    EXPECT_EQ(rate_control("libaom-av1", session(1'050'000)).buffer_bits, 2'100'000'000) << "within an int";
-    EXPECT_EQ(rate_control("libaom-av1", session(1'100'000)).buffer_bits, 2'147'483'647);
+    EXPECT_EQ(rate_control(traits("libaom-av1"), session(1000, 1200, 900)).max_rate, 1'200'000);
+    EXPECT_EQ(rate_control(traits("libaom-av1"), session(1'050'000)).buffer_bits, 2'100'000'000) << "within an int";
+    EXPECT_EQ(rate_control(traits("libaom-av1"), session(1'100'000)).buffer_bits, 2'147'483'647);
 }
 
 TEST(EncoderLimits, RateFeedbackAsksForNoMoreThanTheLimit) {

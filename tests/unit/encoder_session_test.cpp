@@ -56,7 +56,7 @@ EncoderSettings session_settings() {
 gpu::EncoderSlot session_cpu_slot(const std::string& encoder) {
     gpu::EncoderSlot slot;
     slot.kind = gpu::DeviceKind::cpu;
-    slot.encoder = encoder;
+    slot.set_encoder(encoder);
     slot.threads = 1;
     slot.label = "cpu0:test";
     return slot;
@@ -73,14 +73,14 @@ class EncoderSession : public ::testing::TestWithParam<std::string> {};
 TEST_P(EncoderSession, EveryChunkComesBackWholeAndStartsWithAKeyFrameAndSequenceHeader) {
     constexpr int kFrames = 8;
     constexpr int kChunks = 4;
-    LibavcodecEncoder encoder(session_cpu_slot(GetParam()), session_settings());
+    const auto encoder = make_encoder_backend(session_cpu_slot(GetParam()), session_settings());
     std::vector<RawChunk> sent;
     std::vector<EncodedChunk> back;
     for (int k = 0; k < kChunks; ++k) {
         sent.push_back(session_gradient_chunk(k, kFrames));
-        for (auto& c : encoder.send(sent.back(), {})) back.push_back(std::move(c));
+        for (auto& c : encoder->send(sent.back(), {})) back.push_back(std::move(c));
     }
-    for (auto& c : encoder.finish({})) back.push_back(std::move(c));
+    for (auto& c : encoder->finish({})) back.push_back(std::move(c));
 
     ASSERT_EQ(back.size(), static_cast<std::size_t>(kChunks));
     for (int k = 0; k < kChunks; ++k) {
@@ -100,14 +100,14 @@ TEST_P(EncoderSession, EveryChunkComesBackWholeAndStartsWithAKeyFrameAndSequence
 }
 
 TEST_P(EncoderSession, AChunkThatDoesNotFollowTheLastOneIsRefused) {
-    LibavcodecEncoder encoder(session_cpu_slot(GetParam()), session_settings());
+    const auto encoder = make_encoder_backend(session_cpu_slot(GetParam()), session_settings());
     const RawChunk first = session_gradient_chunk(0, 4);
     const RawChunk third = session_gradient_chunk(2, 4);
-    encoder.send(first, {});
-    EXPECT_THROW(encoder.send(third, {}), RunError);
+    encoder->send(first, {});
+    EXPECT_THROW(encoder->send(third, {}), RunError);
 }
 
-// libaom encodes one chunk per session (encoder_keeps_sessions).
+// libaom encodes one chunk per session (EncoderTraits::keeps_sessions).
 INSTANTIATE_TEST_SUITE_P(CpuEncoders, EncoderSession, ::testing::Values("libsvtav1"),
                          [](const auto&) { return "Svt"; });
 

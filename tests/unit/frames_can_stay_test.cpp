@@ -13,7 +13,7 @@ namespace {
 gpu::EncoderSlot stay_nvenc_on(int ordinal) {
     gpu::EncoderSlot s;
     s.kind = gpu::DeviceKind::nvidia;
-    s.encoder = "av1_nvenc";
+    s.set_encoder("av1_nvenc");
     s.device = std::to_string(ordinal);
     return s;
 }
@@ -21,7 +21,7 @@ gpu::EncoderSlot stay_nvenc_on(int ordinal) {
 gpu::EncoderSlot stay_cpu_slot() {
     gpu::EncoderSlot s;
     s.kind = gpu::DeviceKind::cpu;
-    s.encoder = "libsvtav1";
+    s.set_encoder("libsvtav1");
     return s;
 }
 

@@ -35,7 +35,7 @@ std::vector<EncoderSlot> cpu_slots(int n) {
         EncoderSlot s;
         s.id = 100 + i;  // the pool renumbers
         s.kind = DeviceKind::cpu;
-        s.encoder = "libsvtav1";
+        s.set_encoder("libsvtav1");
         s.threads = 2;
         s.label = "cpu" + std::to_string(i) + ":svt";
         slots.push_back(s);

@@ -109,11 +109,11 @@ TEST(RungRateFeedback, OneWildSessionCannotSwingTheRequestOutOfBounds) {
 }
 
 TEST(RungRateFeedback, SvtAv1StartsColdOtherEncodersAreTakenAtTheirWord) {
-    const Response svt = typical_response("libsvtav1");
+    const Response svt = typical_response(gpu::encoder_traits("libsvtav1"));
     EXPECT_LT(svt.first, svt.rest);
     EXPECT_LE(svt.rest, 1.0);
-    EXPECT_DOUBLE_EQ(typical_response("libaom-av1").first, 1.0);
-    EXPECT_DOUBLE_EQ(typical_response("av1_nvenc").rest, 1.0);
+    EXPECT_DOUBLE_EQ(typical_response(gpu::encoder_traits("libaom-av1")).first, 1.0);
+    EXPECT_DOUBLE_EQ(typical_response(gpu::encoder_traits("av1_nvenc")).rest, 1.0);
 }
 
 // A rung of `sessions` sessions of `chunks` 2-s chunks, one after the

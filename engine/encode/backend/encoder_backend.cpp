@@ -12,6 +12,7 @@
 #include "av/hw_device.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/encode/backend/libavcodec_encoder.hpp"
+#include "engine/encode/backend/session_driver.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 extern "C" {
@@ -20,23 +21,6 @@ extern "C" {
 }
 
 namespace ladder::engine {
-
-EncoderLimits encoder_limits(const std::string& encoder) {
-    // SVT-AV1 1.4.1 (Debian 12) and 2.3 (Debian 13), svt_av1_verify_settings:
-    // source 64x64 to 16384x8704, target and max rate up to 100000 kb/s,
-    // maximum_buffer_size_ms 20..10000 (FFmpeg's wrapper sets it to the
-    // buffer over the rate).
-    if (encoder == "libsvtav1") return {"SVT-AV1", 64, 64, 16384, 8704, 100'000, false, 20, 10'000};
-    // nvEncodeAPI's averageBitRate and maxBitRate are 32-bit counts of bits
-    // per second; the driver reports sizes at open (up to 8192x8192 on Ada).
-    if (encoder == "av1_nvenc") return {"NVENC", 1, 1, 65536, 65536, 4'294'967, true, 0, 0};
-    // FFmpeg's qsvenc scales kb/s into oneVPL's 16-bit fields with a
-    // multiplier: no limit below an int of kb/s.
-    if (encoder == "av1_qsv") return {"Quick Sync", 1, 1, 65536, 65536, std::numeric_limits<int>::max(), true, 0, 0};
-    // libaom 3.12 (Debian 13) takes up to 2000000 kb/s (3.6 does not check)
-    // and frames of 1x1 to 65536x65536.
-    return {"libaom", 1, 1, 65536, 65536, 2'000'000, true, 0, 0};
-}
 
 namespace {
 
@@ -73,15 +57,15 @@ std::string buffer_problem(const EncoderLimits& l, const Rung& r) {
 
 }  // namespace
 
-std::string encoder_rung_problem(const std::string& encoder, const Rung& rung) {
-    const EncoderLimits limits = encoder_limits(encoder);
+std::string encoder_rung_problem(const EncoderTraits& encoder, const Rung& rung) {
+    const EncoderLimits& limits = encoder.limits;
     for (const auto& problem : {size_problem(limits, rung), rate_problem(limits, rung), buffer_problem(limits, rung)})
-        if (!problem.empty()) return fmt::format("{} ({})", problem, encoder);
+        if (!problem.empty()) return fmt::format("{} ({})", problem, encoder.name);
     return "";
 }
 
-RateControl rate_control(const std::string& encoder, const EncoderSettings& s) {
-    const EncoderLimits l = encoder_limits(encoder);
+RateControl rate_control(const EncoderTraits& encoder, const EncoderSettings& s) {
+    const EncoderLimits& l = encoder.limits;
     const std::int64_t max_bits = std::int64_t{l.max_kbps} * 1000;
     RateControl rc;
     rc.bit_rate = std::min(std::int64_t{s.bitrate_kbps} * 1000, max_bits);
@@ -96,15 +80,13 @@ RateControl rate_control(const std::string& encoder, const EncoderSettings& s) {
     return rc;
 }
 
-int default_preset(const std::string& encoder) {
-    if (encoder == "libaom-av1") return 6;
-    if (encoder == "av1_nvenc") return 5;  // p5: NVIDIA's "slow", good quality at real-time speed
-    if (encoder == "av1_qsv") return 4;    // medium
-    return 8;
+int session_preset(const EncoderTraits& encoder, const EncoderSettings& settings) {
+    const int preset = settings.preset >= 0 ? settings.preset : encoder.default_preset;
+    return std::clamp(preset, encoder.min_preset, encoder.max_preset);
 }
 
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
-    return std::make_unique<LibavcodecEncoder>(slot, settings);
+    return std::make_unique<SessionDriver>(std::make_unique<LibavcodecEncoder>(slot, settings), slot);
 }
 
 EncodedChunk EncoderBackend::encode_as_session(const RawChunk& chunk, std::stop_token stop,
@@ -113,12 +95,6 @@ EncodedChunk EncoderBackend::encode_as_session(const RawChunk& chunk, std::stop_
     for (EncodedChunk& c : finish(stop)) out.push_back(std::move(c));
     if (out.size() != 1) throw RunError(fmt::format("{}: chunk {} did not come back", label, chunk.index));
     return std::move(out.front());
-}
-
-bool encoder_keeps_sessions(const std::string& encoder) { return encoder != "libaom-av1"; }
-
-bool encoder_controls_session_rate(const std::string& encoder) {
-    return encoder == "av1_nvenc" || encoder == "av1_qsv";
 }
 
 }  // namespace ladder::engine

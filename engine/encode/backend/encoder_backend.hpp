@@ -22,6 +22,7 @@
 #include "av/hdr_metadata.hpp"
 #include "engine/base/chunk.hpp"
 #include "engine/plan/ladder_spec.hpp"
+#include "gpu/encoder_traits.hpp"
 #include "gpu/gpu_pool.hpp"
 
 namespace ladder::engine {
@@ -90,34 +91,19 @@ std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slo
 using EncoderFactory =
     std::function<std::unique_ptr<EncoderBackend>(const gpu::EncoderSlot&, const EncoderSettings&)>;
 
-// What an encoder's library accepts when ladder opens it, as read from its
-// sources (README "Encoder limits"): a rung outside them is refused before
-// anything is encoded, and a session is never asked for more.
-struct EncoderLimits {
-    std::string label;  // the name users know it by
-    int min_width = 1;
-    int min_height = 1;
-    int max_width = 65536;
-    int max_height = 65536;
-    int max_kbps = 0;  // for the target rate, and the max rate where the encoder takes one
-    bool takes_max_rate = true;
-    // The rate-control buffer in milliseconds of the target rate (0: any).
-    int min_buffer_ms = 0;
-    int max_buffer_ms = 0;
-};
+// What an encoder's library accepts when ladder opens it: its record's
+// limits (gpu/encoder_traits.hpp, README "Encoder limits").
+using gpu::EncoderLimits;
+using gpu::EncoderTraits;
 
 // FFmpeg hands every encoder its buffer in an int of bits.
 inline constexpr int kMaxBufferKbits = 2'147'483;
-
-// The limits of libsvtav1, libaom-av1, av1_nvenc or av1_qsv (any other
-// name: libaom's, the widest).
-EncoderLimits encoder_limits(const std::string& encoder);
 
 // Why the encoder cannot make this rung (empty when it can): a size, target
 // rate, max rate or buffer outside its limits, named with the limit.
 // Checked before the run: SVT-AV1 refuses what is outside them at open (and
 // closing a half-opened encoder can hang inside the library).
-std::string encoder_rung_problem(const std::string& encoder, const Rung& rung);
+std::string encoder_rung_problem(const EncoderTraits& encoder, const Rung& rung);
 
 // What a session's encoder is asked for, in bits per second and bits: the
 // session's rate (its share of the rung's), its max rate (the rung's, else
@@ -129,21 +115,10 @@ struct RateControl {
     std::int64_t max_rate = 0;
     int buffer_bits = 0;
 };
-RateControl rate_control(const std::string& encoder, const EncoderSettings& settings);
+RateControl rate_control(const EncoderTraits& encoder, const EncoderSettings& settings);
 
-// The default preset an encoder uses when none is given.
-int default_preset(const std::string& encoder);
-
-// Whether a session of this encoder goes on past its first chunk. libaom
-// does not: its key frames inside a session need its key frame distance
-// pinned to the chunk, and with that libaom 3.12 (Debian 13) wrote a
-// sequence header (enable_restoration) that differed between sessions of
-// one rung, so its chunks stopped splicing.
-bool encoder_keeps_sessions(const std::string& encoder);
-
-// Whether the encoder's own rate control runs over a whole session and it
-// hands back each chunk as it is encoded (no lag): the GPU encoders. Their
-// sessions need not be cut for the rung's rate feedback.
-bool encoder_controls_session_rate(const std::string& encoder);
+// The preset a session's encoder is opened with: the settings' (-1: the
+// encoder's default), within the encoder's range.
+int session_preset(const EncoderTraits& encoder, const EncoderSettings& settings);
 
 }  // namespace ladder::engine

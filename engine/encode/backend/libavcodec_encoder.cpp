@@ -22,8 +22,8 @@ extern "C" {
 namespace ladder::engine {
 
 LibavcodecEncoder::LibavcodecEncoder(gpu::EncoderSlot slot, EncoderSettings settings)
-    : slot_(std::move(slot)), settings_(settings), chunks_(slot_.encoder, slot_.label) {
-    if (slot_.encoder != "libsvtav1") hdr_obus_ = mux::hdr_metadata_obus(settings_.hdr);
+    : slot_(std::move(slot)), traits_(slot_.traits()), settings_(settings) {
+    if (!traits_.writes_hdr_metadata) hdr_obus_ = mux::hdr_metadata_obus(settings_.hdr);
     codec_ = avcodec_find_encoder_by_name(slot_.encoder.c_str());
     if (!codec_)
         throw RunError(fmt::format("encoder {} is not in this FFmpeg build (slot {})", slot_.encoder, slot_.label));
@@ -40,61 +40,8 @@ LibavcodecEncoder::~LibavcodecEncoder() {
     }
 }
 
-namespace {
-// Whether the encoder is told where each chunk starts. The CPU encoders are
-// not: SVT-AV1's closed GOP of one chunk puts a key frame with a sequence
-// header at every chunk start (FFmpeg 6.1+ maps a forced one to an option
-// its VBR mode refuses), and libaom encodes one chunk per session
-// (encoder_keeps_sessions). NVENC and Quick Sync are, on top of their GOP
-// length.
-bool forces_key_frames(const std::string& encoder) { return encoder != "libsvtav1" && encoder != "libaom-av1"; }
-
-ChunkFrames frames_of(const RawChunk& chunk, std::size_t& next) {
-    ChunkFrames frames;
-    frames.rung = chunk.rung;
-    frames.index = chunk.index;
-    frames.first_frame = chunk.first_frame;
-    frames.count = static_cast<int>(chunk.frames.size());
-    frames.next = [&chunk, &next] { return av::ref_frame(chunk.frames.at(next++).get()); };
-    return frames;
-}
-}  // namespace
-
-std::vector<EncodedChunk> LibavcodecEncoder::send(const RawChunk& chunk, std::stop_token stop) {
-    if (chunk.frames.empty()) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
-    if (ctx_ && chunk.first_frame != next_frame_ && chunks_.empty() && forces_key_frames(slot_.encoder)) {
-        // A GPU session the slot kept open goes on with another chunk of
-        // its rung, anywhere in it: every chunk it was sent came back, and
-        // this one starts with a forced key frame, so nothing of the
-        // stream before it is referenced.
-        chunks_.reset();
-        session_first_frame_ = next_frame_ = chunk.first_frame;
-    }
-    chunks_.expect(chunk.rung, chunk.index, chunk.first_frame, static_cast<std::int64_t>(chunk.frames.size()));
-    std::size_t next = 0;
-    feed(frames_of(chunk, next), [this](av::PacketPtr p) { chunks_.add(std::move(p)); }, stop);
-    return chunks_.take_complete(*stream_);
-}
-
-std::vector<EncodedChunk> LibavcodecEncoder::finish(std::stop_token stop) {
-    if (!ctx_) return {};
-    flush([this](av::PacketPtr p) { chunks_.add(std::move(p)); }, stop);
-    std::vector<EncodedChunk> rest = chunks_.take_rest(*stream_);
-    // The session is over; the next send() opens a new encoder.
-    ctx_.reset();
-    flushed_ = false;
-    chunks_.reset();
-    return rest;
-}
-
-EncodedChunk LibavcodecEncoder::encode(const RawChunk& chunk, std::stop_token stop) {
-    if (ctx_) throw RunError(fmt::format("{}: encode() on an encoder with a session open", slot_.label));
-    return encode_as_session(chunk, stop, slot_.label);
-}
-
 template <typename Step>
 void LibavcodecEncoder::guarded(int chunk, Step&& step) {
-    name_this_thread(slot_.label);
     try {
         try {
             step();
@@ -110,66 +57,109 @@ void LibavcodecEncoder::guarded(int chunk, Step&& step) {
 
 void LibavcodecEncoder::send_frame(AVFrame* frame, bool chunk_start) {
     // A fresh encoder starts with a key frame on its own.
-    const bool force = chunk_start && frames_sent_ > 0 && forces_key_frames(slot_.encoder);
+    const bool force = chunk_start && frames_sent_ > 0 && traits_.forces_key_frames;
     frame->pict_type = force ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
     av::check(avcodec_send_frame(ctx_.get(), frame), "sending a frame");
     ++frames_sent_;
 }
 
-void LibavcodecEncoder::feed(const ChunkFrames& frames, const PacketSink& sink, std::stop_token stop) {
-    guarded(frames.index, [&] {
-        if (frames.count < 1) throw RunError(fmt::format("chunk {} has no frames", frames.index));
+void LibavcodecEncoder::open(const ChunkHeader& chunk, const AVFrame& first) {
+    name_this_thread(slot_.label);
+    chunk_ = chunk.index;
+    guarded(chunk.index, [&] {
+        if (chunk.frames < 1) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
+        if (ctx_) throw RunError(fmt::format("{}: a session is open already", slot_.label));
+        // The GOP is the session's first chunk: every chunk but a rung's
+        // last has that length.
+        try {
+            ctx_ = open_codec(chunk.frames, &first);
+        } catch (const av::AvError& e) {
+            if (!traits_.gpu()) throw;
+            throw EncoderOpenRefused(fmt::format("{}: {}", slot_.label, e.what()));
+        }
+        stream_ = av::make_codec_parameters();
+        av::check(avcodec_parameters_from_context(stream_.get(), ctx_.get()), "reading encoder parameters");
+        session_first_frame_ = next_frame_ = chunk.first_frame;
+        frames_sent_ = 0;
+        flushed_ = false;
+    });
+}
+
+void LibavcodecEncoder::next_chunk(const ChunkHeader& chunk, bool anywhere) {
+    name_this_thread(slot_.label);
+    chunk_ = chunk.index;
+    guarded(chunk.index, [&] {
+        if (chunk.frames < 1) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
         if (flushed_) throw RunError(fmt::format("{}: the encoder session is over", slot_.label));
-        if (ctx_ && frames.first_frame != next_frame_)
+        if (!ctx_) throw RunError(fmt::format("{}: chunk {} sent to no session", slot_.label, chunk.index));
+        if (anywhere && traits_.forces_key_frames) {
+            // Every chunk sent came back and this one starts with a forced
+            // key frame: the session goes on at its first frame.
+            session_first_frame_ = next_frame_ = chunk.first_frame;
+        } else if (chunk.first_frame != next_frame_) {
             throw RunError(fmt::format("{}: chunk {} starts at frame {}, the session is at frame {}", slot_.label,
-                                       frames.index, frames.first_frame, next_frame_));
-        av::FramePtr converted = av::make_frame();
-        for (int i = 0; i < frames.count; ++i) {
-            av::FramePtr src = frames.next();
-            if (!ctx_) {
-                // The GOP is the session's first chunk: every chunk but a
-                // rung's last has that length.
-                try {
-                    ctx_ = open(frames.count, src.get());
-                } catch (const av::AvError& e) {
-                    if (slot_.kind == gpu::DeviceKind::cpu) throw;
-                    throw EncoderOpenRefused(fmt::format("{}: {}", slot_.label, e.what()));
-                }
-                stream_ = av::make_codec_parameters();
-                av::check(avcodec_parameters_from_context(stream_.get(), ctx_.get()), "reading encoder parameters");
-                session_first_frame_ = next_frame_ = frames.first_frame;
-                frames_sent_ = 0;
-            }
-            if (stop.stop_requested()) throw Cancelled();
-            AVFrame* frame = src.get();
-            if (src->format != ctx_->pix_fmt && !src->hw_frames_ctx) {
-                convert(src.get(), ctx_.get(), converted.get());
-                src.reset();
-                frame = converted.get();
-            }
-            // The frame number in the rung: an encoder process's parent and
-            // the packets both speak in it.
-            frame->pts = next_frame_++;
-            send_frame(frame, i == 0);
-            src.reset();  // the encoder holds what it still needs
-            av_frame_unref(converted.get());
-            drain(sink, stop);
+                                       chunk.index, chunk.first_frame, next_frame_));
         }
     });
 }
 
+void LibavcodecEncoder::send(av::FramePtr src, bool chunk_start, const PacketSink& sink, std::stop_token stop) {
+    (void)sink;  // packets come out in drain()
+    guarded(chunk_, [&] {
+        if (!ctx_ || flushed_) throw RunError(fmt::format("{}: a frame sent to no session", slot_.label));
+        if (stop.stop_requested()) throw Cancelled();
+        AVFrame* frame = src.get();
+        av::FramePtr converted;
+        if (src->format != ctx_->pix_fmt && !src->hw_frames_ctx) {
+            converted = av::make_frame();
+            convert(src.get(), ctx_.get(), converted.get());
+            src.reset();
+            frame = converted.get();
+        }
+        // The frame number in the rung: an encoder process's parent and
+        // the packets both speak in it.
+        frame->pts = next_frame_++;
+        send_frame(frame, chunk_start);
+        // The encoder holds what it still needs.
+    });
+}
+
+void LibavcodecEncoder::feed(const ChunkFrames& frames, const PacketSink& sink, std::stop_token stop) {
+    const ChunkHeader header{frames.rung, frames.index, frames.first_frame, frames.count};
+    name_this_thread(slot_.label);
+    if (frames.count < 1) throw RunError(fmt::format("chunk {} has no frames", frames.index));
+    if (ctx_ || flushed_) next_chunk(header, false);
+    for (int i = 0; i < frames.count; ++i) {
+        av::FramePtr src = frames.next();
+        if (i == 0 && !ctx_) open(header, *src);
+        send(std::move(src), i == 0, sink, stop);
+        drain(sink, stop);
+    }
+}
+
 void LibavcodecEncoder::flush(const PacketSink& sink, std::stop_token stop) {
+    name_this_thread(slot_.label);
     guarded(-1, [&] {
         if (!ctx_ || flushed_) return;
         flushed_ = true;
         av::check(avcodec_send_frame(ctx_.get(), nullptr), "flushing");
-        drain(sink, stop);
+        receive_packets(sink, stop);
     });
 }
 
+void LibavcodecEncoder::close() {
+    // The session is over; the next chunk opens a new encoder.
+    ctx_.reset();
+    flushed_ = false;
+}
+
+// A session whose chunks failed is left as it is: the destructor flushes
+// it (or a stop freed it already), and nothing sends to it again.
+void LibavcodecEncoder::abandon() {}
+
 void LibavcodecEncoder::probe() {
     try {
-        open(2, nullptr);
+        open_codec(2, nullptr);
     } catch (const av::AvError& e) {
         throw RunError(fmt::format("opening {} on {}: {}", slot_.encoder, slot_.label, e.what()));
     }
@@ -177,7 +167,7 @@ void LibavcodecEncoder::probe() {
 
 // first: the chunk's first frame, whose layout (and GPU frames context,
 // for frames in GPU memory) the encoder is opened for.
-av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const {
+av::CodecContextPtr LibavcodecEncoder::open_codec(int gop, const AVFrame* first) const {
     const EncoderSettings& s = settings_;
     av::CodecContextPtr ctx = av::make_codec_context(codec_);
     ctx->width = s.width;
@@ -195,7 +185,7 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
     ctx->color_trc = s.color_trc;
     ctx->colorspace = s.colorspace;
     ctx->color_range = s.color_range;
-    const RateControl rc = rate_control(slot_.encoder, s);
+    const RateControl rc = rate_control(traits_, s);
     ctx->bit_rate = rc.bit_rate;
     ctx->rc_buffer_size = rc.buffer_bits;
     // One key frame per chunk: the chunk is the GOP (closed), also in a
@@ -208,11 +198,12 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
     ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER | AV_CODEC_FLAG_CLOSED_GOP;
     ctx->thread_count = slot_.threads;
 
-    const int preset = s.preset >= 0 ? s.preset : default_preset(slot_.encoder);
+    const int preset = session_preset(traits_, s);
     AVDictionary* opts = nullptr;
-    if (slot_.encoder == "libsvtav1") {
+    switch (traits_.family) {
+    case gpu::EncoderFamily::svt_av1:
         // SVT-AV1 1.4 supports a max rate only in CRF mode: plain VBR here.
-        av_dict_set_int(&opts, "preset", std::clamp(preset, 0, 13), 0);
+        av_dict_set_int(&opts, "preset", preset, 0);
         av_dict_set(&opts, "svtav1-params",
                     fmt::format("lp={}{}", slot_.threads, av::svtav1_hdr_params(s.hdr)).c_str(), 0);
         if (s.crf >= 0) {
@@ -220,13 +211,15 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
             ctx->rc_buffer_size = 0;
             av_dict_set_int(&opts, "crf", std::clamp(s.crf, 0, 63), 0);
         }
-    } else if (slot_.encoder == "libaom-av1") {
+        break;
+    case gpu::EncoderFamily::aom:
         ctx->rc_max_rate = rc.max_rate;
-        av_dict_set_int(&opts, "cpu-used", std::clamp(preset, 0, 8), 0);
+        av_dict_set_int(&opts, "cpu-used", preset, 0);
         av_dict_set(&opts, "row-mt", "1", 0);
-    } else if (slot_.encoder == "av1_nvenc") {
+        break;
+    case gpu::EncoderFamily::nvenc:
         ctx->rc_max_rate = rc.max_rate;
-        av_dict_set(&opts, "preset", fmt::format("p{}", std::clamp(preset, 1, 7)).c_str(), 0);
+        av_dict_set(&opts, "preset", fmt::format("p{}", preset).c_str(), 0);
         av_dict_set(&opts, "tune", "hq", 0);
         av_dict_set(&opts, "rc", "vbr", 0);
         // The chunk is the GOP; no B-frames keeps decode order = output order.
@@ -239,14 +232,16 @@ av::CodecContextPtr LibavcodecEncoder::open(int gop, const AVFrame* first) const
         // chunk is complete without an end of stream and the session can
         // stay open between chunks (EncoderWorker keeps it for the rung).
         av_dict_set(&opts, "delay", "0", 0);
-    } else if (slot_.encoder == "av1_qsv") {
+        break;
+    case gpu::EncoderFamily::quick_sync:
         ctx->rc_max_rate = rc.max_rate;
-        av_dict_set_int(&opts, "preset", std::clamp(preset, 1, 7), 0);
+        av_dict_set_int(&opts, "preset", preset, 0);
         av_dict_set(&opts, "bf", "0", 0);
         av_dict_set(&opts, "forced_idr", "1", 0);  // a chunk start is a key frame
         // The same for Quick Sync: qsvenc hands a packet back once
         // async_depth frames are in flight; 1 is each frame's own.
         av_dict_set(&opts, "async_depth", "1", 0);
+        break;
     }
     int ret = 0;
     {
@@ -269,7 +264,7 @@ AVPixelFormat LibavcodecEncoder::input_format(const AVFrame* first) const {
 // GPU encoders run on the slot's device: one shared device context per
 // GPU, so a chunk does not pay for a new CUDA context or VA display.
 void LibavcodecEncoder::attach_device(AVCodecContext* ctx) const {
-    if (slot_.kind == gpu::DeviceKind::cpu || ctx->hw_frames_ctx) return;
+    if (!traits_.gpu() || ctx->hw_frames_ctx) return;
     const AVHWDeviceType type = slot_.kind == gpu::DeviceKind::nvidia ? AV_HWDEVICE_TYPE_CUDA : AV_HWDEVICE_TYPE_QSV;
     ctx->hw_device_ctx = av::shared_hw_device(type, slot_.device).release();
 }
@@ -293,6 +288,12 @@ void LibavcodecEncoder::convert(const AVFrame* src, const AVCodecContext* ctx, A
 // is where SVT-AV1 does most of a session's work (it buffers the frames
 // sent), so a stop waits for one frame, not for the whole chunk.
 void LibavcodecEncoder::drain(const PacketSink& sink, std::stop_token stop) {
+    guarded(chunk_, [&] {
+        if (ctx_) receive_packets(sink, stop);
+    });
+}
+
+void LibavcodecEncoder::receive_packets(const PacketSink& sink, std::stop_token stop) {
     for (;;) {
         if (stop.stop_requested()) throw Cancelled();
         av::PacketPtr pkt = av::make_packet();

@@ -7,11 +7,13 @@
 // where the encoder takes that), so it decodes on its own. This is the code
 // that runs inside an encoder process (engine/encode/process/encoder_process_main.*) for
 // CPU slots, and in ladder's own process for GPU slots and with
-// --isolation none.
+// --isolation none. In ladder's process a SessionDriver drives it
+// (make_encoder_backend); in an encoder process, the process's loop (feed,
+// flush).
 #include <functional>
 
 #include "engine/encode/backend/encoder_backend.hpp"
-#include "engine/encode/backend/session_chunks.hpp"
+#include "engine/encode/backend/session_driver.hpp"
 
 namespace ladder::engine {
 
@@ -26,45 +28,47 @@ struct ChunkFrames {
     std::function<av::FramePtr()> next;
 };
 
-// Each packet as the encoder returns it, pts in frames since the start of
-// the rung (an encoder process forwards it at once, which is how its parent
-// sees that it is alive).
-using PacketSink = std::function<void(av::PacketPtr)>;
-
-class LibavcodecEncoder final : public EncoderBackend {
+class LibavcodecEncoder final : public SessionEncoder {
 public:
     LibavcodecEncoder(gpu::EncoderSlot slot, EncoderSettings settings);
     ~LibavcodecEncoder() override;
     LibavcodecEncoder(const LibavcodecEncoder&) = delete;
     LibavcodecEncoder& operator=(const LibavcodecEncoder&) = delete;
 
-    EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) override;
-    std::vector<EncodedChunk> send(const RawChunk& chunk, std::stop_token stop) override;
-    std::vector<EncodedChunk> finish(std::stop_token stop) override;
+    // SessionEncoder.
+    void open(const ChunkHeader& chunk, const AVFrame& first) override;
+    void next_chunk(const ChunkHeader& chunk, bool anywhere) override;
+    void send(av::FramePtr frame, bool chunk_start, const PacketSink& sink, std::stop_token stop) override;
+    void drain(const PacketSink& sink, std::stop_token stop) override;
+    // Flushes the encoder: the rest of the packets come out.
+    void flush(const PacketSink& sink, std::stop_token stop) override;
+    void close() override;
+    void abandon() override;
+    bool is_open() const override { return ctx_ != nullptr; }
+    const AVCodecParameters* stream() const override { return stream_.get(); }
     void probe() override;
 
-    // The stream underneath: frames of the session's next chunk go in
-    // (the encoder opens on the first), packets come out through sink.
-    // Throws RunError (or Cancelled).
+    // The stream underneath, for an encoder process: frames of the
+    // session's next chunk go in (the encoder opens on the first), packets
+    // come out through sink. Throws RunError (or Cancelled).
     void feed(const ChunkFrames& frames, const PacketSink& sink, std::stop_token stop);
-    // Flushes the encoder: the rest of the packets come out; the session is over.
-    void flush(const PacketSink& sink, std::stop_token stop);
     // The stream parameters, once open (nullptr before).
     const AVCodecParameters* stream_parameters() const { return stream_.get(); }
 
 private:
-    av::CodecContextPtr open(int gop, const AVFrame* first) const;
+    av::CodecContextPtr open_codec(int gop, const AVFrame* first) const;
     AVPixelFormat input_format(const AVFrame* first) const;
     void attach_device(AVCodecContext* ctx) const;
     void convert(const AVFrame* src, const AVCodecContext* ctx, AVFrame* dst) const;
-    void drain(const PacketSink& sink, std::stop_token stop);
     void send_frame(AVFrame* frame, bool chunk_start);
+    void receive_packets(const PacketSink& sink, std::stop_token stop);
     // Runs a step of the session; a stop frees (or abandons) the encoder,
     // a library error becomes a RunError naming the chunk.
     template <typename Step>
     void guarded(int chunk, Step&& step);
 
     gpu::EncoderSlot slot_;
+    const gpu::EncoderTraits& traits_;  // the slot's encoder record
     EncoderSettings settings_;
     // HDR10 metadata OBUs for the key frames of encoders that write none
     // themselves (all but SVT-AV1, which gets svtav1-params); empty for SDR.
@@ -76,8 +80,8 @@ private:
     std::int64_t session_first_frame_ = 0;
     std::int64_t next_frame_ = 0;         // the frame number the next frame must have
     std::int64_t frames_sent_ = 0;        // to the open encoder
+    int chunk_ = -1;                      // the chunk being sent, for errors
     bool flushed_ = false;
-    SessionChunks chunks_;                // send()/finish(): the session's chunks
 };
 
 }  // namespace ladder::engine

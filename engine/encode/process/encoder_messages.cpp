@@ -26,7 +26,7 @@ gpu::EncoderSlot slot_from_json(const nlohmann::json& j) {
     gpu::EncoderSlot s;
     s.id = j.at("id").get<int>();
     s.kind = as<gpu::DeviceKind>(j, "kind");
-    s.encoder = j.at("encoder").get<std::string>();
+    s.set_encoder(j.at("encoder").get<std::string>());
     s.device_index = j.at("device_index").get<int>();
     s.device = j.at("device").get<std::string>();
     s.threads = j.at("threads").get<int>();

@@ -6,12 +6,13 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stop_token>
 #include <vector>
 
 #include "engine/encode/process/encoder_messages.hpp"
 #include "engine/base/errors.hpp"
-#include "engine/encode/backend/session_chunks.hpp"
+#include "engine/encode/backend/session_driver.hpp"
 
 namespace ladder::engine {
 
@@ -39,10 +40,12 @@ private:
     std::stop_callback<std::function<void()>> callback_;
 };
 
-class ProcessEncoder final : public EncoderBackend {
+// The SessionEncoder of a CPU slot's encoder process: a session's chunk
+// messages and frames go out, its stream parameters and packets come back.
+class ProcessEncoder final : public SessionEncoder {
 public:
     ProcessEncoder(EncoderProcesses& processes, gpu::EncoderSlot slot, EncoderSettings settings)
-        : processes_(processes), slot_(std::move(slot)), settings_(settings), chunks_(slot_.encoder, slot_.label) {}
+        : processes_(processes), slot_(std::move(slot)), settings_(settings) {}
 
     // A session left open (its chunks were refused, or its worker gave up)
     // leaves the process in the middle of a stream: it goes, and the slot's
@@ -55,35 +58,81 @@ public:
     ProcessEncoder(const ProcessEncoder&) = delete;
     ProcessEncoder& operator=(const ProcessEncoder&) = delete;
 
-    EncodedChunk encode(const RawChunk& chunk, std::stop_token stop) override {
-        return encode_as_session(chunk, stop, slot_.label);
-    }
-
-    std::vector<EncodedChunk> send(const RawChunk& chunk, std::stop_token stop) override {
-        if (chunk.frames.empty()) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
-        return guarded([&]() -> std::vector<EncodedChunk> {
-            chunks_.expect(chunk.rung, chunk.index, chunk.first_frame, static_cast<std::int64_t>(chunk.frames.size()));
-            send_in(chunk, stop);
-            return stream_ ? chunks_.take_complete(*stream_) : std::vector<EncodedChunk>{};
+    void open(const ChunkHeader& chunk, const AVFrame& first) override {
+        guarded([&] {
+            if (first.hw_frames_ctx)
+                throw RunError(fmt::format("{}: frames in GPU memory cannot go to an encoder process", slot_.label));
+            state_ = &start();
+            EncoderProcesses::Slot& s = *state_;
+            const std::size_t bytes =
+                slot_bytes_for({static_cast<AVPixelFormat>(first.format), first.width, first.height});
+            if (!s.ring || s.ring->slot_bytes() < bytes)
+                s.ring = std::make_unique<SharedFrameRing>(kRingSlots, bytes);
+            request_ = ++s.requests;
+            stall_ = stall_limit(first.width, first.height);
+            free_slots_.clear();
+            for (int i = kRingSlots - 1; i >= 0; --i) free_slots_.push_back(i);
+            const nlohmann::json req = {{"request", request_},
+                                        {"slot", slot_to_json(slot_)},
+                                        {"settings", settings_to_json(settings_)},
+                                        {"chunk", header_json(chunk)},
+                                        {"ring", {{"slots", s.ring->slots()}, {"slot_bytes", s.ring->slot_bytes()}}}};
+            send(s, MessageType::chunk, req.dump(), s.ring->fd());
+            open_ = true;
+            current_chunk_ = chunk.index;
         });
     }
 
-    std::vector<EncodedChunk> finish(std::stop_token stop) override {
-        if (!open_) return {};
-        return guarded([&]() -> std::vector<EncodedChunk> {
+    // The process's encoder checks that the chunk follows the last one.
+    void next_chunk(const ChunkHeader& chunk, bool /*anywhere: never, CPU encoders force no key frames*/) override {
+        guarded([&] {
+            send(*state_, MessageType::chunk,
+                 nlohmann::json{{"request", request_}, {"chunk", header_json(chunk)}}.dump());
+            current_chunk_ = chunk.index;
+        });
+    }
+
+    void send(av::FramePtr frame, bool chunk_start, const PacketSink& sink, std::stop_token stop) override {
+        guarded([&] {
+            if (chunk_start || !wake_) wake_.emplace(stop);  // one per chunk
+            EncoderProcesses::Slot& s = *state_;
+            while (free_slots_.empty()) pump(wake_->fd(), false, sink);
+            const int ring_slot = free_slots_.back();
+            free_slots_.pop_back();
+            s.ring->write(ring_slot, *frame);
+            send(s, MessageType::frame,
+                 nlohmann::json{{"request", request_}, {"slot", ring_slot}, {"properties", frame_properties(*frame)}}
+                     .dump());
+        });
+    }
+
+    // Packets come back while the frames go out (send) and after the flush.
+    void drain(const PacketSink&, std::stop_token) override {}
+
+    void flush(const PacketSink& sink, std::stop_token stop) override {
+        guarded([&] {
             StopWake wake(stop);
             send(*state_, MessageType::flush, nlohmann::json{{"request", request_}}.dump());
-            while (!pump(wake.fd(), true)) {
+            while (!pump(wake.fd(), true, sink)) {
             }
-            open_ = false;
             if (!stream_) throw RunError(fmt::format("{}: the encoder returned no packets", slot_.label));
-            std::vector<EncodedChunk> rest = chunks_.take_rest(*stream_);
-            // The session is over; the next send() starts another.
-            chunks_.reset();
-            stream_.reset();
-            return rest;
         });
     }
+
+    // The process ended its session and waits for the next.
+    void close() override { forget_session(); }
+
+    // The process is in the middle of a stream that nobody finishes: it goes.
+    void abandon() override {
+        if (open_ && state_ && state_->process) {
+            state_->process->kill();
+            state_->process.reset();
+        }
+        forget_session();
+    }
+
+    bool is_open() const override { return open_; }
+    const AVCodecParameters* stream() const override { return stream_.get(); }
 
 private:
     // What the encoder in the process reported (it stays usable).
@@ -92,10 +141,15 @@ private:
         using RunError::RunError;
     };
 
+    static nlohmann::json header_json(const ChunkHeader& chunk) {
+        return {{"rung", chunk.rung}, {"index", chunk.index}, {"first_frame", chunk.first_frame},
+                {"frames", chunk.frames}};
+    }
+
     template <typename Step>
-    std::vector<EncodedChunk> guarded(Step&& step) {
+    void guarded(Step&& step) {
         try {
-            return step();
+            step();
         } catch (const EncoderProcessFailure&) {
             forget_session();
             throw;  // the process is gone already
@@ -113,59 +167,13 @@ private:
 
     void forget_session() {
         open_ = false;
-        chunks_.reset();
         stream_.reset();
-    }
-
-    void send_in(const RawChunk& chunk, std::stop_token stop) {
-        const AVFrame& first = *chunk.frames.front();
-        if (first.hw_frames_ctx)
-            throw RunError(fmt::format("{}: frames in GPU memory cannot go to an encoder process", slot_.label));
-        const nlohmann::json header = {{"rung", chunk.rung},
-                                       {"index", chunk.index},
-                                       {"first_frame", chunk.first_frame},
-                                       {"frames", chunk.frames.size()}};
-        if (!open_) {
-            state_ = &start();
-            EncoderProcesses::Slot& s = *state_;
-            const std::size_t bytes =
-                slot_bytes_for({static_cast<AVPixelFormat>(first.format), first.width, first.height});
-            if (!s.ring || s.ring->slot_bytes() < bytes)
-                s.ring = std::make_unique<SharedFrameRing>(kRingSlots, bytes);
-            request_ = ++s.requests;
-            stall_ = stall_limit(first.width, first.height);
-            free_slots_.clear();
-            for (int i = kRingSlots - 1; i >= 0; --i) free_slots_.push_back(i);
-            const nlohmann::json req = {{"request", request_},
-                                        {"slot", slot_to_json(slot_)},
-                                        {"settings", settings_to_json(settings_)},
-                                        {"chunk", header},
-                                        {"ring", {{"slots", s.ring->slots()}, {"slot_bytes", s.ring->slot_bytes()}}}};
-            send(s, MessageType::chunk, req.dump(), s.ring->fd());
-            open_ = true;
-        } else {
-            send(*state_, MessageType::chunk, nlohmann::json{{"request", request_}, {"chunk", header}}.dump());
-        }
-        current_chunk_ = chunk.index;
-        StopWake wake(stop);
-        EncoderProcesses::Slot& s = *state_;
-        for (std::size_t sent = 0; sent < chunk.frames.size();) {
-            if (free_slots_.empty()) {
-                pump(wake.fd(), false);
-                continue;
-            }
-            const int ring_slot = free_slots_.back();
-            free_slots_.pop_back();
-            const AVFrame& f = *chunk.frames[sent++];
-            s.ring->write(ring_slot, f);
-            send(s, MessageType::frame,
-                 nlohmann::json{{"request", request_}, {"slot", ring_slot}, {"properties", frame_properties(f)}}.dump());
-        }
+        wake_.reset();
     }
 
     // Takes one message of the session; true once the encoder is done
     // (after a flush).
-    bool pump(int wake_fd, bool flushing) {
+    bool pump(int wake_fd, bool flushing, const PacketSink& sink) {
         ipc::Message m = receive(*state_, request_, stall_, wake_fd, current_chunk_);
         const nlohmann::json body = nlohmann::json::parse(m.json);
         switch (m.type) {
@@ -181,7 +189,7 @@ private:
                 std::copy(m.bytes.begin(), m.bytes.end(), pkt->data);
                 pkt->pts = pkt->dts = body.at("pts").get<std::int64_t>();
                 pkt->flags = body.at("flags").get<int>();
-                chunks_.add(std::move(pkt));
+                sink(std::move(pkt));
                 return false;
             }
             case MessageType::done:
@@ -279,7 +287,7 @@ private:
     std::chrono::milliseconds stall_{0};
     std::vector<int> free_slots_;  // ring slots the encoder does not read
     int current_chunk_ = -1;
-    SessionChunks chunks_;
+    std::optional<StopWake> wake_;  // wakes the waits of the chunk being sent
     av::CodecParametersPtr stream_;
 };
 
@@ -314,14 +322,14 @@ std::map<int, int> EncoderProcesses::started() const {
 
 EncoderFactory process_encoder_factory(EncoderProcesses& processes) {
     return [&processes](const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
-        if (slot.kind != gpu::DeviceKind::cpu) return make_encoder_backend(slot, settings);
+        if (!slot.traits().in_encoder_process) return make_encoder_backend(slot, settings);
         return make_process_encoder(processes, slot, settings);
     };
 }
 
 std::unique_ptr<EncoderBackend> make_process_encoder(EncoderProcesses& processes, const gpu::EncoderSlot& slot,
                                                      const EncoderSettings& settings) {
-    return std::make_unique<ProcessEncoder>(processes, slot, settings);
+    return std::make_unique<SessionDriver>(std::make_unique<ProcessEncoder>(processes, slot, settings), slot);
 }
 
 }  // namespace ladder::engine
