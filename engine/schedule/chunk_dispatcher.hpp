@@ -1,6 +1,7 @@
 #pragma once
-// Room engine/schedule/: who encodes what, when: the devices planned, the rungs'
-// chunk queues, the dispatcher, the memory budgets the queued chunks reserve from.
+// Room engine/schedule/: who encodes what, when: the devices planned, the
+// scheduling policy (pure) and the dispatcher (the board that owns the rungs'
+// chunk queues), the memory budgets the queued chunks reserve from.
 // May include: base, media, plan, source, encode/backend.
 // (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
 //
