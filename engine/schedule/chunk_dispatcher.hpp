@@ -76,7 +76,6 @@ public:
     // chunks leave it only through next(), try_next() and continue_session(),
     // which count them in flight.
     ChunkInlet& queue(int rung);
-    std::size_t rung_count() const { return inlets_.size(); }
     // Chunks waiting in all the queues.
     std::size_t queued_chunks() const;
 
