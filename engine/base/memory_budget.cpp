@@ -42,11 +42,6 @@ std::optional<BudgetReservation> MemoryBudget::reserve(std::uint64_t bytes, std:
     const std::uint64_t ticket = next_ticket_++;
     line_.push_back(ticket);
     const auto served = [&] { return line_.front() == ticket && used_ + bytes <= limit_; };
-    if (!served() && on_blocked_) {
-        lock.unlock();
-        on_blocked_();
-        lock.lock();
-    }
     const bool ok = cv_.wait(lock, stop, served);
     if (!ok) {
         line_.erase(std::find(line_.begin(), line_.end(), ticket));
@@ -57,6 +52,15 @@ std::optional<BudgetReservation> MemoryBudget::reserve(std::uint64_t bytes, std:
     used_ += bytes;
     peak_ = std::max(peak_, used_);
     cv_.notify_all();
+    return BudgetReservation(this, bytes);
+}
+
+std::optional<BudgetReservation> MemoryBudget::try_reserve(std::uint64_t bytes) {
+    if (bytes > limit_) throw std::logic_error("reservation larger than the memory budget");
+    std::lock_guard lock(mu_);
+    if (!line_.empty() || used_ + bytes > limit_) return std::nullopt;
+    used_ += bytes;
+    peak_ = std::max(peak_, used_);
     return BudgetReservation(this, bytes);
 }
 
@@ -71,11 +75,6 @@ void MemoryBudget::give_back(std::uint64_t bytes) {
 std::uint64_t MemoryBudget::used() const {
     std::lock_guard lock(mu_);
     return used_;
-}
-
-bool MemoryBudget::blocked() const {
-    std::lock_guard lock(mu_);
-    return !line_.empty();
 }
 
 std::uint64_t MemoryBudget::peak() const {

@@ -4,10 +4,12 @@
 // the budget is full — which in turn blocks the decode pump), and the
 // reservation is returned when the chunk's raw frames are freed after
 // encoding. Each rung additionally holds the one chunk it is building.
+// It calls nobody: a producer that has to wait says so itself (try_reserve()
+// first, then ChunkInlet::waiting_for_memory around reserve()). Its lock
+// (mu_) is a leaf: nothing is called under it.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -46,29 +48,25 @@ public:
     // stop. bytes larger than the whole budget is a logic error (checked
     // before the run starts).
     std::optional<BudgetReservation> reserve(std::uint64_t bytes, std::stop_token stop);
+    // Without waiting: the reservation when the bytes fit now and nobody
+    // waits in line before it; nullopt otherwise (then reserve() would wait).
+    std::optional<BudgetReservation> try_reserve(std::uint64_t bytes);
 
     std::uint64_t limit() const { return limit_; }
     std::uint64_t used() const;
     std::uint64_t peak() const;
-    // Someone waits in reserve(): the decode behind it is held up until
-    // memory comes back.
-    bool blocked() const;
-    // Called (without the budget's lock) each time a reserve() has to wait;
-    // set before the run's threads start.
-    void on_blocked(std::function<void()> call) { on_blocked_ = std::move(call); }
 
 private:
     friend class BudgetReservation;
     void give_back(std::uint64_t bytes);
 
     const std::uint64_t limit_;
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the budget's own: guards what follows; a leaf
     std::condition_variable_any cv_;
     std::uint64_t used_ = 0;
     std::uint64_t peak_ = 0;
     std::uint64_t next_ticket_ = 0;
     std::deque<std::uint64_t> line_;
-    std::function<void()> on_blocked_;
 };
 
 // "512M", "2G", "1500000000", "64k" (powers of 1024); throws invalid_argument.

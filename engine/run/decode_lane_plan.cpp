@@ -49,9 +49,7 @@ LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devi
 }
 
 bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher) {
-    std::size_t queued = 0;
-    for (std::size_t r = 0; r < dispatcher.rung_count(); ++r) queued += dispatcher.queue(static_cast<int>(r)).size();
-    return queued < pool.size();
+    return dispatcher.queued_chunks() < pool.size();
 }
 
 void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& lanes, LaneConsumers& consumers,

@@ -487,11 +487,6 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     consumer_setup.chunk_frames = source.chunk_frames;
     consumer_setup.keep_on_gpu = !gpu_memory.empty();
     if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
-    // A session does not wait for its next chunk while the decode waits
-    // for memory (its encoder may hold what the decode needs).
-    dispatcher->set_producers_blocked([&memory, &gpu_memory] { return memory.blocked() || gpu_memory.blocked(); });
-    memory.on_blocked([d = dispatcher.get()] { d->producers_blocked(); });
-    gpu_memory.on_blocked([d = dispatcher.get()] { d->producers_blocked(); });
     LaneConsumers consumers(consumer_setup);
     EncoderWorkers workers;
     make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);

@@ -41,7 +41,7 @@ void LaneConsumers::connect(int lane) {
 }
 
 void LaneConsumers::start_scaler(std::size_t rung, std::size_t lane) {
-    SegmentChunkQueue* queue = &setup_.dispatcher->queue(static_cast<int>(rung));
+    ChunkInlet* queue = &setup_.dispatcher->queue(static_cast<int>(rung));
     const std::string& name = (*setup_.rungs)[rung].rung.name;
     // The queue is the rung's, shared by the lanes' scalers: the last one
     // to end closes it; after a failure, any.

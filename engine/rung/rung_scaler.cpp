@@ -13,7 +13,7 @@ extern "C" {
 namespace ladder::engine {
 
 RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames,
-                       FrameChannel& input, SegmentChunkQueue& output, ChunkJoiner& joiner,
+                       FrameChannel& input, ChunkInlet& output, ChunkJoiner& joiner,
                        std::function<void(int, std::int64_t)> on_end,
                        MemoryBudget* budget, std::function<bool(RawChunk&)> resume)
     : rung_index_(rung_index),
@@ -97,7 +97,14 @@ void RungScaler::queue(RawChunk chunk, std::stop_token stop) {
     if (resume_ && resume_(chunk)) return;
     MemoryBudget* budget = chunk.gpu >= 0 && gpu_budget_ ? gpu_budget_(chunk.gpu) : budget_;
     if (budget) {
-        auto reservation = budget->reserve(chunk.bytes, stop);
+        auto reservation = budget->try_reserve(chunk.bytes);
+        if (!reservation) {
+            // The decode is held up until memory comes back: the consumers
+            // learn it from here (the budget calls nobody).
+            output_.waiting_for_memory(true);
+            reservation = budget->reserve(chunk.bytes, stop);
+            output_.waiting_for_memory(false);
+        }
         if (!reservation) throw Cancelled();
         chunk.reservation = std::move(*reservation);
     }

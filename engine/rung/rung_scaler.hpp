@@ -2,7 +2,7 @@
 // One per rung and decode lane, on its own thread: scales the lane's
 // normalized frames to the rung's size and cuts them into chunks of N frames
 // by frame number (chunk k = frames [kN, (k+1)N), the same in every rung) on
-// the rung's SegmentChunkQueue. A chunk a lane boundary splits goes through
+// the rung's queue (a ChunkInlet). A chunk a lane boundary splits goes through
 // the rung's ChunkJoiner, which the lanes' scalers share.
 #include <cstdint>
 #include <functional>
@@ -20,9 +20,10 @@ class RungScaler {
 public:
     // on_end(chunks, frames) runs once the last lane's last chunk is queued
     // (then the queue is closed). budget (may be null) is reserved for each
-    // chunk before it is queued.
+    // chunk before it is queued; while the scaler has to wait for it, it
+    // tells output (ChunkInlet::waiting_for_memory).
     RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames, FrameChannel& input,
-               SegmentChunkQueue& output, ChunkJoiner& joiner, std::function<void(int, std::int64_t)> on_end,
+               ChunkInlet& output, ChunkJoiner& joiner, std::function<void(int, std::int64_t)> on_end,
                MemoryBudget* budget = nullptr, std::function<bool(RawChunk&)> resume = {});
 
     // Frames that arrive in GPU memory (NVDEC) are scaled there with
@@ -58,7 +59,7 @@ private:
     AVPixelFormat pix_fmt_;
     int chunk_frames_;
     FrameChannel& input_;
-    SegmentChunkQueue& output_;
+    ChunkInlet& output_;
     ChunkJoiner& joiner_;
     std::function<void(int, std::int64_t)> on_end_;
     MemoryBudget* budget_;

@@ -1,56 +1,46 @@
 #pragma once
-// Room engine/schedule/: who encodes what, when: the devices planned, the rungs'
-// chunk queues, the dispatcher, the memory budgets the queued chunks reserve from.
+// Room engine/schedule/: who encodes what, when: the devices planned, the
+// scheduling policy (pure) and the dispatcher (the board that owns the rungs'
+// chunk queues), the memory budgets the queued chunks reserve from.
 // May include: base, media, plan, source, encode/backend.
 // (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
 //
-// Decides which chunk each encoder worker encodes next, across the rungs'
-// SegmentChunkQueues.
+// The board of the scheduling: ChunkDispatcher owns the rungs' queues of
+// raw chunks and the in-flight set, all in one ScheduleState under one lock
+// (mu_) with one condition (cv_), and hands chunks to the encoder workers as
+// the policy (engine/schedule/schedule_policy.hpp: pick_next, session_step,
+// orphan_failure) decides; the policy holds no lock and reads no clock, the
+// board reads the clock into the state before it asks.
 //
-// helpers (default): a worker stays on its rung while the rung has a chunk
-// ready; when it has none, the worker leaves and joins the rung with the
-// largest estimated remaining time (remaining pixel-frames ÷ measured
-// throughput of the workers on it) among the rungs with a chunk ready whose
-// contract its encoder can meet — a rung nobody works on goes first. Once
-// the whole source is queued, the biggest chunks go first instead (longest
-// processing time first), so the run ends on small chunks. fixed:
-// one worker pinned to each rung (the baseline helpers are measured against).
-//
-// Encoder sessions: a worker that takes a chunk to start a session reserves
-// the chunks after it on the same rung (a run), so it can go on with them in
-// the same encoder (continue_session()) while other workers start their own
-// sessions past the run. The run's length is the worker's fair share of all
-// that is left (every rung, divided among the workers), at most
-// max_session_chunks and at most 1/min_sessions_per_rung of the rung (so
-// that rate feedback has sessions to correct): long sessions while there
-// is plenty of work, single chunks at the end, so the run does not end on
-// one long session; once everything is queued, a worker with nothing else
-// to do takes the back half of the longest reserved run as a session of its
-// own. A session waits a little (session_wait) for a next chunk that is
-// still being decoded, while no other rung has a chunk ready for its
-// worker; then it ends, and its reservation goes.
-// A chunk that failed before is encoded in a session of its own: a failed
-// session sends all its chunks back, and the one that breaks the encoder
-// must be the one that uses up its tries.
-//
+// A session waits a little (session_wait) for a next chunk that is still
+// being decoded, while no other rung has a chunk ready for its worker and no
+// producer waits for memory; then it ends, and its reservation goes.
 // A chunk refused by a rung's codec contract goes back to the front of its
 // queue and that encoder kind is never sent to the rung again; a failed chunk
 // goes back for another slot until it has been tried max_tries times. When no
 // worker left can serve a rung that still has chunks, the run fails naming
 // the rung instead of waiting forever.
 //
-// Who owns what: a queue's chunks are guarded by the queue's own lock, shared
-// with the RungScaler that pushes into it (blocking while it is full) and
-// closes it. Only the dispatcher takes a chunk out or puts one back at the
-// front, always under mu_ and in the same step as the rung's in-flight count,
-// so whoever holds mu_ sees every chunk either queued or in flight: a chunk
+// Who owns what: the producers (RungScalers) push and close through
+// queue(rung), an inlet into the board: a push waits under mu_ while the
+// rung holds queue_capacity chunks. A chunk leaves its queue, or comes back
+// to its front, only together with the rung's in-flight count, under mu_:
+// whoever holds mu_ sees every chunk either queued or in flight, so a chunk
 // changing hands never makes its rung look finished to all_finished() or to
-// the orphan check. Lock order: mu_, then a queue's lock; the queues'
-// on_change (the producers' pushes and closes) runs under neither.
+// the orphan check. Producers that wait for memory say so through the inlet
+// (waiting_for_memory), before and after they wait in a MemoryBudget.
+//
+// Lock order: mu_ (this board's) is a leaf. Nothing under it takes another
+// lock: no queue lock (the board holds its queues), no memory budget (a
+// producer reserves memory before it pushes, holding no board lock; no
+// budget calls the board), no callback. A chunk's BudgetReservation goes
+// back (MemoryBudget::mu_, also a leaf) where the chunk is freed, never
+// under mu_: the board moves chunks in and out, it frees none while it
+// holds mu_ (those left at the end go with the board).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -60,18 +50,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/schedule/schedule_policy.hpp"
 #include "engine/schedule/segment_chunk_queue.hpp"
 
 namespace ladder::engine {
-
-enum class DispatchMode { helpers, fixed };
-
-struct RungPlan {
-    std::string name;
-    std::int64_t pixels = 0;           // width x height
-    std::int64_t expected_frames = 0;  // estimate from the source
-    int chunk_frames = 1;
-};
 
 class ChunkDispatcher {
 public:
@@ -86,11 +68,16 @@ public:
     ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode, int max_tries,
                     int expected_workers, int max_session_chunks = 1, int min_sessions_per_rung = 1,
                     int max_hw_session_chunks = 0);
+    ~ChunkDispatcher();
+    ChunkDispatcher(const ChunkDispatcher&) = delete;
+    ChunkDispatcher& operator=(const ChunkDispatcher&) = delete;
 
-    // The producer's side of a rung's queue (push, close); chunks leave it
-    // only through next() and try_next(), which count them in flight.
-    SegmentChunkQueue& queue(int rung) { return *queues_[static_cast<std::size_t>(rung)]; }
-    std::size_t rung_count() const { return queues_.size(); }
+    // The producer's side of a rung's queue (push, close, waiting_for_memory);
+    // chunks leave it only through next(), try_next() and continue_session(),
+    // which count them in flight.
+    ChunkInlet& queue(int rung);
+    // Chunks waiting in all the queues.
+    std::size_t queued_chunks() const;
 
     // A worker for one encoder session, registered once it holds its lease;
     // pinned_rung is used in fixed mode. gpu: the CUDA ordinal of an NVENC
@@ -116,12 +103,6 @@ public:
     std::optional<RawChunk> continue_session(int worker, std::stop_token stop = {});
     // How long a session waits for its next chunk (default 1 s).
     void set_session_wait(std::chrono::steady_clock::duration wait) { session_wait_ = wait; }
-    // Whether the decode is held up for memory (a scaler waits for its
-    // budget): then no session waits for its next chunk, since the frames
-    // it holds in its encoder may be what the decode waits for. Set before
-    // the workers start; producers_blocked() wakes the waiting sessions.
-    void set_producers_blocked(std::function<bool()> blocked) { producers_blocked_ = std::move(blocked); }
-    void producers_blocked() { notify(); }
     // The worker ends its session early (a failure, a refusal).
     void end_session(int worker);
     // Chunks the worker's session is planned to have, counting those it
@@ -162,91 +143,39 @@ public:
 
     std::string rung_of(int worker) const;  // for progress: "" when none
 
-    // Seconds on a monotonic clock; tests replace it to make in-flight
-    // remainders deterministic.
-    void set_clock(std::function<double()> clock) { clock_ = std::move(clock); }
-    // Called on the thread that moves a chunk between a queue and a worker
-    // (next, try_next, failed, refused) at the first moment after the chunk
-    // left one side that the dispatcher's lock is free: tests look at the
-    // dispatcher exactly where another worker could.
-    void set_handover_probe(std::function<void()> probe) { handover_probe_ = std::move(probe); }
-
 private:
-    struct Worker {
-        std::string encoder;
-        bool controls_session_rate = false;  // its encoder's record says (a GPU encoder)
-        int gpu = -1;      // see add_worker()
-        int rung = -1;     // current rung, -1 none
-        int pinned = -1;
-        double speed = 0;  // pixel-frames per second, measured
-        bool retired = false;
-        double started = 0;     // clock_ when its chunk in flight was handed out
-        double chunk_work = 0;  // that chunk's pixel-frames; 0 when idle
-        // The open session: chunks [session_next, session_end) of
-        // session_rung are reserved for it.
-        int session_rung = -1;
-        int session_first = 0;  // its first chunk
-        int session_next = 0;
-        int session_end = 0;
-        // Rungs a GPU worker has encoded: where its slot keeps an encoder
-        // open (engine/encode/idle_encoders.*), so going back costs no new one.
-        std::set<int> encoders_on;
-    };
+    class Inlet;
+    // The producers' side, through queue(rung).
+    bool push(std::size_t rung, RawChunk chunk, std::stop_token stop);
+    void close(std::size_t rung);
+    void producer_waiting(bool waiting);
 
-    void notify();
-    // take, hand_out and requeue require mu_: a chunk moves between its
-    // queue and a worker, and in or out of in_flight_, in one step under it
-    // (requeue: back at the front of its queue, for another slot).
+    // All below require mu_.
+    void changed();  // what is left, or who is busy, changed: waiting workers decide again
     std::optional<RawChunk> take(int worker, bool& nothing_left);
-    std::optional<RawChunk> steal(int worker);
+    RawChunk take_queued(std::size_t rung, int index);  // out of its queue
     void hand_out(int worker, std::size_t rung, const RawChunk& chunk);
-    void requeue(int worker, RawChunk chunk);
-    void after_handover(std::unique_lock<std::mutex>& lock) const;  // unlocks when a probe is set
-    bool can_serve(const Worker& w, std::size_t rung) const;
-    static bool takes(const Worker& w, const RawChunk& chunk);  // the chunk's memory is the worker's
-    bool rung_finished(std::size_t rung) const;
-    double remaining_time(std::size_t rung) const;
-    bool all_queued() const;  // every queue closed: nothing more will arrive
-    int pick_rung(int worker) const;
-    bool worked_on_gpu(int worker, std::size_t rung) const;  // another worker on this worker's GPU is on it
-    bool other_work_ready(int worker, std::size_t rung) const;  // a chunk of another rung it could start now
-    bool ready_for(int worker, std::size_t rung) const;
-    // The chunk a new session of this worker would start with on the rung:
-    // the lowest queued one no other session reserved; -1 when none.
-    int session_start(int worker, std::size_t rung) const;
-    bool reserved_for_other(int worker, std::size_t rung, int index) const;
-    int session_length(const Worker& w, std::size_t rung, std::int64_t first_frames) const;
-    int session_cap(const Worker& w, std::size_t rung) const;  // longest session of this worker on the rung
-    std::int64_t reserved_frames(std::size_t rung) const;  // reserved, not handed out
-    static void close_session(Worker& w);
-    bool would_delay(int worker, std::size_t rung) const;
-    double in_flight_left(const Worker& w, double fallback_speed) const;
-    void check_orphans();  // requires mu_
+    void requeue(int worker, RawChunk chunk);  // back at the front of its queue, for another slot
+    void check_orphans();
+    static void close_session(SlotState& w);
+    SlotState& slot(int worker) { return state_.workers[static_cast<std::size_t>(worker)]; }
+    const SlotState& slot(int worker) const { return state_.workers[static_cast<std::size_t>(worker)]; }
+    static double now();  // seconds on the monotonic clock
 
-    std::vector<RungPlan> rungs_;
-    std::vector<std::unique_ptr<SegmentChunkQueue>> queues_;
-    DispatchMode mode_;
-    int max_tries_;
-    std::size_t expected_workers_;
-    int max_session_chunks_;
-    int min_sessions_per_rung_;
-    int max_hw_session_chunks_;
-
-    mutable std::mutex mu_;
-    std::condition_variable_any cv_;
-    std::uint64_t generation_ = 0;
-    std::vector<Worker> workers_;
-    std::set<int> frame_gpus_;
+    std::size_t capacity_;
+    std::vector<std::unique_ptr<Inlet>> inlets_;
     std::chrono::steady_clock::duration session_wait_ = std::chrono::seconds(1);
-    std::function<bool()> producers_blocked_;
-    std::vector<std::int64_t> claimed_frames_;
-    std::vector<int> in_flight_;  // chunks handed out and not yet done, refused or failed
-    std::vector<std::set<std::string>> refused_kinds_;
+
+    // Owned by the board, guarded by mu_: the policy's view of the queues,
+    // the in-flight set and the slots, the queued chunks themselves (per
+    // rung, in the order of state_.rungs[r].queued), and the run's failure.
+    mutable std::mutex mu_;
+    std::condition_variable_any cv_;  // the one condition: generation_ moved, or failure_
+    std::uint64_t generation_ = 0;
+    ScheduleState state_;
+    std::vector<std::deque<RawChunk>> chunks_;
     std::map<std::pair<int, int>, std::vector<std::string>> chunk_errors_;
-    std::map<std::pair<int, int>, std::set<int>> failed_on_;  // (rung, chunk) -> workers
     std::optional<std::string> failure_;
-    std::function<double()> clock_;
-    std::function<void()> handover_probe_;
 };
 
 }  // namespace ladder::engine

@@ -48,14 +48,6 @@ std::uint64_t GpuFrameBudgets::largest_limit() const {
     return most;
 }
 
-bool GpuFrameBudgets::blocked() const {
-    return std::any_of(budgets_.begin(), budgets_.end(), [](const auto& b) { return b.second->blocked(); });
-}
-
-void GpuFrameBudgets::on_blocked(const std::function<void()>& call) {
-    for (auto& [gpu, budget] : budgets_) budget->on_blocked(call);
-}
-
 std::uint64_t GpuFrameBudgets::largest_peak() const {
     std::uint64_t most = 0;
     for (const auto& [gpu, budget] : budgets_) most = std::max(most, budget->peak());

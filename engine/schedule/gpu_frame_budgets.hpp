@@ -4,7 +4,6 @@
 // small card is never asked for more than its share while a large one next
 // to it holds more.
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -30,8 +29,6 @@ public:
     std::set<int> gpus() const;
     std::uint64_t largest_limit() const;
     std::uint64_t largest_peak() const;  // the most any one GPU held at once
-    bool blocked() const;                 // a scaler waits for some GPU's budget
-    void on_blocked(const std::function<void()>& call);  // see MemoryBudget::on_blocked
 
 private:
     std::map<int, std::unique_ptr<MemoryBudget>> budgets_;

@@ -1,16 +1,8 @@
 #include "engine/schedule/segment_chunk_queue.hpp"
 
-#include <algorithm>
-
 namespace ladder::engine {
 
-SegmentChunkQueue::SegmentChunkQueue(std::size_t capacity, std::function<void()> on_change)
-    : capacity_(capacity ? capacity : 1), on_change_(std::move(on_change)) {}
-
-void SegmentChunkQueue::produced() {
-    cv_.notify_all();
-    if (on_change_) on_change_();
-}
+SegmentChunkQueue::SegmentChunkQueue(std::size_t capacity) : capacity_(capacity ? capacity : 1) {}
 
 bool SegmentChunkQueue::push(RawChunk chunk, std::stop_token stop) {
     {
@@ -18,7 +10,7 @@ bool SegmentChunkQueue::push(RawChunk chunk, std::stop_token stop) {
         if (!cv_.wait(lock, stop, [&] { return chunks_.size() < capacity_; })) return false;
         chunks_.push_back(std::move(chunk));
     }
-    produced();
+    cv_.notify_all();
     return true;
 }
 
@@ -55,38 +47,12 @@ std::optional<RawChunk> SegmentChunkQueue::try_pop() {
     return out;
 }
 
-std::optional<RawChunk> SegmentChunkQueue::try_take(int index, const Eligible& eligible) {
-    std::optional<RawChunk> out;
-    {
-        std::lock_guard lock(mu_);
-        auto it = std::find_if(chunks_.begin(), chunks_.end(), [&](const RawChunk& c) { return c.index == index; });
-        if (it == chunks_.end() || (eligible && !eligible(*it))) return std::nullopt;
-        out = std::move(*it);
-        chunks_.erase(it);
-    }
-    cv_.notify_all();
-    return out;
-}
-
-int SegmentChunkQueue::first_index(const Eligible& eligible) const {
-    std::lock_guard lock(mu_);
-    int best = -1;
-    for (const RawChunk& c : chunks_)
-        if ((best < 0 || c.index < best) && (!eligible || eligible(c))) best = c.index;
-    return best;
-}
-
-bool SegmentChunkQueue::holds(int index) const {
-    std::lock_guard lock(mu_);
-    return std::any_of(chunks_.begin(), chunks_.end(), [&](const RawChunk& c) { return c.index == index; });
-}
-
 void SegmentChunkQueue::close() {
     {
         std::lock_guard lock(mu_);
         closed_ = true;
     }
-    produced();
+    cv_.notify_all();
 }
 
 bool SegmentChunkQueue::closed() const {

@@ -1,13 +1,17 @@
 #pragma once
-// Per-rung queue of raw chunks waiting for an encoder. push() blocks while
-// the queue holds `capacity` chunks (backpressure up to the pump);
-// push_front() requeues a chunk a worker could not finish, ahead of the rest,
-// and never blocks; pop() returns nothing only when the queue is closed and
-// drained (or the run stops).
+// Where a producer (a RungScaler) puts its chunks: ChunkInlet. Two kinds:
+// a rung's queue inside the ChunkDispatcher (ChunkDispatcher::queue()), and
+// SegmentChunkQueue, a queue of its own for one consumer (the complexity
+// analysis) and for tests.
+//
+// SegmentChunkQueue: per-rung queue of raw chunks waiting for one consumer.
+// push() blocks while the queue holds `capacity` chunks (backpressure up to
+// the pump); push_front() requeues a chunk a consumer could not finish,
+// ahead of the rest, and never blocks; pop() returns nothing only when the
+// queue is closed and drained (or the run stops). It calls nobody back.
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -16,31 +20,28 @@
 
 namespace ladder::engine {
 
-class SegmentChunkQueue {
+class ChunkInlet {
 public:
-    // on_change is called (without the queue's lock) after every push and
-    // close: what the producer did, so a consumer watching many queues can
-    // wake. Pops and requeues are the consumer's own moves and call nothing
-    // back: a consumer that moves a chunk under its own lock (the
-    // ChunkDispatcher, together with its in-flight count) publishes the move
-    // itself, and a callback would have to take that lock again.
-    explicit SegmentChunkQueue(std::size_t capacity, std::function<void()> on_change = {});
+    virtual ~ChunkInlet() = default;
+    // Blocks while the queue is full; false on stop (the chunk is dropped).
+    virtual bool push(RawChunk chunk, std::stop_token stop = {}) = 0;
+    // Nothing more will be pushed.
+    virtual void close() = 0;
+    // The producer waits for memory before its next push (true), or no
+    // longer (false): a consumer should not wait for a chunk that cannot come
+    // until it frees memory. Called holding no lock.
+    virtual void waiting_for_memory(bool /*waiting*/) {}
+};
 
-    bool push(RawChunk chunk, std::stop_token stop = {});
+class SegmentChunkQueue final : public ChunkInlet {
+public:
+    explicit SegmentChunkQueue(std::size_t capacity);
+
+    bool push(RawChunk chunk, std::stop_token stop = {}) override;
     void push_front(RawChunk chunk);
     std::optional<RawChunk> pop(std::stop_token stop = {});
     std::optional<RawChunk> try_pop();
-    // Which chunks a consumer can take (an NVENC session only those in its
-    // own GPU's memory); empty: any.
-    using Eligible = std::function<bool(const RawChunk&)>;
-    // The queued chunk with this index, taken out of its turn (an encoder
-    // session goes on with the next chunk of its rung), when eligible.
-    std::optional<RawChunk> try_take(int index, const Eligible& eligible = {});
-    // The lowest index among the queued chunks that `eligible` accepts; -1
-    // when none.
-    int first_index(const Eligible& eligible) const;
-    bool holds(int index) const;  // a chunk with this index is queued
-    void close();
+    void close() override;
 
     bool closed() const;
     bool drained() const;  // closed and empty
@@ -49,11 +50,8 @@ public:
     int front_index() const;
 
 private:
-    void produced();  // wakes waiters, then on_change
-
     std::size_t capacity_;
-    std::function<void()> on_change_;
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the queue's own: guards chunks_ and closed_; a leaf
     std::condition_variable_any cv_;
     std::deque<RawChunk> chunks_;
     bool closed_ = false;

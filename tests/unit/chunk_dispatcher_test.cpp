@@ -10,6 +10,7 @@
 
 #include "engine/schedule/chunk_dispatcher.hpp"
 #include "engine/base/errors.hpp"
+#include "thread_probe.hpp"
 
 namespace ladder::engine {
 namespace {
@@ -68,51 +69,9 @@ TEST(ChunkDispatcher, FreedWorkerJoinsTheRungWithTheMostRemainingTime) {
     EXPECT_EQ(c2->rung, 0) << "1000 px x 100 frames is the longest remaining time";
 }
 
-// One rung of 4 chunks (4 frames x 1000 px = 4000 pixel-frames each) and
-// two workers: F takes 3 s a chunk, S 4 s. S frees up at t with the last
-// chunk unclaimed and F busy on its chunk until t = 6.
-struct TailScenario {
-    double now = 0;
-    ChunkDispatcher d{std::vector<RungPlan>{{"r0", 1000, 16, 4}}, 10, DispatchMode::helpers, 3, 2};
-    int fast = -1, slow = -1;
-
-    explicit TailScenario(double slow_frees_at) {
-        d.set_clock([this] { return now; });
-        for (int k = 0; k < 4; ++k) d.queue(0).push(chunk(0, k));
-        fast = d.add_worker("svt", -1);
-        slow = d.add_worker("svt", -1);
-        auto c0 = d.next(fast, {});
-        auto c1 = d.next(slow, {});
-        now = 3;
-        d.done(fast, *c0, 3.0);  // F: 1333 pixel-frames/s
-        auto c2 = d.next(fast, {});
-        EXPECT_TRUE(c2);  // in flight until t = 6
-        now = slow_frees_at;
-        d.done(slow, *c1, 4.0);  // S: 1000 pixel-frames/s
-    }
-};
-
-TEST(ChunkDispatcher, FreeSlotTakesTheLastChunkWhileTheOtherIsStillBusy) {
-    // At t = 4, F needs 2 s more for its chunk plus 3 s for the last one
-    // (ends at 9); S can do the last one by t = 8. Counting only the
-    // unclaimed chunk (3 s at F's speed < 4 s) would leave S idle.
-    TailScenario s(4.0);
-    bool finished = false;
-    std::uint64_t observed = 0;
-    auto last = s.d.try_next(s.slow, finished, observed);
-    ASSERT_TRUE(last) << "the free slot must take the last chunk";
-    EXPECT_EQ(last->index, 3);
-}
-
-TEST(ChunkDispatcher, SlowSlotLeavesTheLastChunkToAFasterOneAboutToFinish) {
-    // At t = 5.9, F is 0.1 s from done and then needs 3 s (ends at 9.0);
-    // S would end at 9.9: taking it only makes the rung end later.
-    TailScenario s(5.9);
-    bool finished = true;
-    std::uint64_t observed = 0;
-    EXPECT_FALSE(s.d.try_next(s.slow, finished, observed));
-    EXPECT_FALSE(finished) << "the rung still has work; the slot waits, it is not done";
-}
+// The tail cases (a free slot takes the last chunk, or leaves it to a faster
+// one about to finish) depend on the time: schedule_policy_test.cpp asks the
+// policy with the time in the state.
 
 TEST(ChunkDispatcher, OnceEverythingIsQueuedTheBiggestChunksGoFirst) {
     // While the source is being decoded a worker stays on its rung; once
@@ -157,7 +116,7 @@ TEST(ChunkDispatcher, RefusedChunkGoesBackFirstAndTheKindNeverReturns) {
     ASSERT_TRUE(c);
     EXPECT_EQ(c->index, 0);
     d.refused(aom, std::move(*c));
-    EXPECT_EQ(d.queue(0).front_index(), 0) << "requeued at the front";
+    EXPECT_EQ(d.queued_chunks(), 2u) << "requeued";
     auto again = d.next(svt, {});
     ASSERT_TRUE(again);
     EXPECT_EQ(again->index, 0);
@@ -179,7 +138,7 @@ TEST(ChunkDispatcher, FailedChunkIsRetriedOnAnotherSlotThenFailsTheRun) {
     auto c = d.next(a, {});
     ASSERT_TRUE(c);
     d.failed(a, std::move(*c), "a: boom");
-    EXPECT_EQ(d.queue(0).front_index(), 0) << "back at the front";
+    EXPECT_EQ(d.queued_chunks(), 2u) << "back in its queue";
     // Slot a does not get it back while slot b could take it.
     std::optional<RawChunk> for_a;
     std::atomic<bool> a_saw_failure{false};
@@ -243,22 +202,20 @@ TEST(ChunkDispatcher, AnEncoderThatWouldNotOpenDoesNotUseUpTheChunksTries) {
 // ends every slot's lease claims. A chunk on its way between its queue and a
 // worker must keep its rung unfinished, or the slots retire while the chunk
 // still has tries to come (a hang, or a false "no encoder slot left"). The
-// probe asks at each moment of a hand-over that the dispatcher's lock is
-// free, as another worker could.
+// board moves a chunk out of its queue or back and counts it in flight in
+// one step under its one lock: what another worker sees once a call returns
+// is what it could see at any moment.
 struct HandoverWatch {
     ChunkDispatcher d{plans({100}), 10, DispatchMode::helpers, 3, 2};
-    std::string step;                        // what the test is doing when the probe runs
-    int handovers = 0;                       // times the probe ran
-    std::vector<std::string> seen_finished;  // steps at which all_finished() answered true
+    std::vector<std::string> seen_finished;  // steps after which all_finished() answered true
 
     HandoverWatch() {
         // One chunk and nothing more to come: only that chunk keeps the rung open.
         d.queue(0).push(chunk(0, 0));
         d.queue(0).close();
-        d.set_handover_probe([this] {
-            ++handovers;
-            if (d.all_finished()) seen_finished.push_back(step);
-        });
+    }
+    void after(const std::string& step) {
+        if (d.all_finished()) seen_finished.push_back(step);
     }
 };
 
@@ -266,17 +223,16 @@ TEST(ChunkDispatcher, AChunkTakenOrFailedIsNeverInvisible) {
     HandoverWatch h;
     const int a = h.d.add_worker("svt", -1);
     const int b = h.d.add_worker("svt", -1);
-    h.step = "next: taken by a";
     auto first = h.d.next(a, {});
     ASSERT_TRUE(first);
-    h.step = "failed: handed back by a";
+    h.after("next: taken by a");
     h.d.failed(a, std::move(*first), "a: boom");
-    h.step = "try_next: taken by b";
+    h.after("failed: handed back by a");
     bool finished = true;
     std::uint64_t observed = 0;
     auto retry = h.d.try_next(b, finished, observed);
     ASSERT_TRUE(retry);
-    EXPECT_EQ(h.handovers, 3) << "the probe runs at every hand-over";
+    h.after("try_next: taken by b");
     EXPECT_EQ(h.seen_finished, std::vector<std::string>{}) << "all_finished() with the rung's only chunk in hand";
     h.d.done(b, *retry, 1.0);
     EXPECT_TRUE(h.d.all_finished()) << "accepted: nothing can come back";
@@ -286,15 +242,14 @@ TEST(ChunkDispatcher, ARefusedChunkIsNeverInvisible) {
     HandoverWatch h;
     const int aom = h.d.add_worker("aom", -1);
     const int svt = h.d.add_worker("svt", -1);
-    h.step = "next: taken by aom";
     auto first = h.d.next(aom, {});
     ASSERT_TRUE(first);
-    h.step = "refused: handed back by aom";
+    h.after("next: taken by aom");
     h.d.refused(aom, std::move(*first));
-    h.step = "next: taken by svt";
+    h.after("refused: handed back by aom");
     auto again = h.d.next(svt, {});
     ASSERT_TRUE(again);
-    EXPECT_EQ(h.handovers, 3) << "the probe runs at every hand-over";
+    h.after("next: taken by svt");
     EXPECT_EQ(h.seen_finished, std::vector<std::string>{}) << "all_finished() with the rung's only chunk in hand";
     h.d.done(svt, *again, 1.0);
     EXPECT_TRUE(h.d.all_finished());
@@ -352,6 +307,57 @@ TEST(ChunkDispatcher, NextBlocksUntilAChunkArrivesAndEndsWhenAllAreDone) {
     d.done(w, *got, 1.0);  // the in-flight chunk is done: nothing can come back
     t2.join();
     EXPECT_FALSE(none.has_value());
+}
+
+TEST(ChunkDispatcher, AProducerWaitsWhileItsRungIsFullUntilAWorkerTakesAChunk) {
+    ChunkDispatcher d(plans({100}), 1, DispatchMode::helpers, 3, 1);
+    const int w = d.add_worker("svt", -1);
+    ASSERT_TRUE(d.queue(0).push(chunk(0, 0)));
+    test::BlockProbe probe;
+    std::atomic<bool> pushed{false};
+    std::jthread producer([&] {
+        probe.arm();
+        pushed = d.queue(0).push(chunk(0, 1));
+    });
+    ASSERT_EQ(test::wait_until_blocked(probe), test::ProbeResult::blocked);
+    EXPECT_FALSE(pushed.load()) << "the rung holds its capacity (1 chunk)";
+    auto first = d.next(w, {});
+    ASSERT_TRUE(first);
+    producer.join();
+    EXPECT_TRUE(pushed.load());
+    EXPECT_EQ(d.queued_chunks(), 1u);
+}
+
+TEST(ChunkDispatcher, AStoppedProducerDoesNotPush) {
+    ChunkDispatcher d(plans({100}), 1, DispatchMode::helpers, 3, 1);
+    ASSERT_TRUE(d.queue(0).push(chunk(0, 0)));
+    std::stop_source stop;
+    stop.request_stop();
+    EXPECT_FALSE(d.queue(0).push(chunk(0, 1), stop.get_token()));
+    EXPECT_EQ(d.queued_chunks(), 1u);
+}
+
+TEST(ChunkDispatcher, AProducerWaitingForMemoryEndsASessionWaitingForItsNextChunk) {
+    // The session's encoder may hold the frames the decode waits for: the
+    // producer says it waits (the memory budget calls nobody), and the
+    // session waiting for its next chunk ends instead of waiting its hour.
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 1, 100);
+    d.set_session_wait(std::chrono::hours(1));
+    d.queue(0).push(chunk(0, 0));
+    const int w = d.add_worker("svt", -1);
+    ASSERT_TRUE(d.next(w, {}));
+    ASSERT_GT(d.session_chunks(w), 1);
+    test::BlockProbe probe;
+    std::optional<RawChunk> next = chunk(0, 9);
+    std::jthread session([&] {
+        probe.arm();
+        next = d.continue_session(w);
+    });
+    ASSERT_EQ(test::wait_until_blocked(probe), test::ProbeResult::blocked);
+    d.queue(0).waiting_for_memory(true);
+    session.join();
+    EXPECT_FALSE(next.has_value());
+    d.queue(0).waiting_for_memory(false);
 }
 
 TEST(ChunkDispatcher, StopWakesAWaitingWorker) {

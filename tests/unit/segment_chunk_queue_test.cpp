@@ -285,51 +285,6 @@ TEST(SegmentChunkQueue, AlreadyStoppedCallsDoNotBlock) {
     EXPECT_EQ(c->index, 0);
 }
 
-TEST(SegmentChunkQueue, OnChangeIsCalledForEveryPushAndClose) {
-    std::atomic<int> calls{0};
-    SegmentChunkQueue q(4, [&] { ++calls; });
-    ASSERT_TRUE(q.push(chunk(0)));
-    EXPECT_EQ(calls.load(), 1);
-    ASSERT_TRUE(q.push(chunk(1)));
-    EXPECT_EQ(calls.load(), 2);
-    q.close();
-    EXPECT_EQ(calls.load(), 3);
-    // Reading does not count as a change.
-    (void)q.size();
-    (void)q.front_index();
-    (void)q.drained();
-    EXPECT_EQ(calls.load(), 3);
-}
-
-TEST(SegmentChunkQueue, PopsAndRequeuesCallNothingBack) {
-    // The consumer moves chunks under its own lock and publishes those moves
-    // itself (ChunkDispatcher): a callback from inside them would have to
-    // take that lock again.
-    std::atomic<int> calls{0};
-    SegmentChunkQueue q(4, [&] { ++calls; });
-    ASSERT_TRUE(q.push(chunk(0)));
-    ASSERT_TRUE(q.push(chunk(1)));
-    const int before = calls.load();
-    auto first = q.try_pop();
-    ASSERT_TRUE(first);
-    q.push_front(std::move(*first));
-    EXPECT_TRUE(q.pop().has_value());
-    EXPECT_EQ(calls.load(), before);
-}
-
-TEST(SegmentChunkQueue, OnChangeRunsWithoutTheQueueLock) {
-    // The callback may look at the queue (a scheduler does): this deadlocks if
-    // the callback ran under the queue's own mutex.
-    SegmentChunkQueue* self = nullptr;
-    std::vector<std::size_t> sizes_seen;
-    SegmentChunkQueue q(4, [&] { sizes_seen.push_back(self->size()); });
-    self = &q;
-    ASSERT_TRUE(q.push(chunk(0)));
-    ASSERT_TRUE(q.push(chunk(1)));
-    q.close();
-    EXPECT_EQ(sizes_seen, (std::vector<std::size_t>{1, 2, 2}));
-}
-
 TEST(SegmentChunkQueue, ProducerConsumerKeepsEveryChunkOnceInOrder) {
     constexpr int kChunks = 2000;
     SegmentChunkQueue q(3);
