@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/schedule/schedule_policy.hpp"
+#include "gpu/encoder_traits.hpp"
 
 namespace ladder::engine {
 namespace {
@@ -36,6 +37,9 @@ void close_all(ScheduleState& s) {
 int add(ScheduleState& s, const std::string& encoder = "svt", int gpu = -1) {
     SlotState w;
     w.encoder = encoder;
+    // As ChunkDispatcher::add_worker sets it: from the encoder's record.
+    const gpu::EncoderTraits* traits = gpu::find_encoder_traits(encoder);
+    w.controls_session_rate = traits && traits->controls_session_rate;
     w.gpu = gpu;
     s.workers.push_back(w);
     s.limits.expected_workers = s.workers.size();
@@ -201,6 +205,7 @@ TEST(SchedulePolicy, ASessionIsItsWorkersFairShareWithinTheCaps) {
     s.limits.min_sessions_per_rung = 5;
     EXPECT_EQ(session_length(s, s.workers[1], 0, 4), 3) << "at most a fifth of the rung: ceil(12 / 5)";
     s.workers[1].encoder = "av1_nvenc";
+    s.workers[1].controls_session_rate = gpu::encoder_traits("av1_nvenc").controls_session_rate;
     s.limits.max_hw_session_chunks = 8;
     EXPECT_EQ(session_length(s, s.workers[1], 0, 4), 6) << "a GPU encoder's session is not cut for rate feedback";
     s.limits.max_session_chunks = 1;
