@@ -123,13 +123,13 @@ struct Encoders {
     DevicePlan devices;
 };
 
-Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
+Encoders plan_encoders(const JobOptions& options, const JobSeams& seams, const CheckedSource& source) {
     Encoders e;
-    if (options.isolation == EncoderIsolation::process && !options.encoder_factory)
+    if (options.isolation == EncoderIsolation::process && !seams.encoder_factory)
         e.processes = std::make_unique<EncoderProcesses>(options.encoder_stall_timeout);
-    e.factory = options.encoder_factory ? options.encoder_factory
-                : e.processes           ? process_encoder_factory(*e.processes)
-                                        : EncoderFactory(make_encoder_backend);
+    e.factory = seams.encoder_factory ? seams.encoder_factory
+                : e.processes         ? process_encoder_factory(*e.processes)
+                                      : EncoderFactory(make_encoder_backend);
     DeviceRequest request;
     request.policy = options.policy;
     request.sessions_per_gpu = options.sessions_per_gpu;
@@ -137,7 +137,7 @@ Encoders plan_encoders(const JobOptions& options, const CheckedSource& source) {
     request.cpu_mix = cpu_encoder_mix(options);
     request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
     request.cpu_threads = options.cpu_threads;
-    request.inventory = options.inventory;
+    request.inventory = seams.inventory;
     request.encoder_factory = e.factory;
     e.devices =
         plan_devices(request, source.info, settings_for(source.ladder.rungs.front(), source.info, options.preset));
@@ -217,15 +217,16 @@ std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const Ch
 // scene-cuts, docs/benchmarks.md).
 constexpr int kMinSessionsPerRung = 4;
 
-std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, const std::vector<RungRuntime>& rungs,
-                                                 std::int64_t frames, int chunk_frames, const gpu::GpuPool& pool) {
-    const bool fixed = options.dispatch == DispatchMode::fixed;
+std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, DispatchMode mode,
+                                                 const std::vector<RungRuntime>& rungs, std::int64_t frames,
+                                                 int chunk_frames, const gpu::GpuPool& pool) {
+    const bool fixed = mode == DispatchMode::fixed;
     std::vector<RungPlan> plans;
     for (const auto& rt : rungs)
         plans.push_back(RungPlan{rt.rung.name, static_cast<std::int64_t>(rt.rung.width) * rt.rung.height, frames,
                                  chunk_frames});
     const std::size_t queue_capacity = options.queue_chunks ? options.queue_chunks : std::numeric_limits<int>::max();
-    auto dispatcher = std::make_unique<ChunkDispatcher>(std::move(plans), queue_capacity, options.dispatch,
+    auto dispatcher = std::make_unique<ChunkDispatcher>(std::move(plans), queue_capacity, mode,
                                                         options.max_tries,
                                                         fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size()),
                                                         options.session_chunks, kMinSessionsPerRung,
@@ -248,7 +249,8 @@ struct EncoderWorkers {
     std::vector<std::unique_ptr<EncoderWorker>> workers;
 };
 
-void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& pool, ChunkDispatcher& dispatcher,
+void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mode, gpu::GpuPool& pool,
+                  ChunkDispatcher& dispatcher,
                   std::vector<RungRuntime>& rungs, ChunkJournal& journal, const EncoderFactory& factory,
                   const gpu::CpuInfo& cpu, std::chrono::steady_clock::time_point started, ProgressSink& progress) {
     w.slot_reports.resize(pool.size());
@@ -270,7 +272,7 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, gpu::GpuPool& po
     setup.session_ids = &w.session_ids;
     setup.cores = options.tail_threads ? cpu.cores : 0;
     setup.quality = options.quality;
-    const bool fixed = options.dispatch == DispatchMode::fixed;
+    const bool fixed = mode == DispatchMode::fixed;
     const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 }
@@ -283,14 +285,15 @@ struct StagesOutcome {
     std::exception_ptr failure;
 };
 
-StagesOutcome run_stages(const JobOptions& options, DecodeLanes& lanes, int most_lanes,
+StagesOutcome run_stages(const JobOptions& options, const ThreadStarter& start_thread, DecodeLanes& lanes,
+                         int most_lanes,
                          std::vector<RungRuntime>& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
                          ChunkDispatcher& dispatcher,
                          ChunkAnalyzer* analyzer, OutputStage* output, SubtitleTracks* subtitles,
                          EncoderWorkers& workers,
                          const std::function<void(const char*)>& mark,
                          std::stop_token external_stop) {
-    StageThreads stages(external_stop, options.start_thread);
+    StageThreads stages(external_stop, start_thread);
     std::stop_callback stop_claims(stages.token(), [&workers] { workers.no_more_work.request_stop(); });
     lanes.start(stages);
     if (analyzer) analyzer->start(stages);
@@ -372,7 +375,8 @@ int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
     return std::max(1, static_cast<int>(std::lround(segment_seconds * av_q2d(frame_rate))));
 }
 
-JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop) {
+JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop,
+                  const JobSeams& seams) {
     const auto started = std::chrono::steady_clock::now();
 
     // 1. Pre-flight: everything that can be wrong with the request fails
@@ -381,7 +385,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const auto source_checked = std::chrono::steady_clock::now();
     const SourceInfo& src = source.info;
     const FrameSpan span = frame_span(options, source.chunk_frames);
-    Encoders encoders = plan_encoders(options, source);
+    Encoders encoders = plan_encoders(options, seams, source);
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
     MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
@@ -390,7 +394,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     std::string gpu_memory_note;
     // Fixed dispatch gives each rung one worker, on one GPU: a rung's chunks
     // cannot wait in the memory of several.
-    if (options.dispatch == DispatchMode::fixed && encoders.devices.decode_gpus.size() > 1)
+    if (seams.dispatch == DispatchMode::fixed && encoders.devices.decode_gpus.size() > 1)
         encoders.devices.keep_frames_on_gpu = false;
     GpuFrameBudgets gpu_memory(encoders.devices, options.gpu_memory_budget, chunk_bytes, gpu_memory_note);
 
@@ -472,7 +476,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
         note_gpus_without_lanes(static_cast<int>(gpu_memory.gpus().size()), lanes.size(),
                                 lane_counts.most > lane_counts.first, progress);
     if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
-    auto dispatcher = make_dispatcher(options, rungs, frames, source.chunk_frames, pool);
+    auto dispatcher = make_dispatcher(options, seams.dispatch, rungs, frames, source.chunk_frames, pool);
     JournaledChunkRoute journaled(journal, rungs, progress);
     LaneConsumerSetup consumer_setup;
     consumer_setup.rungs = &rungs;
@@ -489,12 +493,12 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
     LaneConsumers consumers(consumer_setup);
     EncoderWorkers workers;
-    make_workers(workers, options, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
+    make_workers(workers, options, seams.dispatch, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
 
     // 5. The running stages, until the source is encoded, a stage fails or
     // the run is stopped.
     const StagesOutcome outcome =
-        run_stages(options, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
+        run_stages(options, seams.start_thread, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
                    output ? &*output : nullptr, subtitles.get(), workers, mark, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made

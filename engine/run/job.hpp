@@ -41,6 +41,9 @@ namespace ladder::engine {
 // their chunks (engine/rung/chunk_complexity.hpp) or evenly.
 enum class BitAllocation { complexity, even };
 
+// What the user asks for: what `ladder encode` (cli/encode_command.cpp) and a
+// plan's shard (engine/run/plan_job.hpp) set, and what a library user may.
+// What only tests substitute is apart, in JobSeams.
 struct JobOptions {
     std::filesystem::path input;
     // --frame-rate: an image sequence's rate (input is then a pattern such
@@ -60,7 +63,6 @@ struct JobOptions {
     // once (engine/source/decode_lanes.hpp); 0: chosen from the devices; 1: one pass.
     int decoders = 0;
     int max_decoders = 0;  // with decoders 0: the most lanes the run may grow to (0: from the devices)
-    std::function<gpu::DeviceInventory()> inventory;  // empty: probe this machine (tests substitute)
     std::string encoder = "libsvtav1";
     int cpu_slots = 0;                 // 0: from cores and memory
     int cpu_threads = 0;               // encoder threads per CPU session; 0: the default layout's, or cores / sessions
@@ -69,7 +71,6 @@ struct JobOptions {
     std::vector<std::pair<std::string, int>> cpu_encoders;
     int max_tries = 3;         // attempts per chunk before the run fails
     int quarantine_after = 3;  // failures in a row before a slot is dropped
-    DispatchMode dispatch = DispatchMode::helpers;
     // The most consecutive chunks of a rung one encoder session takes
     // (engine/schedule/chunk_dispatcher.hpp); 1: a fresh encoder per chunk. Hardware
     // encoders' sessions may take hw_session_chunks (their rate control runs
@@ -77,8 +78,6 @@ struct JobOptions {
     int session_chunks = 15;
     int hw_session_chunks = 120;
     BitAllocation bit_allocation = BitAllocation::complexity;
-    EncoderFactory encoder_factory;  // empty: the real libavcodec encoders (tests substitute)
-    ThreadStarter start_thread;      // empty: std::jthread (tests substitute one that fails)
     // Where CPU encoders run: in encoder processes (a crash or hang costs a
     // chunk, not the run; the command line's default) or in this process.
     EncoderIsolation isolation = EncoderIsolation::in_process;
@@ -126,11 +125,25 @@ struct JobOptions {
     std::optional<Shard> shard;
 };
 
+// What tests substitute for the real thing; the defaults are what a run
+// uses (the command line never sets these).
+struct JobSeams {
+    std::function<gpu::DeviceInventory()> inventory;  // empty: probe this machine
+    // Empty: the real libavcodec encoders, in encoder processes when
+    // JobOptions::isolation says so; set: these, in this process.
+    EncoderFactory encoder_factory;
+    ThreadStarter start_thread;  // empty: std::jthread (tests substitute one that fails)
+    // fixed pins one worker per rung: the baseline the scheduler's helper
+    // dispatch is measured against (tests/e2e/scheduler_test.cpp).
+    DispatchMode dispatch = DispatchMode::helpers;
+};
+
 // Frames per chunk for --segment-seconds at this frame rate. Throws InputError.
 int chunk_frames_for(double segment_seconds, AVRational frame_rate);
 
 // Throws InputError (unusable input or options), RunError (the run failed)
 // or Cancelled (stop requested).
-JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token stop = {});
+JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token stop = {},
+                  const JobSeams& seams = {});
 
 }  // namespace ladder::engine

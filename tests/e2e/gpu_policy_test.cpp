@@ -150,10 +150,11 @@ std::set<std::string> slots_used(const engine::JobReport& r) {
 
 TEST(GpuPolicy, AllGpusOnAMachineWithoutNvencFailsFastNamingTheGpuAndWhy) {
     engine::JobOptions o = small_job("gpu-allgpus-hopper", "all-gpus");
-    o.inventory = hopper;
+    engine::JobSeams seams;
+    seams.inventory = hopper;
     Notes notes;
     try {
-        engine::run_job(o, notes);
+        engine::run_job(o, notes, {}, seams);
         FAIL() << "expected an InputError";
     } catch (const engine::InputError& e) {
         const std::string msg = e.what();
@@ -166,10 +167,11 @@ TEST(GpuPolicy, AllGpusOnAMachineWithoutNvencFailsFastNamingTheGpuAndWhy) {
 
 TEST(GpuPolicy, AutoFallsBackToTheCpuAndSaysWhy) {
     engine::JobOptions o = small_job("gpu-auto-hopper", "auto");
-    o.inventory = hopper;
+    engine::JobSeams seams;
+    seams.inventory = hopper;
     o.cpu_slots = 2;
     Notes notes;
-    const engine::JobReport r = engine::run_job(o, notes);
+    const engine::JobReport r = engine::run_job(o, notes, {}, seams);
     EXPECT_TRUE(notes.any("encoding on the CPU")) << "auto says it fell back";
     EXPECT_TRUE(notes.any("GPU 0 NVIDIA H200: no NVENC engine"));
     ASSERT_EQ(r.dropped_devices.size(), 1u);
@@ -182,11 +184,12 @@ TEST(GpuPolicy, AutoFallsBackToTheCpuAndSaysWhy) {
 TEST(GpuPolicy, ThePreflightOpensEncodersOnlyOnTheSelectedGpus) {
     StandInGpus gpus;
     engine::JobOptions o = small_job("gpu-list", "gpu:1");
-    o.inventory = two_l4;
+    engine::JobSeams seams;
+    seams.inventory = two_l4;
     o.sessions_per_gpu = 2;
-    o.encoder_factory = gpus.factory();
+    seams.encoder_factory = gpus.factory();
     Notes notes;
-    const engine::JobReport r = engine::run_job(o, notes);
+    const engine::JobReport r = engine::run_job(o, notes, {}, seams);
     EXPECT_EQ(gpus.probed, (std::set<std::string>{"gpu1:nvenc"})) << "GPU 0 was excluded: never opened";
     EXPECT_EQ(r.encoder_slots, 2) << "two sessions on GPU 1, no CPU sessions";
     for (const auto& s : slots_used(r)) EXPECT_EQ(s.rfind("gpu1:nvenc", 0), 0u) << s;
@@ -200,10 +203,11 @@ TEST(GpuPolicy, ThePreflightOpensEncodersOnlyOnTheSelectedGpus) {
 TEST(GpuPolicy, ThePreflightOpensOneTestEncoderPerGpuModel) {
     StandInGpus gpus;
     engine::JobOptions o = small_job("gpu-one-probe-per-model", "nvidia");
-    o.inventory = two_l4;
-    o.encoder_factory = gpus.factory();
+    engine::JobSeams seams;
+    seams.inventory = two_l4;
+    seams.encoder_factory = gpus.factory();
     Notes notes;
-    engine::JobReport r = engine::run_job(o, notes);
+    engine::JobReport r = engine::run_job(o, notes, {}, seams);
     EXPECT_EQ(gpus.probed, (std::set<std::string>{"gpu0:nvenc"}));
     EXPECT_EQ(r.gpu_encoder_probes, 1);
     EXPECT_EQ(slots_used(r), (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"})) << "GPU 1 encodes all the same";
@@ -211,14 +215,14 @@ TEST(GpuPolicy, ThePreflightOpensOneTestEncoderPerGpuModel) {
 
     // Two models: a test encoder on each.
     StandInGpus mixed;
-    o.inventory = [] {
+    seams.inventory = [] {
         gpu::DeviceInventory inv = two_l4();
         inv.nvidia[1].name = "NVIDIA L40S";
         return inv;
     };
-    o.encoder_factory = mixed.factory();
+    seams.encoder_factory = mixed.factory();
     o.outdir = fresh_dir("gpu-one-probe-per-model-mixed") / "out";
-    r = engine::run_job(o, notes);
+    r = engine::run_job(o, notes, {}, seams);
     EXPECT_EQ(mixed.probed, (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"}));
     EXPECT_EQ(r.gpu_encoder_probes, 2);
 }
@@ -227,10 +231,11 @@ TEST(GpuPolicy, AGpuWhoseEncoderWillNotOpenIsDroppedWithAWarning) {
     StandInGpus gpus;
     gpus.refuse_probe = {"gpu0:nvenc"};
     engine::JobOptions o = small_job("gpu-drop", "nvidia");
-    o.inventory = two_l4;
-    o.encoder_factory = gpus.factory();
+    engine::JobSeams seams;
+    seams.inventory = two_l4;
+    seams.encoder_factory = gpus.factory();
     Notes notes;
-    const engine::JobReport r = engine::run_job(o, notes);
+    const engine::JobReport r = engine::run_job(o, notes, {}, seams);
     EXPECT_EQ(gpus.probed, (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"}))
         << "a failed open is no verdict on the model: the next GPU of it is tried";
     EXPECT_TRUE(notes.any("warning: GPU 0 NVIDIA L4 cannot encode AV1 and is not used"));
@@ -241,7 +246,7 @@ TEST(GpuPolicy, AGpuWhoseEncoderWillNotOpenIsDroppedWithAWarning) {
     gpus.refuse_probe = {"gpu0:nvenc", "gpu1:nvenc"};
     o.outdir = fresh_dir("gpu-drop-all") / "out";
     try {
-        engine::run_job(o, notes);
+        engine::run_job(o, notes, {}, seams);
         FAIL() << "expected an InputError";
     } catch (const engine::InputError& e) {
         const std::string msg = e.what();
@@ -254,11 +259,12 @@ TEST(GpuPolicy, ASessionLimitInTheMiddleOfARunGoesThroughTheFaultPath) {
     StandInGpus gpus;
     gpus.fail_every_encode_on = "gpu0:nvenc";
     engine::JobOptions o = small_job("gpu-session-limit", "gpu:0");
-    o.inventory = two_l4;
+    engine::JobSeams seams;
+    seams.inventory = two_l4;
     o.cpu_slots = 1;  // CPU sessions join the GPU one
-    o.encoder_factory = gpus.factory();
+    seams.encoder_factory = gpus.factory();
     Notes notes;
-    const engine::JobReport r = engine::run_job(o, notes);
+    const engine::JobReport r = engine::run_job(o, notes, {}, seams);
     EXPECT_FALSE(r.retries.empty()) << "the GPU's failures were retried elsewhere";
     bool named = false;
     for (const auto& t : r.retries) named |= t.error.find("session limit") != std::string::npos;
@@ -274,12 +280,13 @@ TEST(GpuPolicy, ASessionLimitInTheMiddleOfARunGoesThroughTheFaultPath) {
 engine::JobReport short_gpu_sessions(StandInGpus& gpus, const std::string& name,
                                      std::function<gpu::DeviceInventory()> inventory) {
     engine::JobOptions o = small_job(name, "nvidia");
-    o.inventory = std::move(inventory);
+    engine::JobSeams seams;
+    seams.inventory = std::move(inventory);
     o.segment_seconds = 0.2;  // 15 chunks per rung
     o.hw_session_chunks = 2;
-    o.encoder_factory = gpus.factory();
+    seams.encoder_factory = gpus.factory();
     engine::NullProgressSink sink;
-    const engine::JobReport r = engine::run_job(o, sink);
+    const engine::JobReport r = engine::run_job(o, sink, {}, seams);
     EXPECT_EQ(r.rungs[0].frames, 75);
     EXPECT_EQ(r.rungs[1].frames, 75);
     EXPECT_TRUE(engine::validate_hls_ladder(o.outdir).problems.empty());
@@ -347,7 +354,8 @@ TEST(GpuPolicy, AGeForceSlotKeepsOnlyTheEncoderOfItsLastRung) {
 TEST(GpuPolicy, DecodeNvdecNeedsAGpuThatCanDecodeTheSource) {
     engine::JobOptions o = small_job("gpu-nvdec-caps", "auto");
     o.decode = engine::DecodeMode::nvdec;
-    o.inventory = [] {
+    engine::JobSeams seams;
+    seams.inventory = [] {
         gpu::DeviceInventory inv = hopper();
         inv.ffmpeg_nvdec = true;
         inv.nvidia[0].nvdec = {{"h264", 8, false, 0, 0, 0}};
@@ -355,7 +363,7 @@ TEST(GpuPolicy, DecodeNvdecNeedsAGpuThatCanDecodeTheSource) {
     };
     Notes notes;
     try {
-        engine::run_job(o, notes);
+        engine::run_job(o, notes, {}, seams);
         FAIL() << "expected an InputError";
     } catch (const engine::InputError& e) {
         EXPECT_NE(std::string(e.what()).find("GPU 0 NVIDIA H200: its NVDEC cannot decode 8-bit h264"),
@@ -365,7 +373,7 @@ TEST(GpuPolicy, DecodeNvdecNeedsAGpuThatCanDecodeTheSource) {
     // auto decodes on the CPU instead, and says why.
     o.decode = engine::DecodeMode::automatic;
     o.cpu_slots = 1;
-    const engine::JobReport r = engine::run_job(o, notes);
+    const engine::JobReport r = engine::run_job(o, notes, {}, seams);
     EXPECT_EQ(r.decode_device, "cpu");
     EXPECT_EQ(r.frames_decoded_on_gpu, 0);
     EXPECT_TRUE(notes.any("decoding on the CPU: GPU 0 NVIDIA H200: its NVDEC cannot decode 8-bit h264"));

@@ -60,11 +60,17 @@ engine::JobOptions four_rungs(const fs::path& src, const fs::path& out) {
     o.segment_seconds = 0.2;  // 5-frame chunks, 10 per rung
     o.audio.enabled = false;
     o.queue_chunks = 100;     // the fixed baseline must not stall the pump
-    o.encoder_factory = [](const gpu::EncoderSlot& slot, const engine::EncoderSettings& s) {
+    return o;
+}
+
+engine::JobSeams slow_encoders(engine::DispatchMode dispatch) {
+    engine::JobSeams seams;
+    seams.encoder_factory = [](const gpu::EncoderSlot& slot, const engine::EncoderSettings& s) {
         const double speed = slot.id == 2 ? 0.5 : 1.0;  // the third slot is twice as slow
         return std::make_unique<SlowEncoder>(engine::make_encoder_backend(slot, s), 1.6, speed);
     };
-    return o;
+    seams.dispatch = dispatch;
+    return seams;
 }
 
 void expect_every_chunk_once(const engine::JobReport& r, int rungs, int chunks_per_rung) {
@@ -79,11 +85,10 @@ TEST(Scheduler, HelpersCutTheMakespanOfAnUnevenLadder) {
     engine::NullProgressSink sink;
 
     engine::JobOptions fixed = four_rungs(src, fresh_dir("sched-fixed"));
-    fixed.dispatch = engine::DispatchMode::fixed;
-    const engine::JobReport f = engine::run_job(fixed, sink);
+    const engine::JobReport f = engine::run_job(fixed, sink, {}, slow_encoders(engine::DispatchMode::fixed));
 
     engine::JobOptions helpers = four_rungs(src, fresh_dir("sched-helpers"));
-    const engine::JobReport h = engine::run_job(helpers, sink);
+    const engine::JobReport h = engine::run_job(helpers, sink, {}, slow_encoders(engine::DispatchMode::helpers));
 
     std::printf("[ metric   ] makespan fixed %.2f s, helpers %.2f s, ratio %.2f\n", f.wall_seconds, h.wall_seconds,
                 h.wall_seconds / f.wall_seconds);

@@ -46,7 +46,8 @@ TEST(RunStartFailure, EachStageThatCannotStartFailsTheRunCleanly) {
         o.cpu_slots = 2;
         o.isolation = EncoderIsolation::in_process;
         std::atomic<int> attempts{0};
-        o.start_thread = [fail_at, &attempts](std::function<void()> body) {
+        JobSeams seams;
+        seams.start_thread = [fail_at, &attempts](std::function<void()> body) {
             if (attempts++ == fail_at)
                 throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                                         "pthread_create");
@@ -54,7 +55,7 @@ TEST(RunStartFailure, EachStageThatCannotStartFailsTheRunCleanly) {
         };
         RungStates progress;
         try {
-            run_job(o, progress);
+            run_job(o, progress, {}, seams);
         } catch (const RunError& e) {
             ++runs_failed;
             EXPECT_NE(std::string(e.what()).find("could not start the"), std::string::npos) << e.what();
