@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/encode/backend/encoder_backend.hpp"
+#include "engine/rung/chunk_delivery.hpp"
 #include "engine/base/errors.hpp"
 
 namespace ladder::engine {
@@ -84,18 +85,20 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
         const double now = since_start();
         chunk.start_seconds = std::max(p.sent_at, session.last_done);
         chunk.end_seconds = now;
-        auto verdict = r.invariant->check(chunk);
-        if (!verdict.accepted) {
+        const int index = chunk.index;
+        ChunkDelivery delivery(chunk.rung, r, s_.journal, *s_.progress);
+        auto checked = delivery.check(std::move(chunk));
+        if (!checked.accepted) {
             auto& m = mismatches_[{r.rung.name, slot.encoder}];
             if (m.count++ == 0) {
                 m.rung = r.rung.name;
                 m.encoder = slot.encoder;
-                m.fields = verdict.differences;
+                m.fields = checked.differences;
                 s_.progress->note(NoteLevel::info,
                                   fmt::format("rung {}: chunk {} from {} does not splice with the rung's stream ({} "
                                               "differ); it goes back to the queue and {} leaves the rung",
-                                              r.rung.name, chunk.index, slot.label,
-                                              fmt::join(verdict.differences, ", "), slot.encoder));
+                                              r.rung.name, index, slot.label, fmt::join(checked.differences, ", "),
+                                              slot.encoder));
             }
             s_.dispatcher->refused(session.worker, std::move(p.raw));
             while (!session.pending.empty()) {
@@ -104,31 +107,22 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
             }
             return false;
         }
-        const double seconds = chunk.end_seconds - chunk.start_seconds;
+        EncodedChunk& accepted = checked.accepted->chunk();
+        const double seconds = accepted.end_seconds - accepted.start_seconds;
         session.last_done = now;
         RungRateFeedback::Made& made = session.record.chunks.empty() ? session.first : session.rest;
-        made.bits += 8.0 * static_cast<double>(chunk.bytes);
-        made.seconds += static_cast<double>(chunk.frame_count) / av_q2d(r.settings.frame_rate);
-        session.record.chunks.push_back(chunk.index);
-        session.record.bytes += chunk.bytes;
+        made.bits += 8.0 * static_cast<double>(accepted.bytes);
+        made.seconds += static_cast<double>(accepted.frame_count) / av_q2d(r.settings.frame_rate);
+        session.record.chunks.push_back(index);
+        session.record.bytes += accepted.bytes;
         // Before the raw frames go (done() below): they are the reference.
-        if (s_.quality != QualityMetric::none) chunk.quality = measure_chunk_quality(chunk, p.raw, s_.quality);
-        if (s_.journal) s_.journal->record(chunk, r.rung.name);
+        if (s_.quality != QualityMetric::none) accepted.quality = measure_chunk_quality(accepted, p.raw, s_.quality);
+        // Journaled, reported, to the rung's writer (none in a shard: the journal is its output).
+        delivery.deliver(std::move(*checked.accepted), ChunkOrigin::encoded, seconds);
         s_.dispatcher->done(session.worker, p.raw, seconds);
         SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
         ++stats.chunks;
         stats.busy_seconds += seconds;
-
-        ChunkDone event;
-        event.rung = chunk.rung;
-        event.rung_name = r.rung.name;
-        event.chunk = chunk.index;
-        event.frames = chunk.frame_count;
-        event.bytes = chunk.bytes;
-        event.slot = chunk.slot_label;
-        event.encode_seconds = seconds;
-        s_.progress->chunk_done(event);
-        if (r.finalizer) r.finalizer->deliver(std::move(chunk));  // none in a shard: the journal is its output
     }
     return true;
 }

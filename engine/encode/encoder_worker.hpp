@@ -11,7 +11,7 @@
 // take right now it gives the lease back and waits for work; the next free
 // lease goes where the dispatcher sends it. With fixed dispatch it stays on
 // its rung. Each chunk is checked against its rung's codec contract and
-// passed to the rung's finalizer. A failed chunk goes back for another slot;
+// passed to the rung's finalizer through the rung's ChunkDelivery. A failed chunk goes back for another slot;
 // a slot that fails `quarantine_after` times in a row is taken out of the
 // pool for the rest of the run.
 #include <atomic>

@@ -38,16 +38,25 @@ std::size_t RungFinalizer::waiting() const {
     return waiting_.size();
 }
 
-std::optional<EncodedChunk> RungFinalizer::wait_for(int index, std::stop_token stop) {
+bool RungFinalizer::wait_for_room(std::size_t most, std::stop_token stop) {
     std::unique_lock lock(mu_);
-    bool ok = cv_.wait(lock, stop, [&] {
-        return waiting_.count(index) != 0 || (total_chunks_ && index >= *total_chunks_);
-    });
-    if (!ok) throw Cancelled();
-    auto it = waiting_.find(index);
-    if (it == waiting_.end()) return std::nullopt;  // past the last chunk
-    EncodedChunk c = std::move(it->second);
-    waiting_.erase(it);
+    return cv_.wait(lock, stop, [&] { return waiting_.size() < most; });
+}
+
+std::optional<EncodedChunk> RungFinalizer::wait_for(int index, std::stop_token stop) {
+    std::optional<EncodedChunk> c;
+    {
+        std::unique_lock lock(mu_);
+        bool ok = cv_.wait(lock, stop, [&] {
+            return waiting_.count(index) != 0 || (total_chunks_ && index >= *total_chunks_);
+        });
+        if (!ok) throw Cancelled();
+        auto it = waiting_.find(index);
+        if (it == waiting_.end()) return std::nullopt;  // past the last chunk
+        c = std::move(it->second);
+        waiting_.erase(it);
+    }
+    cv_.notify_all();  // room for a producer waiting in wait_for_room
     return c;
 }
 

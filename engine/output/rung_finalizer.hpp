@@ -43,9 +43,12 @@ public:
 
     RungReport report() const;
     bool completed() const { return completed_; }  // after run() returned
-    // Chunks delivered and not yet written (a producer that has them all,
-    // like `ladder stitch`, waits while this is high to bound memory).
+    // Chunks delivered and not yet written.
     std::size_t waiting() const;
+    // Blocks while `most` or more chunks are delivered and not yet written
+    // (a producer that has them all, like `ladder stitch`, bounds memory
+    // with it); false when stopped first.
+    bool wait_for_room(std::size_t most, std::stop_token stop);
     std::vector<ChunkRecord> chunk_records() const;
 
 private:

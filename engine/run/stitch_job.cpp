@@ -4,15 +4,15 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <thread>
 
 #include "engine/run/audio_file.hpp"
 #include "engine/output/audio_rendition_writer.hpp"
 #include "engine/media/audio_tracks.hpp"
 #include "engine/output/chunk_journal.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/stage_threads.hpp"
 #include "engine/run/job_media.hpp"
-#include "engine/rung/journaled_chunk_route.hpp"
+#include "engine/rung/chunk_delivery.hpp"
 #include "engine/run/output_stage.hpp"
 #include "engine/run/plan_job.hpp"
 #include "engine/rung/rung_runtime.hpp"
@@ -96,46 +96,37 @@ std::unique_ptr<AudioTracks> encode_audio(av::InputFile& input, std::int64_t vid
 }
 
 // One rung's chunks, read from the journal as its writer takes them (a few
-// ahead), delivered in order; returns once the rung is written.
-void stitch_rung(int rung, const std::string& name, RungFinalizer& fin, const JobPlan& plan,
-                 const ChunkJournal& journal, ProgressSink& progress, std::stop_token stop) {
+// ahead), delivered in order through the rung's one way in; returns once
+// the rung is written. The reader and the writer run as the encode's
+// stages do (StageThreads: the first failure stops both, both joined).
+void stitch_rung(int rung, RungRuntime& rt, const JobPlan& plan, const ChunkJournal& journal, ProgressSink& progress,
+                 std::stop_token stop) {
     const auto chunks = plan.chunks();
-    std::exception_ptr failed;
-    std::stop_source writer_stop;
-    std::stop_callback forward(stop, [&] { writer_stop.request_stop(); });
-    std::thread writer([&] {
-        try {
-            fin.run(writer_stop.get_token());
-        } catch (...) {
-            failed = std::current_exception();
-            writer_stop.request_stop();
-        }
-    });
-    // Leaving early (an error here): the writer stops, then is joined.
-    struct StopAndJoin {
-        std::stop_source& stop;
-        std::thread& thread;
-        ~StopAndJoin() {
-            if (!thread.joinable()) return;
-            stop.request_stop();
-            thread.join();
-        }
-    } stop_and_join{writer_stop, writer};
+    RungFinalizer& fin = *rt.finalizer;
     fin.set_total(static_cast<int>(chunks.size()), plan.frames);
-    for (const auto& c : chunks) {
-        while (fin.waiting() >= 4 && !writer_stop.stop_requested())
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        if (writer_stop.stop_requested()) break;
-        auto chunk = journal.load(rung, name, c.index);
-        if (!chunk)
-            throw RunError(fmt::format("rung {} chunk {} disappeared from {} while stitching", name, c.index,
-                                       journal.dir().string()));
-        progress.chunk_done(journaled_chunk_done(rung, name, *chunk));
-        fin.deliver(std::move(*chunk));
+    ChunkDelivery delivery(rung, rt, nullptr, progress);
+    {
+        StageThreads stages(stop);
+        stages.start(fmt::format("rung {} writer", rt.rung.name), [&fin](std::stop_token t) { fin.run(t); });
+        stages.start(fmt::format("rung {} reader", rt.rung.name), [&](std::stop_token t) {
+            for (const auto& c : chunks) {
+                if (!fin.wait_for_room(4, t)) throw Cancelled();
+                auto chunk = journal.load(rung, rt.rung.name, c.index);
+                if (!chunk)
+                    throw RunError(fmt::format("rung {} chunk {} disappeared from {} while stitching", rt.rung.name,
+                                               c.index, journal.dir().string()));
+                auto checked = delivery.check(std::move(*chunk));
+                if (!checked.accepted)
+                    throw RunError(fmt::format("rung {} chunk {} in {} changed while stitching ({} differ)",
+                                               rt.rung.name, c.index, journal.dir().string(),
+                                               fmt::join(checked.differences, ", ")));
+                delivery.deliver(std::move(*checked.accepted), ChunkOrigin::journal);
+            }
+        });
+        stages.join();
+        if (auto failure = stages.failure()) std::rethrow_exception(failure);
+        if (stages.stopping()) throw Cancelled();
     }
-    writer.join();
-    if (failed) std::rethrow_exception(failed);
-    if (stop.stop_requested()) throw Cancelled();
 }
 
 }  // namespace
@@ -191,7 +182,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
 
     try {
         for (std::size_t i = 0; i < rungs.size(); ++i)
-            stitch_rung(static_cast<int>(i), rungs[i].rung.name, *rungs[i].finalizer, plan, journal, progress, stop);
+            stitch_rung(static_cast<int>(i), rungs[i], plan, journal, progress, stop);
         output.set_video_frames(plan.frames);
         output.run_rendition_writers(stop);
         output.publish(src, rungs, audio.get(), subtitles.get());

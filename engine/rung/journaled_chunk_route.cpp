@@ -1,17 +1,8 @@
 #include "engine/rung/journaled_chunk_route.hpp"
 
-namespace ladder::engine {
+#include "engine/rung/chunk_delivery.hpp"
 
-ChunkDone journaled_chunk_done(int rung, const std::string& rung_name, const EncodedChunk& chunk) {
-    ChunkDone done;
-    done.rung = rung;
-    done.rung_name = rung_name;
-    done.chunk = chunk.index;
-    done.frames = chunk.frame_count;
-    done.bytes = chunk.bytes;
-    done.slot = chunk.slot_label;
-    return done;
-}
+namespace ladder::engine {
 
 JournaledChunkRoute::JournaledChunkRoute(const ChunkJournal& journal, std::vector<RungRuntime>& rungs,
                                          ProgressSink& progress)
@@ -22,10 +13,12 @@ bool JournaledChunkRoute::take(const RawChunk& raw) {
     RungRuntime& rt = rungs_[static_cast<std::size_t>(raw.rung)];
     auto chunk = journal_.load(raw.rung, rt.rung.name, raw.index);
     if (!chunk || chunk->first_frame != raw.first_frame ||
-        chunk->frame_count != static_cast<std::int64_t>(raw.frames.size()) || !rt.invariant->check(*chunk).accepted)
+        chunk->frame_count != static_cast<std::int64_t>(raw.frames.size()))
         return false;
-    progress_.chunk_done(journaled_chunk_done(raw.rung, rt.rung.name, *chunk));
-    if (rt.finalizer) rt.finalizer->deliver(std::move(*chunk));
+    ChunkDelivery delivery(raw.rung, rt, nullptr, progress_);
+    auto checked = delivery.check(std::move(*chunk));
+    if (!checked.accepted) return false;  // the scaler queues it for encoding
+    delivery.deliver(std::move(*checked.accepted), ChunkOrigin::journal);
     ++taken_;
     return true;
 }

@@ -1,10 +1,10 @@
 #pragma once
 // --resume's route: a chunk that an interrupted run already journaled (the
 // same frames, and it splices with the rung) goes from the rung's scaler
-// straight to the rung's finalizer instead of to an encoder. In a shard,
-// which has no finalizers, it simply stays in the journal.
+// straight to the rung's finalizer instead of to an encoder, through the
+// rung's one way in (ChunkDelivery). In a shard, which has no finalizers,
+// it simply stays in the journal.
 #include <atomic>
-#include <string>
 #include <vector>
 
 #include "engine/base/chunk.hpp"
@@ -13,9 +13,6 @@
 #include "engine/rung/rung_runtime.hpp"
 
 namespace ladder::engine {
-
-// A journaled chunk, reported as done (by --resume, and by `ladder stitch`).
-ChunkDone journaled_chunk_done(int rung, const std::string& rung_name, const EncodedChunk& chunk);
 
 class JournaledChunkRoute {
 public:

@@ -1,6 +1,7 @@
 #pragma once
 // Room engine/rung/: one rung during a run: its frames from the lanes scaled and
-// cut into chunks (joined across lanes), its contract, rate and complexity, its shared state.
+// cut into chunks (joined across lanes), its contract, rate and complexity, its shared state,
+// the one way into its writer (chunk_delivery.hpp).
 // May include: base, media, check, plan, source, encode/backend,
 //   output, schedule.
 // (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
