@@ -233,7 +233,7 @@ struct NonRegularInput {
     int exit_code = 2;
 };
 
-constexpr const char* kWhatToDo = "ladder reads regular files only; write the stream to a file first";
+constexpr const char* kReadRegularFilesOnly = "ladder reads regular files only; write the stream to a file first";
 
 void make_fifo(const fs::path& path) {
     if (::mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + path.string());
@@ -267,7 +267,7 @@ std::vector<std::string> quick_encode(const fs::path& in, const fs::path& out, s
 }
 
 std::string fifo_named(const std::string& role, const fs::path& file) {
-    return role + " " + file.string() + " is a FIFO (named pipe): " + kWhatToDo;
+    return role + " " + file.string() + " is a FIFO (named pipe): " + kReadRegularFilesOnly;
 }
 
 const std::vector<NonRegularInput>& non_regular_inputs() {
@@ -279,13 +279,13 @@ const std::vector<NonRegularInput>& non_regular_inputs() {
          },
          [](const fs::path& d) { return fifo_named("input", d / "odd.mp4"); }},
         {"EncodeInputCharacterDevice", [](const fs::path& d) { return quick_encode("/dev/zero", d / "out"); },
-         [](const fs::path&) { return std::string("input /dev/zero is a character device: ") + kWhatToDo; }},
+         [](const fs::path&) { return std::string("input /dev/zero is a character device: ") + kReadRegularFilesOnly; }},
         {"EncodeInputSocket",
          [](const fs::path& d) {
              make_socket(d / "odd.sock");
              return quick_encode(d / "odd.sock", d / "out");
          },
-         [](const fs::path& d) { return "input " + (d / "odd.sock").string() + " is a socket: " + kWhatToDo; }},
+         [](const fs::path& d) { return "input " + (d / "odd.sock").string() + " is a socket: " + kReadRegularFilesOnly; }},
         {"PlanInputFifo",
          [](const fs::path& d) {
              make_fifo(d / "odd.mp4");
