@@ -54,7 +54,7 @@ CENTRAL = {
     "encode/process": "process_encoder.hpp",
     "output": "rung_finalizer.hpp",
     "schedule": "chunk_dispatcher.hpp",
-    "rung": "rung_runtime.hpp",
+    "rung": "rung.hpp",
     "encode": "encoder_worker.hpp",
     "run": "job.hpp",
 }

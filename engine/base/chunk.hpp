@@ -13,6 +13,13 @@
 
 namespace ladder::engine {
 
+// Carried by a rung's last chunk only, from the scaler that cut it to the
+// rung's writer: how long the rung is, numbered as in the whole source.
+struct RungEnd {
+    int chunks = 0;           // the last chunk's index + 1
+    std::int64_t frames = 0;  // the number of the frame after the last
+};
+
 struct RawChunk {
     int rung = 0;
     int index = 0;
@@ -24,6 +31,7 @@ struct RawChunk {
     // take the chunk. -1: host memory, any encoder.
     int gpu = -1;
     BudgetReservation reservation;  // returned when the raw frames go
+    std::optional<RungEnd> ends_rung;  // the rung's last chunk
 };
 
 // How per-frame values make a mean, as FFmpeg's filters make their
@@ -61,6 +69,7 @@ struct EncodedChunk {
     double start_seconds = 0;  // since job start
     double end_seconds = 0;
     std::optional<ChunkQuality> quality;  // with --quality, once accepted
+    std::optional<RungEnd> ends_rung;     // the rung's last chunk (RawChunk::ends_rung)
 };
 
 }  // namespace ladder::engine

@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "engine/encode/backend/encoder_backend.hpp"
-#include "engine/rung/chunk_delivery.hpp"
 #include "engine/base/errors.hpp"
 
 namespace ladder::engine {
@@ -48,7 +47,7 @@ gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const
     return out;
 }
 
-RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
+RungRateFeedback::Request EncoderWorker::begin_rate(Rung& r, const gpu::EncoderSlot& slot, int chunks,
                                                     double seconds, double weight, double left_weight) const {
     // Until this rung has measured a part of the response, the encoder's
     // mean (geometric) on the other rungs is a better guess, and before any
@@ -56,15 +55,15 @@ RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::E
     RungRateFeedback::Response prior = typical_response(slot.traits());
     double log_first = 0, log_rest = 0;
     int firsts = 0, rests = 0;
-    for (const RungRuntime& other : *s_.rungs) {
-        if (&other == &r || !other.rate) continue;
-        const auto m = other.rate->measured(slot.encoder);
+    for (const auto& other : *s_.rungs) {
+        if (other.get() == &r || !other->rate()) continue;
+        const auto m = other->rate()->measured(slot.encoder);
         if (m.first) log_first += std::log(*m.first), ++firsts;
         if (m.rest) log_rest += std::log(*m.rest), ++rests;
     }
     if (firsts) prior.first = std::exp(log_first / firsts);
     if (rests) prior.rest = std::exp(log_rest / rests);
-    return r.rate->begin(slot.encoder, chunks, seconds, prior, weight, left_weight,
+    return r.rate()->begin(slot.encoder, chunks, seconds, prior, weight, left_weight,
                          slot.traits().limits.max_kbps);
 }
 
@@ -72,7 +71,7 @@ RungRateFeedback::Request EncoderWorker::begin_rate(RungRuntime& r, const gpu::E
 // contract refused one (then it and every chunk still in the session went
 // back to the queue).
 bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
-    RungRuntime& r = *session.rung;
+    Rung& r = *session.rung;
     const gpu::EncoderSlot& slot = *session.slot;
     for (EncodedChunk& chunk : done) {
         if (session.pending.empty() || session.pending.front().raw.index != chunk.index)
@@ -82,22 +81,22 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
         chunk.requested_kbps = session.record.requested_kbps;
         chunk.session = session.record.id;
         chunk.frames_gpu = p.raw.gpu;
+        chunk.ends_rung = p.raw.ends_rung;
         const double now = since_start();
         chunk.start_seconds = std::max(p.sent_at, session.last_done);
         chunk.end_seconds = now;
         const int index = chunk.index;
-        ChunkDelivery delivery(chunk.rung, r, s_.journal, *s_.progress);
-        auto checked = delivery.check(std::move(chunk));
+        auto checked = r.check(std::move(chunk));
         if (!checked.accepted) {
-            auto& m = mismatches_[{r.rung.name, slot.encoder}];
+            auto& m = mismatches_[{r.name(), slot.encoder}];
             if (m.count++ == 0) {
-                m.rung = r.rung.name;
+                m.rung = r.name();
                 m.encoder = slot.encoder;
                 m.fields = checked.differences;
                 s_.progress->note(NoteLevel::info,
                                   fmt::format("rung {}: chunk {} from {} does not splice with the rung's stream ({} "
                                               "differ); it goes back to the queue and {} leaves the rung",
-                                              r.rung.name, index, slot.label, fmt::join(checked.differences, ", "),
+                                              r.name(), index, slot.label, fmt::join(checked.differences, ", "),
                                               slot.encoder));
             }
             s_.dispatcher->refused(session.worker, std::move(p.raw));
@@ -112,13 +111,13 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
         session.last_done = now;
         RungRateFeedback::Made& made = session.record.chunks.empty() ? session.first : session.rest;
         made.bits += 8.0 * static_cast<double>(accepted.bytes);
-        made.seconds += static_cast<double>(accepted.frame_count) / av_q2d(r.settings.frame_rate);
+        made.seconds += static_cast<double>(accepted.frame_count) / av_q2d(r.settings().frame_rate);
         session.record.chunks.push_back(index);
         session.record.bytes += accepted.bytes;
         // Before the raw frames go (done() below): they are the reference.
         if (s_.quality != QualityMetric::none) accepted.quality = measure_chunk_quality(accepted, p.raw, s_.quality);
         // Journaled, reported, to the rung's writer (none in a shard: the journal is its output).
-        delivery.deliver(std::move(*checked.accepted), ChunkOrigin::encoded, seconds);
+        r.deliver(std::move(*checked.accepted), ChunkOrigin::encoded, seconds);
         s_.dispatcher->done(session.worker, p.raw, seconds);
         SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
         ++stats.chunks;
@@ -132,7 +131,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     int& failures_in_a_row = (*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
     stats.label = slot.label;
     stats.encoder = slot.encoder;
-    RungRuntime& r = (*s_.rungs)[static_cast<std::size_t>(first.rung)];
+    Rung& r = *(*s_.rungs)[static_cast<std::size_t>(first.rung)];
     const Encoding encoding(s_.chunks_encoding);
     const gpu::EncoderSlot encoder_slot = session_slot(slot);
 
@@ -141,13 +140,13 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     session.rung = &r;
     session.slot = &slot;
     session.record.id = s_.session_ids ? (*s_.session_ids)++ : 0;
-    session.record.rung = r.rung.name;
+    session.record.rung = r.name();
     session.record.slot = slot.label;
     session.record.encoder = slot.encoder;
     session.record.threads = encoder_slot.threads;
     session.record.start_seconds = since_start();
     session.last_done = session.record.start_seconds;
-    EncoderSettings settings = r.settings;
+    EncoderSettings settings = r.settings();
     // A GPU encoder this slot left open on the rung goes on at this chunk,
     // with the rate it was opened with: its own rate control runs across
     // its sessions.
@@ -163,25 +162,25 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     // Under the driver's cap (GeForce) a slot holds one session at most.
     if (!backend && slot.session_capped) close_idle_encoders(slot, true);
     RungRateFeedback::Request rate;
-    if (r.rate && !backend) {
+    if (r.rate() && !backend) {
         const int chunks = slot.traits().keeps_sessions ? s_.dispatcher->session_chunks(id) : 1;
-        if (r.complexity) {
-            session.record.measured_chunks = r.complexity->measured();
-            session.record.weight = r.complexity->weight(first.index, chunks);
-            session.record.left_weight = r.complexity->weight_from(first.index);
+        if (r.complexity()) {
+            session.record.measured_chunks = r.complexity()->measured();
+            session.record.weight = r.complexity()->weight(first.index, chunks);
+            session.record.left_weight = r.complexity()->weight_from(first.index);
         }
         rate = begin_rate(r, slot, chunks,
-                          chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings.frame_rate),
+                          chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings().frame_rate),
                           session.record.weight, session.record.left_weight);
         settings.bitrate_kbps = rate.kbps;
     }
     session.record.requested_kbps = settings.bitrate_kbps;
     const auto end_rate = [&] {
-        if (!r.rate || !session.record.opened_encoder) return;
+        if (!r.rate() || !session.record.opened_encoder) return;
         if (session.first.seconds > 0)
-            r.rate->finish(rate, session.first, session.rest);
+            r.rate()->finish(rate, session.first, session.rest);
         else
-            r.rate->abandon(rate);
+            r.rate()->abandon(rate);
     };
     // Only what the encoder does is an encoder failure; a chunk that cannot
     // be written (a full disk) or a run that failed elsewhere ends the run.
@@ -209,7 +208,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     bool ok = backend || by_encoder([&] { backend = s_.factory(encoder_slot, settings); });
     std::optional<RawChunk> next = std::move(first);
     while (ok && next) {
-        s_.progress->chunk_started(next->rung, r.rung.name, next->index, slot.label);
+        s_.progress->chunk_started(next->rung, r.name(), next->index, slot.label);
         session.pending.push_back(SessionChunk{std::move(*next), since_start()});
         ok = by_encoder([&] { back = backend->send(session.pending.back().raw, stop); });
         if (!ok) break;
@@ -245,8 +244,8 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
         while (!session.pending.empty()) {
             RawChunk raw = std::move(session.pending.front().raw);
             session.pending.pop_front();
-            retries_.push_back(RetryRecord{r.rung.name, raw.index, slot.label, *failure, cause});
-            s_.progress->chunk_failed(r.rung.name, raw.index, slot.label, *failure, cause);
+            retries_.push_back(RetryRecord{r.name(), raw.index, slot.label, *failure, cause});
+            s_.progress->chunk_failed(r.name(), raw.index, slot.label, *failure, cause);
             s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, *failure), !open_refused);
         }
         finish_record(session);

@@ -11,7 +11,7 @@
 // take right now it gives the lease back and waits for work; the next free
 // lease goes where the dispatcher sends it. With fixed dispatch it stays on
 // its rung. Each chunk is checked against its rung's codec contract and
-// passed to the rung's finalizer through the rung's ChunkDelivery. A failed chunk goes back for another slot;
+// passed to the rung's writer through the rung (Rung::check, Rung::deliver). A failed chunk goes back for another slot;
 // a slot that fails `quarantine_after` times in a row is taken out of the
 // pool for the rest of the run.
 #include <atomic>
@@ -22,12 +22,11 @@
 #include <vector>
 
 #include "engine/schedule/chunk_dispatcher.hpp"
-#include "engine/output/chunk_journal.hpp"
 #include "engine/encode/idle_encoders.hpp"
 #include "engine/base/job_report.hpp"
 #include "engine/check/chunk_quality.hpp"
 #include "engine/base/progress_sink.hpp"
-#include "engine/rung/rung_runtime.hpp"
+#include "engine/rung/rung.hpp"
 #include "gpu/gpu_pool.hpp"
 
 namespace ladder::engine {
@@ -35,12 +34,11 @@ namespace ladder::engine {
 struct WorkerSetup {
     gpu::GpuPool* pool = nullptr;
     ChunkDispatcher* dispatcher = nullptr;
-    std::vector<RungRuntime>* rungs = nullptr;
+    Rungs* rungs = nullptr;
     ProgressSink* progress = nullptr;
     EncoderFactory factory;
     std::chrono::steady_clock::time_point job_start;
     int quarantine_after = 3;
-    ChunkJournal* journal = nullptr;  // accepted chunks are recorded for --resume
     // Per slot (indexed by EncoderSlot::id), touched only by the holder of
     // that slot's lease.
     std::vector<SlotReport>* slot_reports = nullptr;
@@ -77,7 +75,7 @@ private:
     };
     struct Session {
         int worker = 0;
-        RungRuntime* rung = nullptr;
+        Rung* rung = nullptr;
         const gpu::EncoderSlot* slot = nullptr;
         std::deque<SessionChunk> pending;  // sent, not back yet
         double last_done = 0;              // when the last chunk came back
@@ -96,7 +94,7 @@ private:
     void finish_record(Session& session);
     // The slot as this session runs it (more threads at the tail).
     gpu::EncoderSlot session_slot(const gpu::EncoderSlot& slot) const;
-    RungRateFeedback::Request begin_rate(RungRuntime& r, const gpu::EncoderSlot& slot, int chunks,
+    RungRateFeedback::Request begin_rate(Rung& r, const gpu::EncoderSlot& slot, int chunks,
                                          double seconds, double weight, double left_weight) const;
     void run_helpers(std::stop_token stop);
     void run_fixed(std::stop_token stop);

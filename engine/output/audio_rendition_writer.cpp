@@ -43,12 +43,14 @@ std::vector<AacFrame> frames_of(const std::vector<av::PacketPtr>& packets) {
 }  // namespace
 
 AudioRenditionWriter::AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, std::string language,
-                                           int chunk_frames, AVRational frame_rate)
+                                           int chunk_frames, AVRational frame_rate,
+                                           const SharedValue<std::int64_t>& video_frames)
     : folder_(std::move(folder)),
       audio_(audio),
       language_(std::move(language)),
       chunk_frames_(chunk_frames),
-      frame_rate_(frame_rate) {}
+      frame_rate_(frame_rate),
+      video_frames_(video_frames) {}
 
 void AudioRenditionWriter::run(std::stop_token stop) {
     const auto known = video_frames_.wait(stop);

@@ -21,12 +21,11 @@ namespace ladder::engine {
 class AudioRenditionWriter {
 public:
     // folder: OUTDIR/audio/<id>/, held open. language: ISO 639-2/T, for
-    // the init segment's mdhd.
+    // the init segment's mdhd. video_frames: the video's length, which
+    // run() waits for (its writers tell it when a rung's last chunk comes).
     AudioRenditionWriter(mux::OutputFolder folder, AudioTrack& audio, std::string language, int chunk_frames,
-                         AVRational frame_rate);
+                         AVRational frame_rate, const SharedValue<std::int64_t>& video_frames);
 
-    // From a rung scaler once the video's length is known.
-    void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
     void run(std::stop_token stop);
 
     const std::vector<mux::CmafSegment>& segments() const { return segments_; }
@@ -43,7 +42,7 @@ private:
     std::string language_;
     int chunk_frames_;
     AVRational frame_rate_;
-    SharedValue<std::int64_t> video_frames_;
+    const SharedValue<std::int64_t>& video_frames_;
     std::vector<mux::CmafSegment> segments_;
 };
 

@@ -6,9 +6,15 @@
 
 namespace ladder::engine {
 
-RungFinalizer::RungFinalizer(int rung_index, Rung rung, std::vector<std::unique_ptr<RungSink>> sinks,
-                             ProgressSink& progress)
-    : rung_index_(rung_index), rung_(std::move(rung)), sinks_(std::move(sinks)), progress_(progress) {
+RungFinalizer::RungFinalizer(int rung_index, RungSpec rung, std::vector<std::unique_ptr<RungSink>> sinks,
+                             ProgressSink& progress, SharedValue<std::int64_t>* video_frames)
+    : rung_index_(rung_index),
+      rung_(std::move(rung)),
+      sinks_(std::move(sinks)),
+      progress_(progress),
+      video_frames_(video_frames) {
+    for (const auto& sink : sinks_)
+        if (const auto* cmaf = dynamic_cast<const CmafRungSink*>(sink.get())) cmaf_ = cmaf;
     report_.name = rung_.name;
     report_.width = rung_.width;
     report_.height = rung_.height;
@@ -16,21 +22,15 @@ RungFinalizer::RungFinalizer(int rung_index, Rung rung, std::vector<std::unique_
 }
 
 void RungFinalizer::deliver(EncodedChunk chunk) {
+    const std::optional<RungEnd> end = chunk.ends_rung;
     {
         std::lock_guard lock(mu_);
+        if (end) end_ = end;
         const int index = chunk.index;
         waiting_.emplace(index, std::move(chunk));
     }
     cv_.notify_all();
-}
-
-void RungFinalizer::set_total(int chunks, std::int64_t frames) {
-    {
-        std::lock_guard lock(mu_);
-        total_chunks_ = chunks;
-        total_frames_ = frames;
-    }
-    cv_.notify_all();
+    if (end && video_frames_) video_frames_->set(end->frames);
 }
 
 std::size_t RungFinalizer::waiting() const {
@@ -48,7 +48,7 @@ std::optional<EncodedChunk> RungFinalizer::wait_for(int index, std::stop_token s
     {
         std::unique_lock lock(mu_);
         bool ok = cv_.wait(lock, stop, [&] {
-            return waiting_.count(index) != 0 || (total_chunks_ && index >= *total_chunks_);
+            return waiting_.count(index) != 0 || (end_ && index >= end_->chunks);
         });
         if (!ok) throw Cancelled();
         auto it = waiting_.find(index);
@@ -65,11 +65,7 @@ void RungFinalizer::write_chunk(const EncodedChunk& chunk, std::stop_token stop)
         throw RunError(fmt::format("rung {}: chunk {} starts at frame {} but {} frames were written before it",
                                    rung_.name, chunk.index, chunk.first_frame, report_.frames));
     const std::int64_t end = chunk.first_frame + chunk.frame_count;
-    bool video_ends = false;
-    {
-        std::lock_guard lock(mu_);
-        video_ends = end == total_frames_;
-    }
+    const bool video_ends = chunk.ends_rung.has_value();
     for (auto& sink : sinks_) sink->write_chunk(chunk, video_ends, stop);
     report_.frames = end;
     report_.video_bytes += chunk.bytes;
@@ -96,8 +92,9 @@ void RungFinalizer::run(std::stop_token stop) {
     if (report_.chunks == 0) throw RunError(fmt::format("rung {}: no chunk was encoded", rung_.name));
     {
         std::lock_guard lock(mu_);
-        if (report_.frames != total_frames_)
-            throw RunError(fmt::format("rung {}: wrote {} frames of {}", rung_.name, report_.frames, total_frames_));
+        if (!end_ || report_.frames != end_->frames)
+            throw RunError(fmt::format("rung {}: wrote {} frames of {}", rung_.name, report_.frames,
+                                       end_ ? end_->frames : 0));
     }
     for (auto& sink : sinks_) sink->finish(report_.frames, stop);
     if (!sinks_.empty()) report_.output = sinks_.front()->output();

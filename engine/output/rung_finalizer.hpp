@@ -24,19 +24,22 @@
 #include "engine/plan/ladder_spec.hpp"
 #include "engine/base/progress_sink.hpp"
 #include "engine/output/rung_sinks.hpp"
+#include "engine/base/shared_value.hpp"
 
 namespace ladder::engine {
 
 class RungFinalizer {
 public:
     // sinks: the rung's outputs, fed in this order; the first one's is the
-    // output the report names.
-    RungFinalizer(int rung_index, Rung rung, std::vector<std::unique_ptr<RungSink>> sinks, ProgressSink& progress);
+    // output the report names. video_frames (may be null) is told the
+    // video's length when the rung's last chunk comes (the audio and
+    // subtitle renditions wait for it; the first rung to know tells it).
+    RungFinalizer(int rung_index, RungSpec rung, std::vector<std::unique_ptr<RungSink>> sinks, ProgressSink& progress,
+                  SharedValue<std::int64_t>* video_frames = nullptr);
 
-    // From encoder workers, in any order.
+    // In any order; the rung's last chunk (EncodedChunk::ends_rung) says
+    // how long the rung is.
     void deliver(EncodedChunk chunk);
-    // From the rung's scaler, once it has queued its last chunk.
-    void set_total(int chunks, std::int64_t frames);
 
     // Writes until the last chunk is in, then finishes the file.
     void run(std::stop_token stop);
@@ -50,21 +53,25 @@ public:
     // with it); false when stopped first.
     bool wait_for_room(std::size_t most, std::stop_token stop);
     std::vector<ChunkRecord> chunk_records() const;
+    // The rung's CMAF track, for the master playlist and the DASH manifest;
+    // null without one (mp4 only).
+    const CmafRungSink* cmaf() const { return cmaf_; }
 
 private:
     std::optional<EncodedChunk> wait_for(int index, std::stop_token stop);
     void write_chunk(const EncodedChunk& chunk, std::stop_token stop);
 
     int rung_index_;
-    Rung rung_;
+    RungSpec rung_;
     std::vector<std::unique_ptr<RungSink>> sinks_;
+    const CmafRungSink* cmaf_ = nullptr;  // one of sinks_
     ProgressSink& progress_;
+    SharedValue<std::int64_t>* video_frames_;
 
     mutable std::mutex mu_;
     std::condition_variable_any cv_;
     std::map<int, EncodedChunk> waiting_;
-    std::optional<int> total_chunks_;
-    std::int64_t total_frames_ = 0;
+    std::optional<RungEnd> end_;  // once the last chunk came
 
     RungReport report_;
     bool completed_ = false;

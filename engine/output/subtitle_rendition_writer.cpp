@@ -10,8 +10,14 @@
 namespace ladder::engine {
 
 SubtitleRenditionWriter::SubtitleRenditionWriter(mux::OutputFolder folder, const SubtitleTracks& tracks,
-                                                 std::size_t track, int chunk_frames, AVRational frame_rate)
-    : folder_(std::move(folder)), tracks_(tracks), track_(track), chunk_frames_(chunk_frames), frame_rate_(frame_rate) {}
+                                                 std::size_t track, int chunk_frames, AVRational frame_rate,
+                                                 const SharedValue<std::int64_t>& video_frames)
+    : folder_(std::move(folder)),
+      tracks_(tracks),
+      track_(track),
+      chunk_frames_(chunk_frames),
+      frame_rate_(frame_rate),
+      video_frames_(video_frames) {}
 
 void SubtitleRenditionWriter::run(std::stop_token stop) {
     const auto known = video_frames_.wait(stop);

@@ -18,11 +18,11 @@ class SubtitleRenditionWriter {
 public:
     static constexpr const char* whole_track_name = "subtitles.vtt";
 
-    // folder: OUTDIR/subtitles/<id>/, held open.
+    // folder: OUTDIR/subtitles/<id>/, held open. video_frames: the video's
+    // length, which run() waits for.
     SubtitleRenditionWriter(mux::OutputFolder folder, const SubtitleTracks& tracks, std::size_t track,
-                            int chunk_frames, AVRational frame_rate);
+                            int chunk_frames, AVRational frame_rate, const SharedValue<std::int64_t>& video_frames);
 
-    void set_video_frames(std::int64_t frames) { video_frames_.set(frames); }
     void run(std::stop_token stop);
 
     const std::filesystem::path& dir() const { return folder_.path(); }
@@ -35,7 +35,7 @@ private:
     std::size_t track_;
     int chunk_frames_;
     AVRational frame_rate_;
-    SharedValue<std::int64_t> video_frames_;
+    const SharedValue<std::int64_t>& video_frames_;
     double duration_seconds_ = 0;
 };
 

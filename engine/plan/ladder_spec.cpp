@@ -69,7 +69,7 @@ LadderSpec parse_ladder_json(const std::string& text, const std::string& origin)
         std::string where = fmt::format("ladder file {}, rung {}", origin, i++);
         if (!r.is_object()) throw InputError(where + ": must be an object");
         if (!r.contains("name") || !r["name"].is_string()) throw InputError(where + ": needs a string \"name\"");
-        Rung rung;
+        RungSpec rung;
         rung.name = r["name"].get<std::string>();
         rung.width = get_int(r, "width", 0, where);
         rung.height = get_int(r, "height", 0, where);
@@ -98,14 +98,14 @@ LadderSpec load_ladder_file(const std::filesystem::path& path) {
     return parse_ladder_json(text, path.string());
 }
 
-Rung parse_rung_argument(const std::string& arg) {
+RungSpec parse_rung_argument(const std::string& arg) {
     // At most 6 digits per number: validate_ladder() gives the real limits,
     // and std::stoi never sees a value it cannot hold.
     static const std::regex re(R"(^([^=]+)=(\d{0,6})x(\d{1,6})@(\d{1,6})k?$)");
     std::smatch m;
     if (!std::regex_match(arg, m, re))
         throw InputError(fmt::format("--rung {:?} is not NAME=WxH@KBPS (for example 720p=1280x720@2500)", arg));
-    Rung r;
+    RungSpec r;
     r.name = m[1];
     r.width = m[2].length() ? std::stoi(m[2]) : 0;
     r.height = std::stoi(m[3]);
@@ -148,7 +148,7 @@ const char* orientation(int width, int height) {
 }
 
 // A rung's named size: the number in its name, its short side.
-int named_size(const Rung& r) { return r.width != 0 ? std::min(r.width, r.height) : r.height; }
+int named_size(const RungSpec& r) { return r.width != 0 ? std::min(r.width, r.height) : r.height; }
 
 // A rung without a width names its SHORT side, so that "1080p" is 1920x1080
 // on a landscape source, 1080x1920 on a portrait one and 1080x1080 on a
@@ -170,7 +170,7 @@ PictureSize within_long_side(PictureSize s, int display_w, int display_h) {
 
 // An explicit WxH is encoded as written; turned against the source, the
 // picture is stretched, which is worth saying.
-void note_turned_box(const Rung& r, int display_w, int display_h, std::vector<std::string>& notes) {
+void note_turned_box(const RungSpec& r, int display_w, int display_h, std::vector<std::string>& notes) {
     const char* rung_shape = orientation(r.width, r.height);
     const char* source_shape = orientation(display_w, display_h);
     if (std::string_view(rung_shape) == source_shape) return;
@@ -182,11 +182,11 @@ void note_turned_box(const Rung& r, int display_w, int display_h, std::vector<st
 
 // Every rung dropped: one rung at the source's own (even) size, named by its
 // short side, with the bitrate of the smallest requested rung.
-Rung source_sized_rung(const LadderSpec& spec, int display_w, int display_h) {
-    const auto smallest = std::min_element(spec.rungs.begin(), spec.rungs.end(), [](const Rung& a, const Rung& b) {
+RungSpec source_sized_rung(const LadderSpec& spec, int display_w, int display_h) {
+    const auto smallest = std::min_element(spec.rungs.begin(), spec.rungs.end(), [](const RungSpec& a, const RungSpec& b) {
         return named_size(a) < named_size(b);
     });
-    Rung r = *smallest;
+    RungSpec r = *smallest;
     r.width = display_w & ~1;
     r.height = display_h & ~1;
     r.name = fmt::format("{}p", std::min(r.width, r.height));
@@ -197,7 +197,7 @@ Rung source_sized_rung(const LadderSpec& spec, int display_w, int display_h) {
 
 FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h) {
     FittedLadder out;
-    for (Rung r : spec.rungs) {
+    for (RungSpec r : spec.rungs) {
         const bool explicit_size = r.width != 0;
         const PictureSize wanted =
             explicit_size ? PictureSize{r.width, r.height} : derived_size(r.height, display_w, display_h);
@@ -213,7 +213,7 @@ FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h)
         out.ladder.rungs.push_back(r);
     }
     if (out.ladder.rungs.empty()) {
-        Rung r = source_sized_rung(spec, display_w, display_h);
+        RungSpec r = source_sized_rung(spec, display_w, display_h);
         out.notes.push_back(fmt::format("every rung is larger than the source: making one rung {} at {}x{}", r.name,
                                         r.width, r.height));
         out.ladder.rungs.push_back(r);

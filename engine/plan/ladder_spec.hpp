@@ -20,7 +20,7 @@ extern "C" {
 
 namespace ladder::engine {
 
-struct Rung {
+struct RungSpec {
     std::string name;
     // Before fit_to_source, width 0 means "derived from the source": height is
     // then the short side's length, whichever way the source is turned. An
@@ -34,7 +34,7 @@ struct Rung {
 };
 
 struct LadderSpec {
-    std::vector<Rung> rungs;
+    std::vector<RungSpec> rungs;
 };
 
 // 1080p 4500k, 720p 2500k, 540p 1200k, 360p 600k.
@@ -48,7 +48,7 @@ LadderSpec load_ladder_file(const std::filesystem::path& path);
 
 // "NAME=WxH@KBPS" (W may be 0 or omitted as "xH" to derive it; H is then the
 // short side). Throws InputError.
-Rung parse_rung_argument(const std::string& arg);
+RungSpec parse_rung_argument(const std::string& arg);
 
 // Checks names (unique, safe as file names) and numbers. Throws InputError.
 void validate_ladder(const LadderSpec& spec);

@@ -42,7 +42,7 @@ double seconds_of(const std::vector<mux::CmafSegment>& segments) {
 }  // namespace
 
 void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
-                         const std::vector<RungRuntime>& rungs, const std::vector<const CmafRungSink*>& cmaf,
+                         const Rungs& rungs,
                          const std::vector<AudioRenditionWriter*>& audio_renditions,
                          const AudioTracks* audio,
                          const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
@@ -50,16 +50,16 @@ void write_dash_manifest(const mux::OutputFolder& outdir, const SourceInfo& src,
     mux::DashManifest m;
     const AVRational video_tb = av_inv_q(src.frame_rate);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
-        const RungRuntime& r = rungs[i];
-        const std::vector<mux::CmafSegment>& segments = cmaf.at(i)->segments();
-        const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
+        const Rung& r = *rungs[i];
+        const std::vector<mux::CmafSegment>& segments = r.writer()->cmaf()->segments();
+        const Dav1dSequenceHeader contract = r.finished_contract();
         mux::DashVideoRepresentation v;
-        v.id = r.rung.name;
-        v.folder = r.rung.name;
+        v.id = r.spec().name;
+        v.folder = r.spec().name;
         v.bandwidth = peak_of(segments);
         v.codecs = mux::av1_codecs_string(contract);
-        v.width = r.rung.width;
-        v.height = r.rung.height;
+        v.width = r.spec().width;
+        v.height = r.spec().height;
         v.frame_rate_num = src.frame_rate.num;
         v.frame_rate_den = src.frame_rate.den;
         v.timeline = timeline_of(segments, video_tb);

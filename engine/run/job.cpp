@@ -30,12 +30,11 @@ extern "C" {
 #include "engine/schedule/gpu_frame_budgets.hpp"
 #include "engine/source/image_sequence.hpp"
 #include "engine/run/job_media.hpp"
-#include "engine/rung/journaled_chunk_route.hpp"
 #include "engine/rung/lane_consumers.hpp"
 #include "engine/run/output_stage.hpp"
 #include "engine/run/preflight.hpp"
 #include "engine/encode/process/process_encoder.hpp"
-#include "engine/rung/rung_runtime.hpp"
+#include "engine/rung/rung.hpp"
 #include "engine/rung/rung_scaler.hpp"
 #include "engine/source/source_info.hpp"
 #include "engine/base/stage_threads.hpp"
@@ -45,7 +44,7 @@ namespace ladder::engine {
 
 namespace {
 
-EncoderSettings settings_for(const Rung& rung, const SourceInfo& src, int preset) {
+EncoderSettings settings_for(const RungSpec& rung, const SourceInfo& src, int preset) {
     EncoderSettings s;
     s.width = rung.width;
     s.height = rung.height;
@@ -170,20 +169,23 @@ void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
                                                     src.path, src.rotation, src.display_width, src.display_height));
 }
 
-// Each rung's channel from the pump, codec contract, rate feedback and
-// (outside a shard) finalizer; each rung is pending.
-std::vector<RungRuntime> make_rungs(const JobOptions& options, const CheckedSource& source, std::int64_t frames,
-                                    OutputStage* output, ProgressSink& progress) {
-    std::vector<RungRuntime> rungs;
+// The rungs: each one's spec and settings, codec contract, rate feedback,
+// and (outside a shard) writer; each rung is pending.
+Rungs make_rungs(const JobOptions& options, const CheckedSource& source, std::int64_t frames, OutputStage* output,
+                 ChunkJournal& journal, ProgressSink& progress) {
+    Rungs rungs;
     for (std::size_t i = 0; i < source.ladder.rungs.size(); ++i) {
-        RungRuntime rt;
-        rt.rung = source.ladder.rungs[i];
-        rt.settings = settings_for(rt.rung, source.info, options.preset);
-        rt.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
-        rt.rate = std::make_unique<RungRateFeedback>(rt.settings.bitrate_kbps,
-                                                     static_cast<double>(frames) / av_q2d(source.info.frame_rate));
-        if (output) rt.finalizer = &output->finalizer(i);
-        rungs.push_back(std::move(rt));
+        RungParts parts;
+        parts.index = static_cast<int>(i);
+        parts.spec = source.ladder.rungs[i];
+        parts.settings = settings_for(parts.spec, source.info, options.preset);
+        parts.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
+        parts.rate = std::make_unique<RungRateFeedback>(parts.settings.bitrate_kbps,
+                                                        static_cast<double>(frames) / av_q2d(source.info.frame_rate));
+        if (output) parts.writer = output->make_writer(i, progress);
+        parts.journal = &journal;
+        parts.chunk_frames = source.chunk_frames;
+        rungs.push_back(std::make_unique<Rung>(std::move(parts), progress));
         progress.rung_state(static_cast<int>(i), source.ladder.rungs[i].name, RungState::pending);
     }
     return rungs;
@@ -218,12 +220,12 @@ std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const Ch
 constexpr int kMinSessionsPerRung = 4;
 
 std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, DispatchMode mode,
-                                                 const std::vector<RungRuntime>& rungs, std::int64_t frames,
+                                                 const Rungs& rungs, std::int64_t frames,
                                                  int chunk_frames, const gpu::GpuPool& pool) {
     const bool fixed = mode == DispatchMode::fixed;
     std::vector<RungPlan> plans;
-    for (const auto& rt : rungs)
-        plans.push_back(RungPlan{rt.rung.name, static_cast<std::int64_t>(rt.rung.width) * rt.rung.height, frames,
+    for (const auto& r : rungs)
+        plans.push_back(RungPlan{r->name(), static_cast<std::int64_t>(r->spec().width) * r->spec().height, frames,
                                  chunk_frames});
     const std::size_t queue_capacity = options.queue_chunks ? options.queue_chunks : std::numeric_limits<int>::max();
     auto dispatcher = std::make_unique<ChunkDispatcher>(std::move(plans), queue_capacity, mode,
@@ -236,6 +238,26 @@ std::unique_ptr<ChunkDispatcher> make_dispatcher(const JobOptions& options, Disp
         for (const auto& slot : pool.slots()) dispatcher->add_worker(slot.encoder, -1, gpu::nvenc_gpu(slot));
     return dispatcher;
 }
+
+// When each step of the run ended, in seconds since it started
+// (report.json phase_seconds).
+class Phases {
+public:
+    explicit Phases(std::chrono::steady_clock::time_point started) : started_(started) {}
+    void mark(const char* phase) { at(phase, std::chrono::steady_clock::now()); }
+    void at(const std::string& phase, std::chrono::steady_clock::time_point t) {
+        list_.emplace_back(phase, seconds_since_start(t));
+    }
+    double seconds_since_start(std::chrono::steady_clock::time_point t) const {
+        return std::chrono::duration<double>(t - started_).count();
+    }
+    const std::vector<std::pair<std::string, double>>& list() const { return list_; }
+    std::chrono::steady_clock::time_point started() const { return started_; }
+
+private:
+    std::chrono::steady_clock::time_point started_;
+    std::vector<std::pair<std::string, double>> list_;
+};
 
 // The encoder workers and the state they share: per-slot counters, each
 // touched only by the holder of that slot's lease.
@@ -251,8 +273,8 @@ struct EncoderWorkers {
 
 void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mode, gpu::GpuPool& pool,
                   ChunkDispatcher& dispatcher,
-                  std::vector<RungRuntime>& rungs, ChunkJournal& journal, const EncoderFactory& factory,
-                  const gpu::CpuInfo& cpu, std::chrono::steady_clock::time_point started, ProgressSink& progress) {
+                  Rungs& rungs, const EncoderFactory& factory,
+                  const gpu::CpuInfo& cpu, const Phases& phases, ProgressSink& progress) {
     w.slot_reports.resize(pool.size());
     w.failure_runs.assign(pool.size(), 0);
     WorkerSetup setup;
@@ -261,9 +283,8 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mod
     setup.rungs = &rungs;
     setup.progress = &progress;
     setup.factory = factory;
-    setup.job_start = started;
+    setup.job_start = phases.started();
     setup.quarantine_after = options.quarantine_after;
-    setup.journal = &journal;
     setup.slot_reports = &w.slot_reports;
     setup.failure_runs = &w.failure_runs;
     setup.idle_encoders = &w.idle_encoders;
@@ -287,21 +308,20 @@ struct StagesOutcome {
 
 StagesOutcome run_stages(const JobOptions& options, const ThreadStarter& start_thread, DecodeLanes& lanes,
                          int most_lanes,
-                         std::vector<RungRuntime>& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
+                         Rungs& rungs, LaneConsumers& consumers, const gpu::GpuPool& pool,
                          ChunkDispatcher& dispatcher,
                          ChunkAnalyzer* analyzer, OutputStage* output, SubtitleTracks* subtitles,
                          EncoderWorkers& workers,
-                         const std::function<void(const char*)>& mark,
+                         Phases& phases,
                          std::stop_token external_stop) {
     StageThreads stages(external_stop, start_thread);
     std::stop_callback stop_claims(stages.token(), [&workers] { workers.no_more_work.request_stop(); });
     lanes.start(stages);
     if (analyzer) analyzer->start(stages);
     consumers.start(stages);
-    for (std::size_t i = 0; i < rungs.size(); ++i) {
-        if (RungFinalizer* fin = rungs[i].finalizer)
-            stages.start(fmt::format("rung {} writer", rungs[i].rung.name), [fin](std::stop_token t) { fin->run(t); });
-    }
+    for (auto& rung : rungs)
+        if (RungFinalizer* writer = rung->writer())
+            stages.start(fmt::format("rung {} writer", rung->name()), [writer](std::stop_token t) { writer->run(t); });
     if (subtitles)
         stages.start("subtitles", [subtitles](std::stop_token t) { subtitles->read(t); },
                      [subtitles] { subtitles->abandon(); });
@@ -314,13 +334,13 @@ StagesOutcome run_stages(const JobOptions& options, const ThreadStarter& start_t
             grow_decode_lanes(t, stages, lanes, consumers, most_lanes, 2 * options.segment_seconds,
                               [&] { return encoders_wait_for_frames(pool, dispatcher); });
         });
-    mark("stages_started");
+    phases.mark("stages_started");
     stages.join();
-    mark("stages_joined");
+    phases.mark("stages_joined");
     // GPU sessions still open for a rung close before the outputs are
     // finished (a worker stopped in the middle left them).
     workers.idle_encoders.clear();
-    mark("kept_encoders_closed");
+    phases.mark("kept_encoders_closed");
     return {stages.stopping(), stages.failure()};
 }
 
@@ -367,6 +387,172 @@ void report_shard(JobReport& report, const JobOptions::Shard& shard, int kept, c
     report.shard = summary;
 }
 
+// The output folder, checked and prepared. A shard writes no outputs (the
+// plan's journal, shared by all shards, is its output): its folder is only
+// checked.
+std::optional<OutputStage> prepare_outputs(const JobOptions& options, const CheckedSource& source,
+                                           const AudioSelection& audio, const SubtitleSelection& subtitles) {
+    const std::vector<std::filesystem::path> inputs{options.input, options.audio_file};
+    if (options.shard) {
+        refuse_outputs_over_inputs(options.outdir, ladder_own_names(), inputs, options.other_outputs);
+        refuse_links_in_the_way(options.outdir, options.other_outputs);
+        return std::nullopt;
+    }
+    return std::optional<OutputStage>(
+        std::in_place, OutputRequest{options.outdir, source.ladder.rungs, options.formats, rendition_ids(audio),
+                                     rendition_ids(subtitles), options.overwrite || options.resume, inputs,
+                                     options.other_outputs});
+}
+
+ChunkJournal open_journal(const JobOptions& options, const CheckedSource& source, ProgressSink& progress) {
+    ChunkJournal journal(options.outdir,
+                         options.shard ? options.shard->plan.fingerprint() : job_fingerprint(options, source),
+                         options.shard    ? JournalMode::shared
+                         : options.resume ? JournalMode::resume
+                                          : JournalMode::fresh);
+    if (options.resume && !journal.resuming())
+        progress.note(NoteLevel::warning,
+                      fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
+    return journal;
+}
+
+void note_run(const CheckedSource& source, const gpu::GpuPool& pool, const Encoders& encoders,
+              ProgressSink& progress) {
+    const SourceInfo& src = source.info;
+    progress.note(NoteLevel::info,
+                  fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
+                              "decoding on {}",
+                              src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
+                              src.estimated_frames, source.ladder.rungs.size(), source.chunk_frames, pool.size(),
+                              describe_slots(pool), encoders.devices.decode_label()));
+}
+
+// The complexity analysis shares the rate of the rungs it covers.
+void share_by_complexity(Rungs& rungs, const ChunkAnalyzer* analyzer) {
+    if (!analyzer) return;
+    for (auto& r : rungs)
+        if (analyzer->covers(r->spec())) r->share_by(&analyzer->complexity());
+}
+
+int resumed_chunks(const Rungs& rungs) {
+    int n = 0;
+    for (const auto& r : rungs) n += r->resumed();
+    return n;
+}
+
+// The memory the run had and used, on the host and on each GPU.
+void report_memory(JobReport& report, const MemoryBudget& memory, const GpuFrameBudgets& gpu_memory) {
+    report.memory_budget = memory.limit();
+    report.peak_queued_bytes = memory.peak();
+    if (gpu_memory.empty()) return;
+    report.gpu_memory_budget = gpu_memory.largest_limit();
+    report.peak_gpu_queued_bytes = gpu_memory.largest_peak();
+    for (int g : gpu_memory.gpus()) report.gpu_memory.push_back({g, gpu_memory.of(g)->limit(), gpu_memory.of(g)->peak()});
+}
+
+// What the source gave: decoded, normalized, its audio.
+void report_source(JobReport& report, const SourceInfo& src, const DecodeLanes& lanes, const AudioTracks* audio,
+                   const Encoders& encoders) {
+    report.input = src.path;
+    const PumpCounters decoded = lanes.totals();
+    report.source_video_packets = decoded.video_packets;
+    report.source_frames_decoded = decoded.frames_decoded;
+    report.frames_normalized = decoded.frames_normalized;
+    report.audio_packets = audio ? audio->packet_count() : 0;
+    report.frame_rate = av_q2d(src.frame_rate);
+    report.decode_seconds = decoded.busy_seconds;
+    report.decode_lanes = lanes.records();
+    report.decode_device = encoders.devices.decode_label();
+    report.frames_decoded_on_gpu = decoded.frames_on_gpu;
+    report.dropped_devices = encoders.devices.dropped;
+    report.gpu_encoder_probes = encoders.devices.encoder_probes;
+}
+
+// What run_job set up before the data path.
+struct RunContext {
+    const JobOptions& options;
+    const JobSeams& seams;
+    const CheckedSource& source;
+    Encoders& encoders;
+    const gpu::CpuInfo& cpu;
+    MemoryBudget& memory;
+    GpuFrameBudgets& gpu_memory;
+    gpu::GpuPool& pool;
+    Phases& phases;
+    ProgressSink& progress;
+};
+
+// The frames the data path encodes, the tracks that go with them and where
+// the rungs are written (null in a shard).
+struct RunMedia {
+    std::int64_t frames = 0;
+    FrameSpan span;
+    AudioTracks* audio = nullptr;
+    SubtitleTracks* subtitles = nullptr;
+    OutputStage* output = nullptr;
+};
+
+// Steps 4 and 5 of run_job: the data path, in the order the frames go: the
+// decode lanes, each rung's scalers (a chunk to the dispatcher's queue, or,
+// when an interrupted run journaled it, straight to the rung's writer), the
+// dispatcher, the encoder workers, each rung's writer; run as stages until
+// the source is encoded, a stage fails or the run is stopped (then the
+// encoder processes are killed: nothing they do is wanted now). Fills in
+// what the decode and the encoders did.
+StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media, JobReport& report,
+                           std::stop_token stop) {
+    const JobOptions& options = run.options;
+    const CheckedSource& source = run.source;
+    const SourceInfo& src = source.info;
+    Encoders& encoders = run.encoders;
+    GpuFrameBudgets& gpu_memory = run.gpu_memory;
+    ProgressSink& progress = run.progress;
+    // Lanes start where a seek by time lands: not on a timeline with jumps.
+    const LaneCounts lane_counts =
+        src.timestamp_jumps.empty() ? decode_lanes_wanted(options, encoders.devices, run.cpu) : LaneCounts{1, 1};
+    const std::vector<std::int64_t> cuts =
+        find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
+    std::unique_ptr<ChunkAnalyzer> analyzer =
+        make_analyzer(options, source, rungs.size(), media.frames, static_cast<int>(cuts.size()) + 1,
+                      encoders.processes.get(), static_cast<int>(run.pool.size()), progress);
+    share_by_complexity(rungs, analyzer.get());
+    DecodeLanes lanes(*source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
+                      static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), media.audio, progress,
+                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first);
+    note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
+    if (!gpu_memory.empty())
+        note_gpus_without_lanes(static_cast<int>(gpu_memory.gpus().size()), lanes.size(),
+                                lane_counts.most > lane_counts.first, progress);
+    if (options.shard) lanes.limit_to(FrameRange{media.span.first, media.span.end, options.shard->plan.origin_pts});
+    auto dispatcher = make_dispatcher(options, run.seams.dispatch, rungs, media.frames, source.chunk_frames, run.pool);
+    if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
+    LaneConsumers consumers(LaneConsumerSetup{.rungs = &rungs,
+                                              .lanes = &lanes,
+                                              .dispatcher = dispatcher.get(),
+                                              .memory = &run.memory,
+                                              .gpu_memory = [&gpu_memory](int gpu) { return gpu_memory.of(gpu); },
+                                              .analyzer = analyzer.get(),
+                                              .pix_fmt = src.pix_fmt,
+                                              .chunk_frames = source.chunk_frames,
+                                              .keep_on_gpu = !gpu_memory.empty()});
+    EncoderWorkers workers;
+    make_workers(workers, options, run.seams.dispatch, run.pool, *dispatcher, rungs, encoders.factory, run.cpu,
+                 run.phases, progress);
+    const StagesOutcome outcome =
+        run_stages(options, run.seams.start_thread, lanes, lane_counts.most, rungs, consumers, run.pool, *dispatcher,
+                   analyzer.get(), media.output, media.subtitles, workers, run.phases, stop);
+    if (outcome.stopped) {
+        if (encoders.processes) encoders.processes->kill_all();
+        return outcome;
+    }
+    lanes.note_frames_missing();
+    report_source(report, src, lanes, media.audio, encoders);
+    report.resumed_chunks = resumed_chunks(rungs);
+    if (options.shard) report_shard(report, *options.shard, report.resumed_chunks, workers);
+    report_slots(report, workers, encoders.processes.get());
+    return outcome;
+}
+
 }  // namespace
 
 int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
@@ -377,175 +563,77 @@ int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
 
 JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop,
                   const JobSeams& seams) {
-    const auto started = std::chrono::steady_clock::now();
+    Phases phases(std::chrono::steady_clock::now());
 
     // 1. Pre-flight: everything that can be wrong with the request fails
     // here, before a thread starts or a file is written.
     CheckedSource source = check_source_and_ladder(options, progress, external_stop);
-    const auto source_checked = std::chrono::steady_clock::now();
+    phases.mark("source_checked");
     const SourceInfo& src = source.info;
     const FrameSpan span = frame_span(options, source.chunk_frames);
     Encoders encoders = plan_encoders(options, seams, source);
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
     MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
-    // Frames that stay on the GPU that decoded them count against its
-    // memory, not the host's.
-    std::string gpu_memory_note;
     // Fixed dispatch gives each rung one worker, on one GPU: a rung's chunks
     // cannot wait in the memory of several.
     if (seams.dispatch == DispatchMode::fixed && encoders.devices.decode_gpus.size() > 1)
         encoders.devices.keep_frames_on_gpu = false;
+    // Frames that stay on the GPU that decoded them count against its
+    // memory, not the host's.
+    std::string gpu_memory_note;
     GpuFrameBudgets gpu_memory(encoders.devices, options.gpu_memory_budget, chunk_bytes, gpu_memory_note);
-
     // `ladder stitch` encodes a plan's audio and subtitles, once.
     const AudioSelection audio_selection =
         options.shard ? AudioSelection{} : choose_audio(options.audio, src, progress);
     const SubtitleSelection subtitle_selection =
         options.shard ? SubtitleSelection{} : choose_subtitles(options.subtitles, src, progress);
 
-    // 2. The output folder, checked and prepared. A shard writes no
-    // outputs: the plan's journal, shared by all shards, is its output.
-    std::optional<OutputStage> output;
-    const std::vector<std::filesystem::path> inputs{options.input, options.audio_file};
-    if (options.shard) {
-        refuse_outputs_over_inputs(options.outdir, ladder_own_names(), inputs, options.other_outputs);
-        refuse_links_in_the_way(options.outdir, options.other_outputs);
-    } else {
-        output.emplace(OutputRequest{options.outdir, source.ladder.rungs, options.formats,
-                                     rendition_ids(audio_selection), rendition_ids(subtitle_selection),
-                                     options.overwrite || options.resume, inputs, options.other_outputs});
-    }
+    // 2. The output folder, checked and prepared; the source's tracks; the journal.
+    std::optional<OutputStage> output = prepare_outputs(options, source, audio_selection, subtitle_selection);
     std::unique_ptr<AudioTracks> audio = open_audio(audio_selection, source);
     std::unique_ptr<SubtitleTracks> subtitles = open_subtitles(subtitle_selection, source.input->get(), src);
     note_source_handling(src, progress);
-    ChunkJournal journal(options.outdir, options.shard ? options.shard->plan.fingerprint() : job_fingerprint(options, source),
-                         options.shard ? JournalMode::shared : options.resume ? JournalMode::resume : JournalMode::fresh);
-    if (options.resume && !journal.resuming())
-        progress.note(NoteLevel::warning,
-                      fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
+    ChunkJournal journal = open_journal(options, source, progress);
     for (const auto& [level, message] : encoders.devices.notes) progress.note(level, message);
     if (!gpu_memory_note.empty()) progress.note(NoteLevel::info, gpu_memory_note);
-    // When each step of the run ended (report.json phase_seconds).
-    std::vector<std::pair<std::string, double>> phases;
-    auto mark = [&phases, started](const char* phase) {
-        phases.emplace_back(phase, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    };
-    const auto seconds_at = [started](std::chrono::steady_clock::time_point t) {
-        return std::chrono::duration<double>(t - started).count();
-    };
-    phases.emplace_back("source_checked", seconds_at(source_checked));
-    for (const auto& [step, at] : encoders.devices.steps) phases.emplace_back(step, seconds_at(at));
-    mark("preflight");
+    for (const auto& [step, at] : encoders.devices.steps) phases.at(step, at);
+    phases.mark("preflight");
     gpu::GpuPool pool(encoders.devices.slots);
-    progress.note(NoteLevel::info,
-                  fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
-                              "decoding on {}",
-                              src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
-                              src.estimated_frames, source.ladder.rungs.size(), source.chunk_frames, pool.size(),
-                              describe_slots(pool), encoders.devices.decode_label()));
+    note_run(source, pool, encoders, progress);
 
-    // 3. The rungs, and the writers of their outputs.
-    if (output) output->open(audio.get(), subtitles.get(), source.chunk_frames, src.frame_rate, src.hdr, progress);
+    // 3. The rungs, each with its writer.
+    if (output) output->open(audio.get(), subtitles.get(), source.chunk_frames, src.frame_rate, src.hdr);
     const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
-    std::vector<RungRuntime> rungs = make_rungs(options, source, frames, output ? &*output : nullptr, progress);
+    Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress);
 
-    // 4. The data path: the pump decodes once and feeds every rung's
-    // scaler; a scaler's chunks go to the dispatcher's queue (or, when an
-    // interrupted run journaled them, straight to the rung's writer); the
-    // workers encode what the dispatcher hands them and deliver each chunk
-    // to its rung's writer.
-    // Lanes start where a seek by time lands: not on a timeline with jumps.
-    const LaneCounts lane_counts =
-        src.timestamp_jumps.empty() ? decode_lanes_wanted(options, encoders.devices, cpu) : LaneCounts{1, 1};
-    const std::vector<std::int64_t> cuts =
-        find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
-    std::unique_ptr<ChunkAnalyzer> analyzer =
-        make_analyzer(options, source, rungs.size(), frames, static_cast<int>(cuts.size()) + 1,
-                      encoders.processes.get(), static_cast<int>(pool.size()), progress);
-    for (auto& r : rungs)
-        if (analyzer && analyzer->covers(r.rung)) {
-            r.complexity = &analyzer->complexity();
-            r.rate->make_up_overshoots();
-        }
-    DecodeLanes lanes(*source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
-                      static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), audio.get(), progress,
-                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first);
-    note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
-    if (!gpu_memory.empty())
-        note_gpus_without_lanes(static_cast<int>(gpu_memory.gpus().size()), lanes.size(),
-                                lane_counts.most > lane_counts.first, progress);
-    if (options.shard) lanes.limit_to(FrameRange{span.first, span.end, options.shard->plan.origin_pts});
-    auto dispatcher = make_dispatcher(options, seams.dispatch, rungs, frames, source.chunk_frames, pool);
-    JournaledChunkRoute journaled(journal, rungs, progress);
-    LaneConsumerSetup consumer_setup;
-    consumer_setup.rungs = &rungs;
-    consumer_setup.lanes = &lanes;
-    consumer_setup.dispatcher = dispatcher.get();
-    consumer_setup.memory = &memory;
-    consumer_setup.gpu_memory = [&gpu_memory](int gpu) { return gpu_memory.of(gpu); };
-    consumer_setup.journaled = &journaled;
-    if (output) consumer_setup.video_length_known = [&output](std::int64_t frames) { output->set_video_frames(frames); };
-    consumer_setup.analyzer = analyzer.get();
-    consumer_setup.pix_fmt = src.pix_fmt;
-    consumer_setup.chunk_frames = source.chunk_frames;
-    consumer_setup.keep_on_gpu = !gpu_memory.empty();
-    if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
-    LaneConsumers consumers(consumer_setup);
-    EncoderWorkers workers;
-    make_workers(workers, options, seams.dispatch, pool, *dispatcher, rungs, journal, encoders.factory, cpu, started, progress);
-
-    // 5. The running stages, until the source is encoded, a stage fails or
-    // the run is stopped.
-    const StagesOutcome outcome =
-        run_stages(options, seams.start_thread, lanes, lane_counts.most, rungs, consumers, pool, *dispatcher, analyzer.get(),
-                   output ? &*output : nullptr, subtitles.get(), workers, mark, external_stop);
+    // 4. and 5. The data path, running until the source is encoded, a
+    // stage fails or the run is stopped.
+    JobReport report;
+    RunContext run{options, seams, source, encoders, cpu, memory, gpu_memory, pool, phases, progress};
+    const StagesOutcome outcome = encode_rungs(run, rungs, RunMedia{frames, span, audio.get(), subtitles.get(), output ? &*output : nullptr},
+                                               report, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.
     if (outcome.stopped) {
-        if (encoders.processes) encoders.processes->kill_all();  // nothing they do is wanted now
-        if (output) output->abandon(progress);
+        if (output) output->abandon(rungs, progress);
         if (outcome.failure) std::rethrow_exception(outcome.failure);
         throw Cancelled();
     }
-    lanes.note_frames_missing();
     if (output) output->publish(src, rungs, audio.get(), subtitles.get());
-    mark("published");
+    phases.mark("published");
     if (!options.shard) journal.remove();  // everything it held is in the finished outputs now
-    note_resumed(options, journaled.taken(), journal, progress);
+    note_resumed(options, resumed_chunks(rungs), journal, progress);
 
-    // 7. The report.
-    JobReport report;
-    report.input = src.path;
-    const PumpCounters decoded = lanes.totals();
-    report.source_video_packets = decoded.video_packets;
-    report.source_frames_decoded = decoded.frames_decoded;
-    report.frames_normalized = decoded.frames_normalized;
-    report.audio_packets = audio ? audio->packet_count() : 0;
-    report.frame_rate = av_q2d(src.frame_rate);
+    // 7. The report (the data path filled in what it did).
     report.encoder_slots = static_cast<int>(pool.size());
-    report.decode_seconds = decoded.busy_seconds;
-    report.decode_lanes = lanes.records();
-    report.decode_device = encoders.devices.decode_label();
-    report.frames_decoded_on_gpu = decoded.frames_on_gpu;
-    report.dropped_devices = encoders.devices.dropped;
     if (options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(options.quality);
-    report.gpu_encoder_probes = encoders.devices.encoder_probes;
-    report.memory_budget = memory.limit();
-    report.peak_queued_bytes = memory.peak();
-    if (!gpu_memory.empty()) {
-        report.gpu_memory_budget = gpu_memory.largest_limit();
-        report.peak_gpu_queued_bytes = gpu_memory.largest_peak();
-        for (int g : gpu_memory.gpus()) report.gpu_memory.push_back({g, gpu_memory.of(g)->limit(), gpu_memory.of(g)->peak()});
-    }
-    report.resumed_chunks = journaled.taken();
-    if (options.shard) report_shard(report, *options.shard, journaled.taken(), workers);
-    if (output) output->fill_report(report);
-    report_slots(report, workers, encoders.processes.get());
-    mark("reported");
-    report.phase_seconds = phases;
-    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report_memory(report, memory, gpu_memory);
+    OutputStage::fill_report(rungs, report);
+    phases.mark("reported");
+    report.phase_seconds = phases.list();
+    report.wall_seconds = phases.seconds_since_start(std::chrono::steady_clock::now());
     return report;
 }
 

@@ -9,21 +9,21 @@
 namespace ladder::engine {
 
 void write_master_playlist(const mux::OutputFolder& outdir, const SourceInfo& src,
-                           const std::vector<RungRuntime>& rungs, const std::vector<const CmafRungSink*>& cmaf,
+                           const Rungs& rungs,
                          const std::vector<AudioRenditionWriter*>& audio_renditions,
                            const AudioTracks* audio,
                            const std::vector<const SubtitleRenditionWriter*>& subtitle_renditions,
                            const SubtitleTracks* subtitles) {
     std::vector<mux::VideoRenditionSummary> video;
     for (std::size_t i = 0; i < rungs.size(); ++i) {
-        const RungRuntime& r = rungs[i];
-        const std::vector<mux::CmafSegment>& segments = cmaf.at(i)->segments();
-        const Dav1dSequenceHeader contract = r.invariant->finished_contract(r.rung.name);
+        const Rung& r = *rungs[i];
+        const std::vector<mux::CmafSegment>& segments = r.writer()->cmaf()->segments();
+        const Dav1dSequenceHeader contract = r.finished_contract();
         mux::VideoRenditionSummary v;
-        v.uri = r.rung.name + "/index.m3u8";
-        v.iframe_uri = r.rung.name + "/iframes.m3u8";
-        v.width = r.rung.width;
-        v.height = r.rung.height;
+        v.uri = r.spec().name + "/index.m3u8";
+        v.iframe_uri = r.spec().name + "/iframes.m3u8";
+        v.width = r.spec().width;
+        v.height = r.spec().height;
         v.frame_rate = av_q2d(src.frame_rate);
         v.codecs = mux::av1_codecs_string(contract);
         v.video_range = mux::video_range_for_transfer(contract.trc);

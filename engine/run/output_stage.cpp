@@ -37,41 +37,37 @@ OutputStage::OutputStage(OutputRequest request)
     if (writes_dash()) root_.remove(kDashManifest);
 }
 
-void OutputStage::open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr,
-                       ProgressSink& progress) {
-    for (std::size_t i = 0; i < request_.rungs.size(); ++i) {
-        // The MP4 first: its file is the output the report names.
-        const RungOutputs& names = paths_.rungs[i];
-        std::vector<std::unique_ptr<RungSink>> sinks;
-        if (names.mp4) sinks.push_back(std::make_unique<Mp4RungSink>(root_, *names.mp4, frame_rate, audio, subtitles, hdr));
-        const CmafRungSink* cmaf = nullptr;
-        if (names.hls_folder) {
-            auto sink = std::make_unique<CmafRungSink>(root_, *names.hls_folder, request_.rungs[i].name, frame_rate, hdr);
-            cmaf = sink.get();
-            sinks.push_back(std::move(sink));
-        }
-        cmaf_sinks_.push_back(cmaf);
-        finalizers_.push_back(
-            std::make_unique<RungFinalizer>(static_cast<int>(i), request_.rungs[i], std::move(sinks), progress));
-    }
+std::unique_ptr<RungFinalizer> OutputStage::make_writer(std::size_t rung, ProgressSink& progress) {
+    // The MP4 first: its file is the output the report names.
+    const RungOutputs& names = paths_.rungs.at(rung);
+    std::vector<std::unique_ptr<RungSink>> sinks;
+    if (names.mp4) sinks.push_back(std::make_unique<Mp4RungSink>(root_, *names.mp4, frame_rate_, audio_, subtitles_, hdr_));
+    if (names.hls_folder)
+        sinks.push_back(
+            std::make_unique<CmafRungSink>(root_, *names.hls_folder, request_.rungs[rung].name, frame_rate_, hdr_));
+    return std::make_unique<RungFinalizer>(static_cast<int>(rung), request_.rungs[rung], std::move(sinks), progress,
+                                           &video_frames_);
+}
+
+void OutputStage::open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate,
+                       const av::HdrMetadata& hdr) {
+    audio_ = audio;
+    subtitles_ = subtitles;
+    frame_rate_ = frame_rate;
+    hdr_ = hdr;
     if (writes_hls() && audio)
         for (std::size_t i = 0; i < audio->size(); ++i) {
             rendition_folders_.push_back(hls_audio_folder(audio->spec(i).id));
             audio_renditions_.push_back(std::make_unique<AudioRenditionWriter>(
                 root_.folder(rendition_folders_.back()), audio->track(i), iso639_2t_language(audio->spec(i).language),
-                chunk_frames, frame_rate));
+                chunk_frames, frame_rate, video_frames_));
         }
     if (writes_hls() && subtitles)
         for (std::size_t i = 0; i < subtitles->size(); ++i) {
             rendition_folders_.push_back(hls_subtitle_folder(subtitles->spec(i).id));
             subtitle_renditions_.push_back(std::make_unique<SubtitleRenditionWriter>(
-                root_.folder(rendition_folders_.back()), *subtitles, i, chunk_frames, frame_rate));
+                root_.folder(rendition_folders_.back()), *subtitles, i, chunk_frames, frame_rate, video_frames_));
         }
-}
-
-void OutputStage::set_video_frames(std::int64_t frames) {
-    for (auto& w : audio_renditions_) w->set_video_frames(frames);
-    for (auto& w : subtitle_renditions_) w->set_video_frames(frames);
 }
 
 void OutputStage::start_rendition_writers(StageThreads& stages) {
@@ -94,21 +90,21 @@ std::vector<AudioRenditionWriter*> OutputStage::audio_renditions() const {
     return out;
 }
 
-void OutputStage::withdraw() {
-    std::vector<bool> finished;
-    for (std::size_t i = 0; i < paths_.rungs.size(); ++i)
-        finished.push_back(i < finalizers_.size() && finalizers_[i]->completed());
+void OutputStage::withdraw(const Rungs& rungs) {
+    std::vector<bool> finished(paths_.rungs.size(), false);
+    for (const auto& r : rungs)
+        if (r->writer() && static_cast<std::size_t>(r->index()) < finished.size())
+            finished[static_cast<std::size_t>(r->index())] = r->writer()->completed();
     withdraw_finished_outputs(root_, paths_.rungs, finished, rendition_folders_);
 }
 
-void OutputStage::abandon(ProgressSink& progress) {
-    for (std::size_t i = 0; i < finalizers_.size(); ++i)
-        if (!finalizers_[i]->completed())
-            progress.rung_state(static_cast<int>(i), request_.rungs[i].name, RungState::failed);
-    withdraw();
+void OutputStage::abandon(const Rungs& rungs, ProgressSink& progress) {
+    for (const auto& r : rungs)
+        if (r->writer() && !r->writer()->completed()) progress.rung_state(r->index(), r->name(), RungState::failed);
+    withdraw(rungs);
 }
 
-void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>& rungs, const AudioTracks* audio,
+void OutputStage::publish(const SourceInfo& src, const Rungs& rungs, const AudioTracks* audio,
                           const SubtitleTracks* subtitles) {
     if (!writes_hls()) return;
     try {
@@ -118,23 +114,24 @@ void OutputStage::publish(const SourceInfo& src, const std::vector<RungRuntime>&
         std::vector<const SubtitleRenditionWriter*> subtitle_writers;
         for (const auto& w : subtitle_renditions_) subtitle_writers.push_back(w.get());
         if (writes_dash())
-            write_dash_manifest(root_, src, rungs, cmaf_sinks_, renditions, audio, subtitle_writers, subtitles);
-        write_master_playlist(root_, src, rungs, cmaf_sinks_, renditions, audio, subtitle_writers, subtitles);
+            write_dash_manifest(root_, src, rungs, renditions, audio, subtitle_writers, subtitles);
+        write_master_playlist(root_, src, rungs, renditions, audio, subtitle_writers, subtitles);
     } catch (...) {
         try {
             root_.remove(kDashManifest);
         } catch (const std::exception&) {
             // the run's own error is the one to report
         }
-        withdraw();  // e.g. the disk filled up on the last file
+        withdraw(rungs);  // e.g. the disk filled up on the last file
         throw;
     }
 }
 
-void OutputStage::fill_report(JobReport& report) const {
-    for (const auto& f : finalizers_) {
-        report.rungs.push_back(f->report());
-        auto records = f->chunk_records();
+void OutputStage::fill_report(const Rungs& rungs, JobReport& report) {
+    for (const auto& r : rungs) {
+        if (!r->writer()) continue;
+        report.rungs.push_back(r->writer()->report());
+        auto records = r->writer()->chunk_records();
         report.chunks.insert(report.chunks.end(), records.begin(), records.end());
     }
 }

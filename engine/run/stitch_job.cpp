@@ -12,10 +12,9 @@
 #include "engine/base/errors.hpp"
 #include "engine/base/stage_threads.hpp"
 #include "engine/run/job_media.hpp"
-#include "engine/rung/chunk_delivery.hpp"
+#include "engine/rung/rung.hpp"
 #include "engine/run/output_stage.hpp"
 #include "engine/run/plan_job.hpp"
-#include "engine/rung/rung_runtime.hpp"
 #include "engine/source/source_info.hpp"
 
 namespace ladder::engine {
@@ -99,34 +98,51 @@ std::unique_ptr<AudioTracks> encode_audio(av::InputFile& input, std::int64_t vid
 // ahead), delivered in order through the rung's one way in; returns once
 // the rung is written. The reader and the writer run as the encode's
 // stages do (StageThreads: the first failure stops both, both joined).
-void stitch_rung(int rung, RungRuntime& rt, const JobPlan& plan, const ChunkJournal& journal, ProgressSink& progress,
-                 std::stop_token stop) {
+void stitch_rung(Rung& rung, const JobPlan& plan, const ChunkJournal& journal, std::stop_token stop) {
     const auto chunks = plan.chunks();
-    RungFinalizer& fin = *rt.finalizer;
-    fin.set_total(static_cast<int>(chunks.size()), plan.frames);
-    ChunkDelivery delivery(rung, rt, nullptr, progress);
+    RungFinalizer& writer = *rung.writer();
     {
         StageThreads stages(stop);
-        stages.start(fmt::format("rung {} writer", rt.rung.name), [&fin](std::stop_token t) { fin.run(t); });
-        stages.start(fmt::format("rung {} reader", rt.rung.name), [&](std::stop_token t) {
+        stages.start(fmt::format("rung {} writer", rung.name()), [&writer](std::stop_token t) { writer.run(t); });
+        stages.start(fmt::format("rung {} reader", rung.name()), [&](std::stop_token t) {
             for (const auto& c : chunks) {
-                if (!fin.wait_for_room(4, t)) throw Cancelled();
-                auto chunk = journal.load(rung, rt.rung.name, c.index);
+                if (!writer.wait_for_room(4, t)) throw Cancelled();
+                auto chunk = journal.load(rung.index(), rung.name(), c.index);
                 if (!chunk)
-                    throw RunError(fmt::format("rung {} chunk {} disappeared from {} while stitching", rt.rung.name,
+                    throw RunError(fmt::format("rung {} chunk {} disappeared from {} while stitching", rung.name(),
                                                c.index, journal.dir().string()));
-                auto checked = delivery.check(std::move(*chunk));
+                // The plan's last chunk ends the rung, as the scaler marks it in an encode.
+                if (&c == &chunks.back()) chunk->ends_rung = RungEnd{c.index + 1, plan.frames};
+                auto checked = rung.check(std::move(*chunk));
                 if (!checked.accepted)
                     throw RunError(fmt::format("rung {} chunk {} in {} changed while stitching ({} differ)",
-                                               rt.rung.name, c.index, journal.dir().string(),
+                                               rung.name(), c.index, journal.dir().string(),
                                                fmt::join(checked.differences, ", ")));
-                delivery.deliver(std::move(*checked.accepted), ChunkOrigin::journal);
+                rung.deliver(std::move(*checked.accepted), ChunkOrigin::journal);
             }
         });
         stages.join();
         if (auto failure = stages.failure()) std::rethrow_exception(failure);
         if (stages.stopping()) throw Cancelled();
     }
+}
+
+// Each rung with the contract its journaled chunks set and its writer;
+// each rung is pending.
+Rungs stitched_rungs(const JobPlan& plan, OutputStage& output,
+                     std::vector<std::unique_ptr<RungCodecInvariant>> invariants, ProgressSink& progress) {
+    Rungs rungs;
+    for (std::size_t i = 0; i < plan.ladder.rungs.size(); ++i) {
+        RungParts parts;
+        parts.index = static_cast<int>(i);
+        parts.spec = plan.ladder.rungs[i];
+        parts.invariant = std::move(invariants[i]);
+        parts.writer = output.make_writer(i, progress);
+        parts.chunk_frames = plan.chunk_frames;
+        rungs.push_back(std::make_unique<Rung>(std::move(parts), progress));
+        progress.rung_state(static_cast<int>(i), plan.ladder.rungs[i].name, RungState::pending);
+    }
+    return rungs;
 }
 
 }  // namespace
@@ -169,25 +185,15 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
         subtitles = open_subtitles(subtitle_selection, input->get(), src);
         subtitles->read(stop);
     }
-    output.open(audio.get(), subtitles.get(), plan.chunk_frames, plan.frame_rate, src.hdr, progress);
-    std::vector<RungRuntime> rungs;
-    for (std::size_t i = 0; i < plan.ladder.rungs.size(); ++i) {
-        RungRuntime rt;
-        rt.rung = plan.ladder.rungs[i];
-        rt.invariant = std::move(invariants[i]);
-        rt.finalizer = &output.finalizer(i);
-        rungs.push_back(std::move(rt));
-        progress.rung_state(static_cast<int>(i), plan.ladder.rungs[i].name, RungState::pending);
-    }
+    output.open(audio.get(), subtitles.get(), plan.chunk_frames, plan.frame_rate, src.hdr);
+    Rungs rungs = stitched_rungs(plan, output, std::move(invariants), progress);
 
     try {
-        for (std::size_t i = 0; i < rungs.size(); ++i)
-            stitch_rung(static_cast<int>(i), rungs[i], plan, journal, progress, stop);
-        output.set_video_frames(plan.frames);
+        for (auto& rung : rungs) stitch_rung(*rung, plan, journal, stop);
         output.run_rendition_writers(stop);
         output.publish(src, rungs, audio.get(), subtitles.get());
     } catch (...) {
-        output.abandon(progress);
+        output.abandon(rungs, progress);
         throw;
     }
 
@@ -197,7 +203,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     report.frame_rate = av_q2d(plan.frame_rate);
     report.audio_packets = audio ? audio->packet_count() : 0;
     report.resumed_chunks = static_cast<int>(plan.chunks().size() * rungs.size());
-    output.fill_report(report);
+    OutputStage::fill_report(rungs, report);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

@@ -35,7 +35,7 @@ std::pair<int, int> ChunkAnalyzer::analysis_size(int width, int height) {
     return {even_at_least_2(width * scale), even_at_least_2(height * scale)};
 }
 
-bool ChunkAnalyzer::covers(const Rung& rung) const {
+bool ChunkAnalyzer::covers(const RungSpec& rung) const {
     return std::min(rung.width, rung.height) <= kScaleReach * std::min(settings_.width, settings_.height);
 }
 
@@ -63,8 +63,7 @@ ChunkAnalyzer::ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int exp
 }
 
 void ChunkAnalyzer::connect(FrameChannel& frames, std::function<bool()> ends_source) {
-    auto scaler = std::make_unique<RungScaler>(rung_index_, rung_, pix_fmt_, chunk_frames_, frames, chunks_, joiner_,
-                                               [](int, std::int64_t) {});
+    auto scaler = std::make_unique<RungScaler>(rung_index_, rung_, pix_fmt_, chunk_frames_, frames, chunks_, joiner_);
     scaler->ends_source(std::move(ends_source));
     scalers_.push_back(std::move(scaler));
     if (stages_) start_scaler(scalers_.size() - 1);

@@ -56,7 +56,7 @@ public:
     // against even shares with this analysis, while its 540p and 360p
     // (and dips' 540p and 360p) gained 0.4-0.7 dB (docs/benchmarks.md).
     // Larger rungs get even shares.
-    bool covers(const Rung& rung) const;
+    bool covers(const RungSpec& rung) const;
     static constexpr int kScaleReach = 3;
 
     // The analysis copy of a source of this display size: about 180 lines
@@ -78,7 +78,7 @@ private:
     ChunkComplexity complexity_;
     SegmentChunkQueue chunks_;
     ChunkJoiner joiner_;
-    Rung rung_;  // the analysis copy's size
+    RungSpec rung_;  // the analysis copy's size
     int rung_index_;
     AVPixelFormat pix_fmt_;
     int chunk_frames_;

@@ -61,22 +61,24 @@ std::optional<RawChunk> ChunkJoiner::take_if_whole(int index) {
             whole.frames.push_back(p.gpu != gpu && pool ? av::copy_to_gpu_pool(f.get(), pool) : std::move(f));
         whole.bytes += p.bytes;
     }
+    if (pieces.ends_source) whole.ends_rung = RungEnd{index + 1, next};
     waiting_.erase(index);
     return whole;
 }
 
-std::optional<std::int64_t> ChunkJoiner::lane_done(std::optional<std::int64_t> source_end) {
+bool ChunkJoiner::lane_done(bool reached_source_end) {
     std::lock_guard lock(mu_);
-    if (source_end) source_end_ = source_end;
-    if (--lanes_left_ > 0) return std::nullopt;
+    source_end_seen_ = source_end_seen_ || reached_source_end;
+    if (--lanes_left_ > 0) return false;
     if (!waiting_.empty()) {
         const auto& [index, pieces] = *waiting_.begin();
         throw RunError(fmt::format("rung {}: chunk {} is missing frames after every decode lane ended ({} piece(s), "
                                    "the first at frame {})",
                                    rung_name_, index, pieces.parts.size(), pieces.parts.front().first_frame));
     }
-    if (!source_end_) throw RunError(fmt::format("rung {}: no decode lane reached the source's end", rung_name_));
-    return source_end_;
+    if (!source_end_seen_)
+        throw RunError(fmt::format("rung {}: no decode lane reached the source's end", rung_name_));
+    return true;
 }
 
 }  // namespace ladder::engine

@@ -1,8 +1,8 @@
 #pragma once
-// What takes the decode lanes' frames: for each rung and lane a RungScaler
-// (its chunks to the dispatcher's queue, or to the rung's writer from the
-// resume journal), joined per rung by a ChunkJoiner, and the complexity
-// analysis's scaler per lane. A lane that starts while the run goes gets its
+// What takes the decode lanes' frames: for each rung and lane a RungScaler,
+// which the rung owns (its chunks to the dispatcher's queue, or to the
+// rung's writer from the resume journal, joined by the rung's ChunkJoiner),
+// and the complexity analysis's scaler per lane. A lane that starts while the run goes gets its
 // scalers here too (add_lane() before the lane it splits can end, then
 // connect()).
 #include <functional>
@@ -12,28 +12,22 @@
 #include "engine/output/audio_rendition_writer.hpp"
 #include "engine/rung/chunk_analyzer.hpp"
 #include "engine/schedule/chunk_dispatcher.hpp"
-#include "engine/rung/chunk_joiner.hpp"
 #include "engine/source/decode_lanes.hpp"
-#include "engine/rung/journaled_chunk_route.hpp"
 #include "engine/base/memory_budget.hpp"
-#include "engine/rung/rung_runtime.hpp"
+#include "engine/rung/rung.hpp"
 #include "engine/rung/rung_scaler.hpp"
 #include "engine/base/stage_threads.hpp"
 
 namespace ladder::engine {
 
 struct LaneConsumerSetup {
-    std::vector<RungRuntime>* rungs = nullptr;
+    Rungs* rungs = nullptr;
     DecodeLanes* lanes = nullptr;
     ChunkDispatcher* dispatcher = nullptr;
     MemoryBudget* memory = nullptr;  // the host's budget for queued chunks
     // With keep_on_gpu: the budget of the GPU (CUDA ordinal) whose memory
     // holds a chunk.
     std::function<MemoryBudget*(int)> gpu_memory;
-    JournaledChunkRoute* journaled = nullptr;
-    // Told how many frames the video has, once its last scaler knows (the
-    // audio and subtitle renditions wait for it); may be empty.
-    std::function<void(std::int64_t)> video_length_known;
     ChunkAnalyzer* analyzer = nullptr;                // may be null; its channel is the lanes' last
     AVPixelFormat pix_fmt = AV_PIX_FMT_NONE;
     int chunk_frames = 0;
@@ -53,12 +47,10 @@ public:
     void connect(int lane);
 
 private:
-    void start_scaler(std::size_t rung, std::size_t lane);
+    void start_scaler(Rung& rung, std::size_t lane);
 
     LaneConsumerSetup setup_;
-    std::vector<std::unique_ptr<ChunkJoiner>> joiners_;             // per rung
-    std::vector<std::vector<std::unique_ptr<RungScaler>>> scalers_;  // [rung][lane]
-    StageThreads* stages_ = nullptr;                                 // once started
+    StageThreads* stages_ = nullptr;  // once started
 };
 
 }  // namespace ladder::engine

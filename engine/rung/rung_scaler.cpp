@@ -12,10 +12,9 @@ extern "C" {
 
 namespace ladder::engine {
 
-RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames,
-                       FrameChannel& input, ChunkInlet& output, ChunkJoiner& joiner,
-                       std::function<void(int, std::int64_t)> on_end,
-                       MemoryBudget* budget, std::function<bool(RawChunk&)> resume)
+RungScaler::RungScaler(int rung_index, const RungSpec& rung, AVPixelFormat pix_fmt, int chunk_frames,
+                       FrameChannel& input, ChunkInlet& output, ChunkJoiner& joiner, MemoryBudget* budget,
+                       std::function<bool(RawChunk&)> resume)
     : rung_index_(rung_index),
       rung_(rung),
       pix_fmt_(pix_fmt),
@@ -23,7 +22,6 @@ RungScaler::RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, 
       input_(input),
       output_(output),
       joiner_(joiner),
-      on_end_(std::move(on_end)),
       budget_(budget),
       resume_(std::move(resume)) {}
 
@@ -88,9 +86,13 @@ void RungScaler::emit(std::stop_token stop, bool last) {
     pending_ = RawChunk{};
     piece.rung = rung_index_;
     const bool starts_chunk = piece.first_frame == static_cast<std::int64_t>(piece.index) * chunk_frames_;
-    const bool ends_chunk = static_cast<int>(piece.frames.size()) == chunk_frames_ || (last && last_ends_source_);
-    if (starts_chunk && ends_chunk) return queue(std::move(piece), stop);
-    if (auto whole = joiner_.add(std::move(piece), last && last_ends_source_)) queue(std::move(*whole), stop);
+    const bool ends_source = last && last_ends_source_;
+    const bool ends_chunk = static_cast<int>(piece.frames.size()) == chunk_frames_ || ends_source;
+    if (starts_chunk && ends_chunk) {
+        if (ends_source) piece.ends_rung = RungEnd{piece.index + 1, end_frame_};
+        return queue(std::move(piece), stop);
+    }
+    if (auto whole = joiner_.add(std::move(piece), ends_source)) queue(std::move(*whole), stop);
 }
 
 void RungScaler::queue(RawChunk chunk, std::stop_token stop) {
@@ -128,16 +130,15 @@ void RungScaler::run(std::stop_token stop) {
             pending_.gpu = pending_.frames.front()->format == AV_PIX_FMT_CUDA ? gpu_ : -1;
         pending_.bytes += frame_bytes;
         end_frame_ = n + 1;
-        if (end_frame_ % chunk_frames_ == 0) emit(stop, false);
+        // A full chunk waits for the next frame: only the lane's end says
+        // whether it is the rung's last (RawChunk::ends_rung).
     }
     if (stop.stop_requested()) throw Cancelled();
     // The lane's range is final once its frames have all come.
     last_ends_source_ = ends_source_();
+    const bool had_frames = !pending_.frames.empty();
     emit(stop, true);
-    const auto source_end = joiner_.lane_done(last_ends_source_ ? std::optional(end_frame_) : std::nullopt);
-    if (!source_end) return;
-    output_.close();
-    on_end_(static_cast<int>((*source_end + chunk_frames_ - 1) / chunk_frames_), *source_end);
+    if (joiner_.lane_done(last_ends_source_ && had_frames)) output_.close();
 }
 
 }  // namespace ladder::engine

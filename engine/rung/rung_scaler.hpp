@@ -18,13 +18,13 @@ namespace ladder::engine {
 
 class RungScaler {
 public:
-    // on_end(chunks, frames) runs once the last lane's last chunk is queued
-    // (then the queue is closed). budget (may be null) is reserved for each
-    // chunk before it is queued; while the scaler has to wait for it, it
-    // tells output (ChunkInlet::waiting_for_memory).
-    RungScaler(int rung_index, const Rung& rung, AVPixelFormat pix_fmt, int chunk_frames, FrameChannel& input,
-               ChunkInlet& output, ChunkJoiner& joiner, std::function<void(int, std::int64_t)> on_end,
-               MemoryBudget* budget = nullptr, std::function<bool(RawChunk&)> resume = {});
+    // The rung's last chunk carries the rung's end (RawChunk::ends_rung);
+    // the last lane's scaler to end then closes the queue. budget (may be
+    // null) is reserved for each chunk before it is queued; while the scaler
+    // has to wait for it, it tells output (ChunkInlet::waiting_for_memory).
+    RungScaler(int rung_index, const RungSpec& rung, AVPixelFormat pix_fmt, int chunk_frames, FrameChannel& input,
+               ChunkInlet& output, ChunkJoiner& joiner, MemoryBudget* budget = nullptr,
+               std::function<bool(RawChunk&)> resume = {});
 
     // Frames that arrive in GPU memory (NVDEC) are scaled there with
     // scale_cuda; by default they are then downloaded for CPU encoders.
@@ -55,13 +55,12 @@ private:
     void queue(RawChunk chunk, std::stop_token stop);
 
     int rung_index_;
-    Rung rung_;
+    RungSpec rung_;
     AVPixelFormat pix_fmt_;
     int chunk_frames_;
     FrameChannel& input_;
     ChunkInlet& output_;
     ChunkJoiner& joiner_;
-    std::function<void(int, std::int64_t)> on_end_;
     MemoryBudget* budget_;
     // Takes a chunk from the resume journal instead of queueing it for
     // encoding; true when it did.

@@ -122,10 +122,10 @@ TEST(ChunkAnalyzerReach, RungsUpToThreeTimesTheAnalysisSizeTakeItsShares) {
     source.frame_rate = AVRational{25, 1};
     NullProgressSink progress;
     const ChunkAnalyzer analyzer(source, 50, 12, 4, make_encoder_backend, 0, progress);  // a 320x180 copy
-    EXPECT_TRUE(analyzer.covers(Rung{"360p", 640, 360, 600, 0, 0}));
-    EXPECT_TRUE(analyzer.covers(Rung{"540p", 960, 540, 1200, 0, 0}));
-    EXPECT_FALSE(analyzer.covers(Rung{"720p", 1280, 720, 2500, 0, 0}));
-    EXPECT_TRUE(analyzer.covers(Rung{"portrait 540", 540, 960, 1200, 0, 0})) << "the short side counts";
+    EXPECT_TRUE(analyzer.covers(RungSpec{"360p", 640, 360, 600, 0, 0}));
+    EXPECT_TRUE(analyzer.covers(RungSpec{"540p", 960, 540, 1200, 0, 0}));
+    EXPECT_FALSE(analyzer.covers(RungSpec{"720p", 1280, 720, 2500, 0, 0}));
+    EXPECT_TRUE(analyzer.covers(RungSpec{"portrait 540", 540, 960, 1200, 0, 0})) << "the short side counts";
 }
 
 }  // namespace

@@ -9,13 +9,13 @@
 namespace ladder::engine {
 namespace {
 
-Rung rung(int width, int height, int kbps, int maxrate = 0, int bufsize = 0) {
-    return Rung{"r", width, height, kbps, maxrate, bufsize};
+RungSpec rung(int width, int height, int kbps, int maxrate = 0, int bufsize = 0) {
+    return RungSpec{"r", width, height, kbps, maxrate, bufsize};
 }
 
 const gpu::EncoderTraits& traits(const std::string& encoder) { return gpu::encoder_traits(encoder); }
 
-bool fits(const std::string& encoder, const Rung& r) { return encoder_rung_problem(traits(encoder), r).empty(); }
+bool fits(const std::string& encoder, const RungSpec& r) { return encoder_rung_problem(traits(encoder), r).empty(); }
 
 TEST(EncoderLimits, SvtAv1Sizes) {
     EXPECT_TRUE(fits("libsvtav1", rung(64, 64, 100)));

@@ -143,7 +143,7 @@ TEST(EncoderTraits, NamesLadderDoesNotDriveAreRefusedWhereTheyWere) {
     // The pre-flight: an encoder that is not one of ladder's is refused as
     // one missing from FFmpeg (exit 2), before anything is encoded.
     engine::LadderSpec ladder;
-    ladder.rungs.push_back(engine::Rung{"360p", 640, 360, 800, 0, 0});
+    ladder.rungs.push_back(engine::RungSpec{"360p", 640, 360, 800, 0, 0});
     EXPECT_THROW(engine::check_encoders({"libx264"}, ladder), engine::InputError);
     EXPECT_NO_THROW(engine::check_encoders({"libsvtav1"}, ladder));
 }

@@ -24,7 +24,7 @@ using ladder::engine::LadderSpec;
 using ladder::engine::load_ladder_file;
 using ladder::engine::parse_ladder_json;
 using ladder::engine::parse_rung_argument;
-using ladder::engine::Rung;
+using ladder::engine::RungSpec;
 using ladder::engine::validate_ladder;
 
 namespace {
@@ -151,7 +151,7 @@ TEST(FitToSource, FourByThreeSourceDerivesNarrowerWidths) {
 TEST(FitToSource, TinySourceKeepsOneRungAtTheSourceSize) {
     const auto fitted = fit_to_source(default_ladder(), 320, 240);
     ASSERT_EQ(fitted.ladder.rungs.size(), 1u);
-    const Rung& r = fitted.ladder.rungs[0];
+    const RungSpec& r = fitted.ladder.rungs[0];
     EXPECT_EQ(r.width, 320);
     EXPECT_EQ(r.height, 240);
     EXPECT_EQ(r.name, "240p");
@@ -462,7 +462,7 @@ TEST(LadderFile, ShippedPresetsLoad) {
         // The presets' "height" is the short side: on a portrait source it is the width.
         for (const auto& r : fit_to_source(spec, 2160, 3840).ladder.rungs) {
             const auto named = std::find_if(spec.rungs.begin(), spec.rungs.end(),
-                                            [&](const Rung& s) { return s.name == r.name; });
+                                            [&](const RungSpec& s) { return s.name == r.name; });
             ASSERT_NE(named, spec.rungs.end()) << r.name;
             if (named->width == 0) {
                 EXPECT_EQ(r.width, named->height) << r.name;
@@ -476,7 +476,7 @@ TEST(LadderFile, ShippedPresetsLoad) {
 // ---------------------------------------------------------------- --rung arguments
 
 TEST(RungArgument, FullForm) {
-    const Rung r = parse_rung_argument("720p=1280x720@2500");
+    const RungSpec r = parse_rung_argument("720p=1280x720@2500");
     EXPECT_EQ(r.name, "720p");
     EXPECT_EQ(r.width, 1280);
     EXPECT_EQ(r.height, 720);
@@ -486,19 +486,19 @@ TEST(RungArgument, FullForm) {
 }
 
 TEST(RungArgument, DerivedWidth) {
-    const Rung r = parse_rung_argument("720p=x720@2500");
+    const RungSpec r = parse_rung_argument("720p=x720@2500");
     EXPECT_EQ(r.name, "720p");
     EXPECT_EQ(r.width, 0);
     EXPECT_EQ(r.height, 720);
     EXPECT_EQ(r.bitrate_kbps, 2500);
 
-    const Rung zero = parse_rung_argument("540p=0x540@1200");
+    const RungSpec zero = parse_rung_argument("540p=0x540@1200");
     EXPECT_EQ(zero.width, 0);
     EXPECT_EQ(zero.height, 540);
 }
 
 TEST(RungArgument, KbpsSuffixIsAccepted) {
-    const Rung r = parse_rung_argument("hi=1920x1080@4500k");
+    const RungSpec r = parse_rung_argument("hi=1920x1080@4500k");
     EXPECT_EQ(r.bitrate_kbps, 4500);
 }
 
@@ -518,7 +518,7 @@ TEST(RungArgument, InvalidForms) {
 
 TEST(RungArgument, UnsafeNameIsCaughtByValidation) {
     // The argument parser takes any name; validate_ladder must refuse it.
-    const Rung r = parse_rung_argument("../x=1280x720@2500");
+    const RungSpec r = parse_rung_argument("../x=1280x720@2500");
     EXPECT_EQ(r.name, "../x");
     input_error_of([&] { validate_ladder(LadderSpec{{r}}); });
 }
@@ -550,7 +550,7 @@ TEST(ValidateLadder, RejectsNulInName) {
 }
 
 TEST(ValidateLadder, RejectsOutOfRangeNumbers) {
-    const std::vector<Rung> bad = {
+    const std::vector<RungSpec> bad = {
         {"a", 0, 720, 200001, 0, 0},  // bitrate too high
         {"a", 8194, 720, 2500, 0, 0},  // width too large
         {"a", 14, 720, 2500, 0, 0},    // width too small

@@ -20,12 +20,20 @@ av::FramePtr gray_frame(int w, int h, int pts) {
 
 struct ScaledRun {
     std::vector<RawChunk> chunks;
-    int total_chunks = -1;
-    std::int64_t total_frames = -1;
     std::vector<const uint8_t*> source_planes;
 };
 
-ScaledRun scale_frames(const Rung& rung, int frames, int chunk_frames) {
+// The chunks that say they end the rung: only the last one.
+void expect_only_the_last_ends_the_rung(const std::vector<RawChunk>& chunks, RungEnd end) {
+    ASSERT_FALSE(chunks.empty());
+    for (std::size_t k = 0; k + 1 < chunks.size(); ++k)
+        EXPECT_FALSE(chunks[k].ends_rung.has_value()) << "chunk " << chunks[k].index;
+    ASSERT_TRUE(chunks.back().ends_rung.has_value());
+    EXPECT_EQ(chunks.back().ends_rung->chunks, end.chunks);
+    EXPECT_EQ(chunks.back().ends_rung->frames, end.frames);
+}
+
+ScaledRun scale_frames(const RungSpec& rung, int frames, int chunk_frames) {
     FrameChannel input(static_cast<std::size_t>(frames) + 1);
     SegmentChunkQueue output(static_cast<std::size_t>(frames) + 1);
     ScaledRun run;
@@ -36,10 +44,7 @@ ScaledRun scale_frames(const Rung& rung, int frames, int chunk_frames) {
     }
     input.close();
     ChunkJoiner joiner("r", chunk_frames, 1);
-    RungScaler scaler(0, rung, AV_PIX_FMT_YUV420P, chunk_frames, input, output, joiner, [&](int c, std::int64_t n) {
-        run.total_chunks = c;
-        run.total_frames = n;
-    });
+    RungScaler scaler(0, rung, AV_PIX_FMT_YUV420P, chunk_frames, input, output, joiner);
     scaler.run(std::stop_token{});
     EXPECT_TRUE(output.closed());
     while (auto c = output.try_pop()) run.chunks.push_back(std::move(*c));
@@ -47,10 +52,9 @@ ScaledRun scale_frames(const Rung& rung, int frames, int chunk_frames) {
 }
 
 TEST(RungScaler, CutsChunksOfNFramesWithALastShortOne) {
-    ScaledRun run = scale_frames(Rung{"r", 32, 24, 100, 0, 0}, 10, 4);
+    ScaledRun run = scale_frames(RungSpec{"r", 32, 24, 100, 0, 0}, 10, 4);
     ASSERT_EQ(run.chunks.size(), 3u);
-    EXPECT_EQ(run.total_chunks, 3);
-    EXPECT_EQ(run.total_frames, 10);
+    expect_only_the_last_ends_the_rung(run.chunks, RungEnd{3, 10});
     const std::size_t sizes[] = {4, 4, 2};
     for (std::size_t k = 0; k < 3; ++k) {
         EXPECT_EQ(run.chunks[k].index, static_cast<int>(k));
@@ -65,8 +69,17 @@ TEST(RungScaler, CutsChunksOfNFramesWithALastShortOne) {
     }
 }
 
+// A last chunk as long as the others still says it is the last: the
+// scaler holds a full chunk until the next frame or the lane's end.
+TEST(RungScaler, AFullLastChunkEndsTheRungToo) {
+    ScaledRun run = scale_frames(RungSpec{"r", 32, 24, 100, 0, 0}, 8, 4);
+    ASSERT_EQ(run.chunks.size(), 2u);
+    EXPECT_EQ(run.chunks[1].frames.size(), 4u);
+    expect_only_the_last_ends_the_rung(run.chunks, RungEnd{2, 8});
+}
+
 TEST(RungScaler, SourceSizeRungSharesTheDecodedBuffers) {
-    ScaledRun run = scale_frames(Rung{"same", 64, 48, 100, 0, 0}, 5, 5);
+    ScaledRun run = scale_frames(RungSpec{"same", 64, 48, 100, 0, 0}, 5, 5);
     ASSERT_EQ(run.chunks.size(), 1u);
     ASSERT_EQ(run.chunks[0].frames.size(), 5u);
     for (std::size_t i = 0; i < 5; ++i)
@@ -74,7 +87,7 @@ TEST(RungScaler, SourceSizeRungSharesTheDecodedBuffers) {
 }
 
 TEST(RungScaler, ScaledRungDoesNotAliasTheSource) {
-    ScaledRun run = scale_frames(Rung{"half", 32, 24, 100, 0, 0}, 2, 2);
+    ScaledRun run = scale_frames(RungSpec{"half", 32, 24, 100, 0, 0}, 2, 2);
     ASSERT_EQ(run.chunks.size(), 1u);
     for (std::size_t i = 0; i < 2; ++i) EXPECT_NE(run.chunks[0].frames[i]->data[0], run.source_planes[i]);
 }
@@ -82,20 +95,15 @@ TEST(RungScaler, ScaledRungDoesNotAliasTheSource) {
 // Two decode lanes split the source at frame 6, inside chunk 1 (frames 4-7):
 // each lane's scaler hands its piece to the rung's joiner, and the chunk is
 // queued once, whole, with its frames in order; the queue closes after the
-// second lane, with the source's totals from the lane that ended it.
+// second lane, and the last chunk (from the lane that ended the source)
+// carries the rung's end.
 TEST(RungScaler, TwoLanesMakeTheChunkTheirBoundarySplits) {
-    const Rung rung{"r", 64, 48, 100, 0, 0};
+    const RungSpec rung{"r", 64, 48, 100, 0, 0};
     FrameChannel lane0(16), lane1(16);
     SegmentChunkQueue output(16);
     ChunkJoiner joiner("r", 4, 2);
-    int total_chunks = -1;
-    std::int64_t total_frames = -1;
-    auto on_end = [&](int c, std::int64_t n) {
-        total_chunks = c;
-        total_frames = n;
-    };
-    RungScaler first(0, rung, AV_PIX_FMT_YUV420P, 4, lane0, output, joiner, on_end);
-    RungScaler second(0, rung, AV_PIX_FMT_YUV420P, 4, lane1, output, joiner, on_end);
+    RungScaler first(0, rung, AV_PIX_FMT_YUV420P, 4, lane0, output, joiner);
+    RungScaler second(0, rung, AV_PIX_FMT_YUV420P, 4, lane1, output, joiner);
     first.ends_source(false);
     for (int i = 6; i < 10; ++i) ASSERT_TRUE(lane1.push(gray_frame(64, 48, i), {}));
     lane1.close();
@@ -105,11 +113,13 @@ TEST(RungScaler, TwoLanesMakeTheChunkTheirBoundarySplits) {
     lane0.close();
     first.run(std::stop_token{});
     EXPECT_TRUE(output.closed());
-    EXPECT_EQ(total_chunks, 3);
-    EXPECT_EQ(total_frames, 10);
     std::map<int, RawChunk> chunks;
     while (auto c = output.try_pop()) chunks[c->index] = std::move(*c);
     ASSERT_EQ(chunks.size(), 3u);
+    std::vector<RawChunk> in_order;
+    for (auto& [k, c] : chunks) in_order.push_back(std::move(c));
+    expect_only_the_last_ends_the_rung(in_order, RungEnd{3, 10});
+    for (auto& c : in_order) chunks[c.index] = std::move(c);
     const std::size_t sizes[] = {4, 4, 2};
     for (int k = 0; k < 3; ++k) {
         ASSERT_EQ(chunks[k].frames.size(), sizes[k]);
@@ -128,9 +138,9 @@ TEST(ChunkJoiner, AChunkStillMissingFramesWhenTheLastLaneEndsFailsTheRun) {
     piece.first_frame = 4;
     piece.frames.push_back(gray_frame(8, 8, 4));
     EXPECT_FALSE(joiner.add(std::move(piece), false));
-    EXPECT_FALSE(joiner.lane_done(std::nullopt));
+    EXPECT_FALSE(joiner.lane_done(false));
     try {
-        joiner.lane_done(9);
+        joiner.lane_done(true);
         FAIL() << "no error";
     } catch (const RunError& e) {
         EXPECT_NE(std::string(e.what()).find("rung 720p: chunk 1 is missing frames"), std::string::npos) << e.what();
@@ -166,6 +176,17 @@ TEST(ChunkJoiner, TheSourcesLastChunkIsWholeShort) {
     EXPECT_EQ(whole->first_frame, 8);
     ASSERT_EQ(whole->frames.size(), 2u);
     EXPECT_EQ(whole->frames[1]->pts, 9);
+    ASSERT_TRUE(whole->ends_rung.has_value()) << "the piece that ended the source ends the rung";
+    EXPECT_EQ(whole->ends_rung->chunks, 3);
+    EXPECT_EQ(whole->ends_rung->frames, 10);
+}
+
+// The last lane ends without the source's last frames (it read none): the
+// rung's last chunk never came, and the run fails instead of waiting for it.
+TEST(ChunkJoiner, NoLaneReachingTheSourcesEndFailsTheRun) {
+    ChunkJoiner joiner("r", 4, 2);
+    EXPECT_FALSE(joiner.lane_done(false));
+    EXPECT_THROW(joiner.lane_done(false), RunError);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ namespace ladder::engine {
 
 namespace {
 
-std::string size_problem(const EncoderLimits& l, const Rung& r) {
+std::string size_problem(const EncoderLimits& l, const RungSpec& r) {
     if (r.width < l.min_width || r.height < l.min_height)
         return fmt::format("{}x{} is below {}'s minimum of {}x{}", r.width, r.height, l.label, l.min_width,
                            l.min_height);
@@ -34,7 +34,7 @@ std::string size_problem(const EncoderLimits& l, const Rung& r) {
     return "";
 }
 
-std::string rate_problem(const EncoderLimits& l, const Rung& r) {
+std::string rate_problem(const EncoderLimits& l, const RungSpec& r) {
     if (r.bitrate_kbps > l.max_kbps)
         return fmt::format("{} kb/s is above {}'s maximum of {} kb/s", r.bitrate_kbps, l.label, l.max_kbps);
     if (l.takes_max_rate && r.maxrate_kbps > l.max_kbps)
@@ -42,7 +42,7 @@ std::string rate_problem(const EncoderLimits& l, const Rung& r) {
     return "";
 }
 
-std::string buffer_problem(const EncoderLimits& l, const Rung& r) {
+std::string buffer_problem(const EncoderLimits& l, const RungSpec& r) {
     if (r.bufsize_kbps > kMaxBufferKbits)
         return fmt::format("bufsize_kbps {} is above FFmpeg's maximum of {} kb", r.bufsize_kbps, kMaxBufferKbits);
     if (!r.bufsize_kbps || !l.max_buffer_ms || r.bitrate_kbps <= 0) return "";
@@ -57,7 +57,7 @@ std::string buffer_problem(const EncoderLimits& l, const Rung& r) {
 
 }  // namespace
 
-std::string encoder_rung_problem(const EncoderTraits& encoder, const Rung& rung) {
+std::string encoder_rung_problem(const EncoderTraits& encoder, const RungSpec& rung) {
     const EncoderLimits& limits = encoder.limits;
     for (const auto& problem : {size_problem(limits, rung), rate_problem(limits, rung), buffer_problem(limits, rung)})
         if (!problem.empty()) return fmt::format("{} ({})", problem, encoder.name);

@@ -103,7 +103,7 @@ inline constexpr int kMaxBufferKbits = 2'147'483;
 // rate, max rate or buffer outside its limits, named with the limit.
 // Checked before the run: SVT-AV1 refuses what is outside them at open (and
 // closing a half-opened encoder can hang inside the library).
-std::string encoder_rung_problem(const EncoderTraits& encoder, const Rung& rung);
+std::string encoder_rung_problem(const EncoderTraits& encoder, const RungSpec& rung);
 
 // What a session's encoder is asked for, in bits per second and bits: the
 // session's rate (its share of the rung's), its max rate (the rung's, else

@@ -1,10 +1,11 @@
-// ChunkDelivery, the one way into a rung's writer (encoded, resumed and
-// stitched chunks): the rung's contract checks each chunk and refuses one
-// that breaks it, an encoded chunk is journaled, every accepted one is
-// reported done and reaches the writer, which writes them in order. Real
+// Rung, the one way into a rung's writer (encoded, resumed and stitched
+// chunks): the rung's contract checks each chunk and refuses one that
+// breaks it, an encoded chunk is journaled, every accepted one is reported
+// done and reaches the writer, which writes them in order and ends at the
+// chunk that says it ends the rung (EncodedChunk::ends_rung). Real
 // AV1 sequence headers (libsvtav1 through libavcodec), a real ChunkJournal in
 // a scratch folder and a real RungFinalizer over a sink that records.
-#include "engine/rung/chunk_delivery.hpp"
+#include "engine/rung/rung.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,11 +20,13 @@
 #include "av/av_error.hpp"
 #include "av/handles.hpp"
 #include "av1_test_encoder.hpp"
+#include "engine/base/errors.hpp"
+#include "engine/base/shared_value.hpp"
 #include "engine/output/chunk_journal.hpp"
 #include "engine/output/rung_finalizer.hpp"
 #include "engine/rung/rung_codec_invariant.hpp"
 
-namespace chunk_delivery_test {
+namespace rung_test {
 
 namespace fs = std::filesystem;
 namespace av = ladder::av;
@@ -76,53 +79,71 @@ EncodedChunk sample_chunk(const ladder::test::Av1Sample& sample, int index) {
     return c;
 }
 
-class ChunkDeliveryTest : public ::testing::Test {
+class RungTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("ladder-chunk-delivery-" + std::to_string(::getpid()));
+        dir_ = fs::temp_directory_path() / ("ladder-rung-" + std::to_string(::getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
     void TearDown() override { fs::remove_all(dir_); }
+
+    // A 120p rung with a strict contract, a journal and (unless null) a
+    // writer over a sink that records.
+    std::unique_ptr<Rung> make_rung(ChunkJournal& journal, std::vector<int>* written, ProgressSink& progress) {
+        RungParts parts;
+        parts.spec.name = "120p";
+        parts.invariant = std::make_unique<RungCodecInvariant>(ladder::mux::SpliceCheck::strict);
+        if (written) {
+            std::vector<std::unique_ptr<RungSink>> sinks;
+            sinks.push_back(std::make_unique<RecordingSink>(*written));
+            parts.writer = std::make_unique<RungFinalizer>(0, parts.spec, std::move(sinks), progress, &video_frames_);
+        }
+        parts.journal = &journal;
+        parts.chunk_frames = 1;
+        return std::make_unique<Rung>(std::move(parts), progress);
+    }
+
     fs::path dir_;
+    SharedValue<std::int64_t> video_frames_;
 };
 
-TEST_F(ChunkDeliveryTest, RefusesWhatBreaksTheContractJournalsEncodedChunksAndDeliversInOrder) {
+TEST_F(RungTest, RefusesWhatBreaksTheContractJournalsEncodedChunksAndDeliversInOrder) {
     const auto fits = ladder::test::encode_av1("libsvtav1", 160, 120, ladder::test::Av1EncodeOptions{});
     const auto other = ladder::test::encode_av1("libsvtav1", 128, 96, ladder::test::Av1EncodeOptions{});
 
     std::vector<int> written;
     DoneEvents progress;
-    RungRuntime rt;
-    rt.rung.name = "120p";
-    rt.invariant = std::make_unique<RungCodecInvariant>(ladder::mux::SpliceCheck::strict);
-    std::vector<std::unique_ptr<RungSink>> sinks;
-    sinks.push_back(std::make_unique<RecordingSink>(written));
-    RungFinalizer writer(0, rt.rung, std::move(sinks), progress);
-    rt.finalizer = &writer;
     ChunkJournal journal(dir_, "fingerprint", JournalMode::fresh);
-    ChunkDelivery delivery(0, rt, &journal, progress);
+    auto rung = make_rung(journal, &written, progress);
+    RungFinalizer& writer = *rung->writer();
 
-    // Chunk 2 first: it sets the rung's contract.
-    auto two = delivery.check(sample_chunk(fits, 2));
+    // Chunk 2 first: it sets the rung's contract. It is the rung's last and
+    // says so: the writer learns the rung's length from it, and the
+    // renditions the video's.
+    EncodedChunk last = sample_chunk(fits, 2);
+    last.ends_rung = RungEnd{3, 3};
+    auto two = rung->check(std::move(last));
     ASSERT_TRUE(two.accepted.has_value());
-    delivery.deliver(std::move(*two.accepted), ChunkOrigin::encoded, 1.5);
+    EXPECT_FALSE(video_frames_.get().has_value());
+    rung->deliver(std::move(*two.accepted), ChunkOrigin::encoded, 1.5);
+    EXPECT_EQ(video_frames_.get(), std::optional<std::int64_t>(3));
 
     // Another picture size does not splice: refused, not journaled, not reported, not written.
-    auto refused = delivery.check(sample_chunk(other, 0));
+    auto refused = rung->check(sample_chunk(other, 0));
     EXPECT_FALSE(refused.accepted.has_value());
     EXPECT_FALSE(refused.differences.empty());
     EXPECT_FALSE(journal.has_file("120p", 0));
     EXPECT_EQ(progress.events.size(), 1u);
     EXPECT_EQ(writer.waiting(), 1u);
 
-    auto zero = delivery.check(sample_chunk(fits, 0));
+    auto zero = rung->check(sample_chunk(fits, 0));
     ASSERT_TRUE(zero.accepted.has_value());
-    delivery.deliver(std::move(*zero.accepted), ChunkOrigin::encoded, 0.5);
+    rung->deliver(std::move(*zero.accepted), ChunkOrigin::encoded, 0.5);
     // A chunk read back from a journal (--resume, stitch) is not written again.
-    auto one = delivery.check(sample_chunk(fits, 1));
+    auto one = rung->check(sample_chunk(fits, 1));
     ASSERT_TRUE(one.accepted.has_value());
-    delivery.deliver(std::move(*one.accepted), ChunkOrigin::journal);
+    rung->deliver(std::move(*one.accepted), ChunkOrigin::journal);
 
     EXPECT_TRUE(journal.has_file("120p", 0));
     EXPECT_FALSE(journal.has_file("120p", 1));
@@ -141,28 +162,85 @@ TEST_F(ChunkDeliveryTest, RefusesWhatBreaksTheContractJournalsEncodedChunksAndDe
     EXPECT_EQ(progress.events[2].chunk, 1);
     EXPECT_DOUBLE_EQ(progress.events[2].encode_seconds, 0);
 
-    // Delivered in any order, written in order.
-    writer.set_total(3, 3);
+    // Delivered in any order, written in order, ending at the chunk that
+    // ended the rung.
     writer.run(std::stop_token{});
     EXPECT_EQ(written, (std::vector<int>{0, 1, 2}));
     EXPECT_TRUE(writer.completed());
     EXPECT_EQ(writer.waiting(), 0u);
+    EXPECT_EQ(writer.report().frames, 3);
+}
+
+// Without the chunk that ends the rung the writer cannot finish: it waits
+// (here: until stopped) instead of taking the chunks it has for the whole rung.
+TEST_F(RungTest, TheWriterWaitsForTheChunkThatEndsTheRung) {
+    const auto fits = ladder::test::encode_av1("libsvtav1", 160, 120, ladder::test::Av1EncodeOptions{});
+    std::vector<int> written;
+    DoneEvents progress;
+    ChunkJournal journal(dir_, "fingerprint", JournalMode::fresh);
+    auto rung = make_rung(journal, &written, progress);
+    for (int i = 0; i < 2; ++i) {
+        auto checked = rung->check(sample_chunk(fits, i));
+        ASSERT_TRUE(checked.accepted.has_value());
+        rung->deliver(std::move(*checked.accepted), ChunkOrigin::journal);
+    }
+    // Stopped from the start, it still writes what it has, in order, and
+    // then gives up waiting for more.
+    std::stop_source stop;
+    stop.request_stop();
+    EXPECT_THROW(rung->writer()->run(stop.get_token()), Cancelled);
+    EXPECT_EQ(written, (std::vector<int>{0, 1}));
+    EXPECT_FALSE(rung->writer()->completed());
+    EXPECT_FALSE(video_frames_.get().has_value());
 }
 
 // A shard has no writer: the journal is its output.
-TEST_F(ChunkDeliveryTest, WithoutAWriterTheJournalIsTheOutput) {
+TEST_F(RungTest, WithoutAWriterTheJournalIsTheOutput) {
     const auto fits = ladder::test::encode_av1("libsvtav1", 160, 120, ladder::test::Av1EncodeOptions{});
     DoneEvents progress;
-    RungRuntime rt;
-    rt.rung.name = "120p";
-    rt.invariant = std::make_unique<RungCodecInvariant>(ladder::mux::SpliceCheck::strict);
     ChunkJournal journal(dir_, "fingerprint", JournalMode::shared);
-    ChunkDelivery delivery(0, rt, &journal, progress);
-    auto zero = delivery.check(sample_chunk(fits, 0));
+    auto rung = make_rung(journal, nullptr, progress);
+    auto zero = rung->check(sample_chunk(fits, 0));
     ASSERT_TRUE(zero.accepted.has_value());
-    delivery.deliver(std::move(*zero.accepted), ChunkOrigin::encoded, 2);
+    rung->deliver(std::move(*zero.accepted), ChunkOrigin::encoded, 2);
     EXPECT_TRUE(journal.has_file("120p", 0));
     EXPECT_EQ(progress.events.size(), 1u);
+}
+
+// --resume: a chunk an interrupted run journaled goes to the writer instead
+// of being encoded, when it holds the same frames; the raw chunk's end of
+// the rung travels with it.
+TEST_F(RungTest, ResumeTakesAJournaledChunkWithTheSameFramesAndItsEnd) {
+    const auto fits = ladder::test::encode_av1("libsvtav1", 160, 120, ladder::test::Av1EncodeOptions{});
+    DoneEvents progress;
+    {
+        ChunkJournal first_run(dir_, "fingerprint", JournalMode::fresh);
+        first_run.record(sample_chunk(fits, 0), "120p");
+    }
+    ChunkJournal journal(dir_, "fingerprint", JournalMode::resume);
+    ASSERT_TRUE(journal.resuming());
+    std::vector<int> written;
+    auto rung = make_rung(journal, &written, progress);
+
+    RawChunk raw;
+    raw.index = 0;
+    raw.first_frame = 0;
+    raw.frames.push_back(av::make_frame());
+    raw.frames.push_back(av::make_frame());
+    EXPECT_FALSE(rung->take_from_journal(raw)) << "two frames now, one journaled: encode it again";
+    raw.frames.pop_back();
+    raw.ends_rung = RungEnd{1, 1};
+    EXPECT_TRUE(rung->take_from_journal(raw));
+    EXPECT_EQ(rung->resumed(), 1);
+    RawChunk absent = std::move(raw);
+    absent.index = 1;
+    absent.first_frame = 1;
+    EXPECT_FALSE(rung->take_from_journal(absent));
+    ASSERT_EQ(progress.events.size(), 1u);
+    rung->writer()->run(std::stop_token{});
+    EXPECT_EQ(written, (std::vector<int>{0}));
+    EXPECT_TRUE(rung->writer()->completed());
+    EXPECT_EQ(video_frames_.get(), std::optional<std::int64_t>(1));
 }
 
 // The room a producer waits for (stitch's bound on chunks read ahead): no
@@ -170,7 +248,7 @@ TEST_F(ChunkDeliveryTest, WithoutAWriterTheJournalIsTheOutput) {
 TEST(RungFinalizerRoom, WaitsForRoomUntilStopped) {
     const auto fits = ladder::test::encode_av1("libsvtav1", 160, 120, ladder::test::Av1EncodeOptions{});
     ProgressSink progress;
-    Rung rung;
+    RungSpec rung;
     rung.name = "120p";
     RungFinalizer writer(0, rung, {}, progress);
     EXPECT_TRUE(writer.wait_for_room(1, std::stop_token{}));
@@ -181,4 +259,4 @@ TEST(RungFinalizerRoom, WaitsForRoomUntilStopped) {
     EXPECT_TRUE(writer.wait_for_room(2, stopped.get_token()));
 }
 
-}  // namespace chunk_delivery_test
+}  // namespace rung_test
