@@ -126,94 +126,99 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
     return true;
 }
 
-bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChunk first, std::stop_token stop) {
-    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
-    int& failures_in_a_row = (*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
-    stats.label = slot.label;
-    stats.encoder = slot.encoder;
-    Rung& r = *(*s_.rungs)[static_cast<std::size_t>(first.rung)];
-    const Encoding encoding(s_.chunks_encoding);
-    const gpu::EncoderSlot encoder_slot = session_slot(slot);
-
-    Session session;
+// The session's record, its encoder settings and rate request, and the GPU
+// encoder this slot left open on the rung, if any.
+void EncoderWorker::open_session(Session& session, const gpu::EncoderSlot& slot, int id, const RawChunk& first) {
+    Rung& r = *session.rung;
     session.worker = id;
-    session.rung = &r;
     session.slot = &slot;
     session.record.id = s_.session_ids ? (*s_.session_ids)++ : 0;
     session.record.rung = r.name();
     session.record.slot = slot.label;
     session.record.encoder = slot.encoder;
-    session.record.threads = encoder_slot.threads;
+    session.record.threads = session.encoder_slot.threads;
     session.record.start_seconds = since_start();
     session.last_done = session.record.start_seconds;
-    EncoderSettings settings = r.settings();
+    session.settings = r.settings();
     // A GPU encoder this slot left open on the rung goes on at this chunk,
     // with the rate it was opened with: its own rate control runs across
     // its sessions.
-    std::unique_ptr<EncoderBackend> backend;
     if (s_.idle_encoders) {
         if (auto kept = s_.idle_encoders->take(slot, first.rung)) {
-            backend = std::move(kept->backend);
-            settings.bitrate_kbps = kept->kbps;
+            session.backend = std::move(kept->backend);
+            session.settings.bitrate_kbps = kept->kbps;
             session.record.opened_encoder = false;
         }
     }
     close_idle_encoders(slot, false);  // after taking this rung's: its last chunk may be `first`
     // Under the driver's cap (GeForce) a slot holds one session at most.
-    if (!backend && slot.session_capped) close_idle_encoders(slot, true);
-    RungRateFeedback::Request rate;
-    if (r.rate() && !backend) {
+    if (!session.backend && slot.session_capped) close_idle_encoders(slot, true);
+    if (r.rate() && !session.backend) {
         const int chunks = slot.traits().keeps_sessions ? s_.dispatcher->session_chunks(id) : 1;
         if (r.complexity()) {
             session.record.measured_chunks = r.complexity()->measured();
             session.record.weight = r.complexity()->weight(first.index, chunks);
             session.record.left_weight = r.complexity()->weight_from(first.index);
         }
-        rate = begin_rate(r, slot, chunks,
-                          chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings().frame_rate),
-                          session.record.weight, session.record.left_weight);
-        settings.bitrate_kbps = rate.kbps;
+        session.rate = begin_rate(r, slot, chunks,
+                                  chunks * static_cast<double>(first.frames.size()) / av_q2d(r.settings().frame_rate),
+                                  session.record.weight, session.record.left_weight);
+        session.settings.bitrate_kbps = session.rate.kbps;
     }
-    session.record.requested_kbps = settings.bitrate_kbps;
-    const auto end_rate = [&] {
-        if (!r.rate() || !session.record.opened_encoder) return;
-        if (session.first.seconds > 0)
-            r.rate()->finish(rate, session.first, session.rest);
-        else
-            r.rate()->abandon(rate);
-    };
-    // Only what the encoder does is an encoder failure; a chunk that cannot
-    // be written (a full disk) or a run that failed elsewhere ends the run.
-    std::vector<EncodedChunk> back;
-    std::optional<std::string> failure;
-    std::string cause = "error";
-    bool open_refused = false;
-    const auto by_encoder = [&](auto&& step) {
-        try {
-            step();
-            return true;
-        } catch (const Cancelled&) {
-            end_rate();
-            throw;
-        } catch (const std::exception& e) {
-            failure = e.what();
-            if (const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e)) cause = lost->cause();
-            if (dynamic_cast<const EncoderOpenRefused*>(&e)) {
-                cause = "open refused";
-                open_refused = true;
-            }
-            return false;
+    session.record.requested_kbps = session.settings.bitrate_kbps;
+}
+
+// What the session made goes to the rung's rate feedback (an encoder this
+// session did not open was asked nothing).
+void EncoderWorker::end_rate(Session& session) {
+    Rung& r = *session.rung;
+    if (!r.rate() || !session.record.opened_encoder) return;
+    if (session.first.seconds > 0)
+        r.rate()->finish(session.rate, session.first, session.rest);
+    else
+        r.rate()->abandon(session.rate);
+}
+
+// Only what the encoder does is an encoder failure: false, with the
+// session's failure and its cause. A chunk that cannot be written (a full
+// disk) or a run that failed elsewhere ends the run (it throws on).
+template <typename Step>
+bool EncoderWorker::by_encoder(Session& session, Step&& step) {
+    try {
+        step();
+        return true;
+    } catch (const Cancelled&) {
+        end_rate(session);
+        throw;
+    } catch (const std::exception& e) {
+        session.failure = e.what();
+        if (const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e)) session.cause = lost->cause();
+        if (dynamic_cast<const EncoderOpenRefused*>(&e)) {
+            session.cause = "open refused";
+            session.open_refused = true;
         }
-    };
-    bool ok = backend || by_encoder([&] { backend = s_.factory(encoder_slot, settings); });
+        return false;
+    }
+}
+
+// The session's chunks, from `first` on while the dispatcher has the next
+// one for it, each accepted as it comes back; then the encoder kept for the
+// slot's next session on the rung or flushed. False when the encoder failed.
+bool EncoderWorker::encode_chunks(Session& session, RawChunk first, std::stop_token stop) {
+    const gpu::EncoderSlot& slot = *session.slot;
+    const int id = session.worker;
+    const int rung = first.rung;
+    std::vector<EncodedChunk> back;
+    bool ok = session.backend ||
+              by_encoder(session, [&] { session.backend = s_.factory(session.encoder_slot, session.settings); });
     std::optional<RawChunk> next = std::move(first);
     while (ok && next) {
-        s_.progress->chunk_started(next->rung, r.name(), next->index, slot.label);
+        s_.progress->chunk_started(next->rung, session.rung->name(), next->index, slot.label);
         session.pending.push_back(SessionChunk{std::move(*next), since_start()});
-        ok = by_encoder([&] { back = backend->send(session.pending.back().raw, stop); });
+        ok = by_encoder(session, [&] { back = session.backend->send(session.pending.back().raw, stop); });
         if (!ok) break;
         if (!accept(session, std::move(back))) {
-            backend.reset();  // refused: the rest of the session went back to the queue
+            session.backend.reset();  // refused: the rest of the session went back to the queue
             break;
         }
         if (!slot.traits().keeps_sessions) {
@@ -224,36 +229,54 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     }
     // Every chunk sent came back: the encoder may wait, open, for the
     // slot's next session on the rung.
-    if (ok && backend && s_.idle_encoders && session.pending.empty() && !stop.stop_requested()) {
-        IdleEncoder idle{std::move(backend), settings.bitrate_kbps};
-        if (!s_.idle_encoders->keep(slot, first.rung, idle)) backend = std::move(idle.backend);
+    if (ok && session.backend && s_.idle_encoders && session.pending.empty() && !stop.stop_requested()) {
+        IdleEncoder idle{std::move(session.backend), session.settings.bitrate_kbps};
+        if (!s_.idle_encoders->keep(slot, rung, idle)) session.backend = std::move(idle.backend);
     }
-    if (ok && backend) {
-        ok = by_encoder([&] { back = backend->finish(stop); });
+    if (ok && session.backend) {
+        ok = by_encoder(session, [&] { back = session.backend->finish(stop); });
         if (ok) accept(session, std::move(back));
     }
-    end_rate();
-    if (!ok) {
-        s_.dispatcher->end_session(id);
-        // The driver may cap sessions open at once without saying so (and
-        // GeForce caps count every GPU): no GPU keeps encoders any more.
-        if (s_.idle_encoders && slot.traits().gpu()) s_.idle_encoders->stop_keeping();
-        ++stats.failures;
-        ++failures_in_a_row;
-        // Every chunk of the session not back yet goes back for another slot.
-        while (!session.pending.empty()) {
-            RawChunk raw = std::move(session.pending.front().raw);
-            session.pending.pop_front();
-            retries_.push_back(RetryRecord{r.name(), raw.index, slot.label, *failure, cause});
-            s_.progress->chunk_failed(r.name(), raw.index, slot.label, *failure, cause);
-            s_.dispatcher->failed(id, std::move(raw), fmt::format("{}: {}", slot.label, *failure), !open_refused);
-        }
-        finish_record(session);
-        return failures_in_a_row < s_.quarantine_after;
+    return ok;
+}
+
+// The encoder failed: every chunk of the session not back yet goes back
+// for another slot, and the slot counts the failure.
+void EncoderWorker::fail_session(Session& session, SlotReport& stats) {
+    const gpu::EncoderSlot& slot = *session.slot;
+    s_.dispatcher->end_session(session.worker);
+    // The driver may cap sessions open at once without saying so (and
+    // GeForce caps count every GPU): no GPU keeps encoders any more.
+    if (s_.idle_encoders && slot.traits().gpu()) s_.idle_encoders->stop_keeping();
+    ++stats.failures;
+    ++(*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
+    const std::string& rung = session.rung->name();
+    while (!session.pending.empty()) {
+        RawChunk raw = std::move(session.pending.front().raw);
+        session.pending.pop_front();
+        retries_.push_back(RetryRecord{rung, raw.index, slot.label, *session.failure, session.cause});
+        s_.progress->chunk_failed(rung, raw.index, slot.label, *session.failure, session.cause);
+        s_.dispatcher->failed(session.worker, std::move(raw), fmt::format("{}: {}", slot.label, *session.failure),
+                              !session.open_refused);
     }
-    failures_in_a_row = 0;
+}
+
+bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChunk first, std::stop_token stop) {
+    SlotReport& stats = (*s_.slot_reports)[static_cast<std::size_t>(slot.id)];
+    int& failures_in_a_row = (*s_.failure_runs)[static_cast<std::size_t>(slot.id)];
+    stats.label = slot.label;
+    stats.encoder = slot.encoder;
+    const Encoding encoding(s_.chunks_encoding);
+    Session session;
+    session.rung = (*s_.rungs)[static_cast<std::size_t>(first.rung)].get();
+    session.encoder_slot = session_slot(slot);
+    open_session(session, slot, id, first);
+    const bool ok = encode_chunks(session, std::move(first), stop);
+    end_rate(session);
+    if (!ok) fail_session(session, stats);
+    else failures_in_a_row = 0;
     finish_record(session);
-    return true;
+    return ok || failures_in_a_row < s_.quarantine_after;
 }
 
 void EncoderWorker::finish_record(Session& session) {

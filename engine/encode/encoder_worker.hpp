@@ -18,6 +18,9 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <memory>
+#include <optional>
+#include <string>
 #include <stop_token>
 #include <vector>
 
@@ -77,6 +80,14 @@ private:
         int worker = 0;
         Rung* rung = nullptr;
         const gpu::EncoderSlot* slot = nullptr;
+        gpu::EncoderSlot encoder_slot;  // the slot as this session runs it (session_slot)
+        EncoderSettings settings;       // what the encoder is opened with
+        RungRateFeedback::Request rate;
+        std::unique_ptr<EncoderBackend> backend;
+        // The encoder's failure, and its cause for the report.
+        std::optional<std::string> failure;
+        std::string cause = "error";
+        bool open_refused = false;
         std::deque<SessionChunk> pending;  // sent, not back yet
         double last_done = 0;              // when the last chunk came back
         // What the chunks back made: the first, and the ones after it.
@@ -90,6 +101,12 @@ private:
     // `first` and going on while the dispatcher has the next one for it;
     // false when the slot has to be quarantined.
     bool encode_session(const gpu::EncoderSlot& slot, int dispatcher_id, RawChunk first, std::stop_token stop);
+    void open_session(Session& session, const gpu::EncoderSlot& slot, int id, const RawChunk& first);
+    bool encode_chunks(Session& session, RawChunk first, std::stop_token stop);
+    void fail_session(Session& session, SlotReport& stats);
+    void end_rate(Session& session);
+    template <typename Step>
+    bool by_encoder(Session& session, Step&& step);
     bool accept(Session& session, std::vector<EncodedChunk> done);
     void finish_record(Session& session);
     // The slot as this session runs it (more threads at the tail).
