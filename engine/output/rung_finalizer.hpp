@@ -60,7 +60,7 @@ private:
     std::vector<std::unique_ptr<RungSink>> sinks_;
     ProgressSink& progress_;
 
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the finalizer's own: guards waiting_ and the totals; a leaf
     std::condition_variable_any cv_;
     std::map<int, EncodedChunk> waiting_;
     std::optional<int> total_chunks_;

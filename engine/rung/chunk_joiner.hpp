@@ -45,7 +45,7 @@ private:
 
     std::string rung_name_;
     int chunk_frames_;
-    std::mutex mu_;
+    std::mutex mu_;  // the rung's joiner's own: guards what follows; a leaf
     int lanes_left_;
     std::optional<std::int64_t> source_end_;
     std::map<int, Pieces> waiting_;
