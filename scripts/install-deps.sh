@@ -7,7 +7,8 @@
 #                      oneVPL, CLI11, nlohmann/json, fmt, GoogleTest,
 #                      the ffmpeg/ffprobe tools that the end-to-end tests use to
 #                      check outputs, python3 (their XML parser) with
-#                      python3-yaml (the deploy manifests), munge and Slurm
+#                      python3-yaml (the deploy manifests), universal-ctags
+#                      (the function length check), munge and Slurm
 #                      (a one-node cluster runs deploy/slurm), and Chromium
 #                      + Node.js/npm for the real-player check in tests/player
 #                      (hls.js in headless Chromium). scripts/run-tests.sh and
@@ -80,6 +81,9 @@ TEST_PACKAGES=(
   ffmpeg
   # python3 (xml.dom.minidom): the `ladder report` test parses the SVG with it
   python3
+  # universal-ctags: FunctionLength.NoneOver80Lines measures functions with it
+  # (scripts/check-function-length.py)
+  universal-ctags
   # xmllint: the track-metadata test checks the DASH manifest is well-formed
   # XML with a reader other than the pugixml ladder writes it with
   libxml2-utils

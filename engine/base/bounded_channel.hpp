@@ -48,7 +48,7 @@ public:
 
 private:
     std::size_t capacity_;
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the channel's own: guards what follows; a leaf
     std::condition_variable_any cv_;
     std::deque<T> items_;
     bool closed_ = false;

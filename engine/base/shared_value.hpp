@@ -32,7 +32,7 @@ public:
     }
 
 private:
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the value's own: guards what follows; a leaf
     mutable std::condition_variable_any cv_;
     std::optional<T> value_;
 };

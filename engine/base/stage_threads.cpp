@@ -61,8 +61,10 @@ void StageThreads::start(const std::string& name, std::function<void(std::stop_t
         if (cleanup) cleanup();
     };
     try {
+        // Started without the lock: the new thread's failure path (record)
+        // takes it.
         std::jthread thread = starter_(std::move(run));
-        std::lock_guard lock(threads_mu_);
+        std::lock_guard lock(mu_);
         threads_.push_back(std::move(thread));
     } catch (const std::exception& e) {
         record(std::make_exception_ptr(
@@ -78,7 +80,7 @@ void StageThreads::join() {
     for (std::size_t i = 0;; ++i) {
         std::jthread* thread = nullptr;
         {
-            std::lock_guard lock(threads_mu_);
+            std::lock_guard lock(mu_);  // not held while joining: the stage may fail or start another
             if (i >= threads_.size()) return;
             thread = &threads_[i];
         }

@@ -52,9 +52,8 @@ private:
     std::stop_source stop_;
     std::stop_callback<std::function<void()>> forward_stop_;
     ThreadStarter starter_;
-    std::mutex mu_;
+    std::mutex mu_;  // the group's own: guards what follows; a leaf, not held to start or join a thread
     std::exception_ptr first_failure_;
-    std::mutex threads_mu_;
     std::deque<std::jthread> threads_;  // stable: join() runs while stages start others
 };
 

@@ -49,7 +49,7 @@ public:
     void clear();
 
 private:
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the kept encoders' own: guards what follows; a leaf (they close after it is released)
     std::map<std::pair<int, int>, IdleEncoder> kept_;  // (slot id, rung)
     bool stopped_ = false;
 };

@@ -63,7 +63,7 @@ private:
     int dropped_packets_ = 0;
     std::int64_t next_pts_ = AV_NOPTS_VALUE;  // end of the audio sent to the encoder so far (time_base_)
 
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the track's own: guards what follows (its AAC packets); a leaf
     std::condition_variable_any cv_;
     std::vector<av::PacketPtr> packets_;
     bool finished_ = false;

@@ -4,8 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
+#include <future>
 
 namespace ladder::engine {
 
@@ -54,12 +53,14 @@ bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatc
 
 void grow_decode_lanes(std::stop_token stop, StageThreads& stages, DecodeLanes& lanes, LaneConsumers& consumers,
                        int most, double min_seconds, const std::function<bool()>& starved) {
-    std::mutex mu;
-    std::condition_variable_any tick;
+    // A tick is a quarter second cut short by the stop: a one-shot event
+    // the stop sets. Nothing else is shared, so nothing needs a lock.
+    std::promise<void> stop_event;
+    const std::future<void> stopped = stop_event.get_future();
+    const std::stop_callback on_stop(stop, [&stop_event] { stop_event.set_value(); });
     int starved_ticks = 0;
     while (lanes.size() < most && !lanes.all_read()) {
-        std::unique_lock lock(mu);
-        if (tick.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; }) || stop.stop_requested())
+        if (stopped.wait_for(std::chrono::milliseconds(250)) == std::future_status::ready || stop.stop_requested())
             return;
         starved_ticks = starved() ? starved_ticks + 1 : 0;
         if (starved_ticks < 2) continue;

@@ -55,7 +55,7 @@ private:
     double weight_locked(int first, long long end) const;
 
     int expected_chunks_;
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the complexity record's own: guards bits_per_frame_; a leaf
     std::map<int, double> bits_per_frame_;
 };
 

@@ -46,7 +46,7 @@ private:
 
     std::string rung_name_;
     int chunk_frames_;
-    std::mutex mu_;
+    std::mutex mu_;  // the rung's joiner's own: guards what follows; a leaf
     int lanes_left_;
     bool source_end_seen_ = false;
     std::map<int, Pieces> waiting_;

@@ -34,7 +34,7 @@ public:
 
 private:
     mux::SpliceCheck level_;
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the rung contract's own: guards contract_; a leaf
     std::optional<Dav1dSequenceHeader> contract_;
 };
 

@@ -113,7 +113,7 @@ private:
 
     int target_kbps_;
     double total_seconds_;
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the rung's rate feedback's own: guards what follows; a leaf
     double made_bits_ = 0;     // by finished sessions
     double done_seconds_ = 0;  // of video, of finished sessions
     bool overshoots_made_up_ = false;

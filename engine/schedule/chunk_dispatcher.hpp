@@ -169,7 +169,7 @@ private:
     // Owned by the board, guarded by mu_: the policy's view of the queues,
     // the in-flight set and the slots, the queued chunks themselves (per
     // rung, in the order of state_.rungs[r].queued), and the run's failure.
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the board's own: guards what follows; a leaf
     std::condition_variable_any cv_;  // the one condition: generation_ moved, or failure_
     std::uint64_t generation_ = 0;
     ScheduleState state_;

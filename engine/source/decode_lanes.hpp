@@ -97,7 +97,7 @@ private:
     ProgressSink& progress_;
     std::vector<Device> devices_;
     bool separate_audio_;
-    mutable std::mutex mu_;  // the list of lanes (each lane's own state is its pump's)
+    mutable std::mutex mu_;  // the lanes' own: guards the list; lanes start and bounds are cut under it
     std::deque<Lane> lanes_;
     SharedValue<std::int64_t> origin_;
     SharedValue<std::int64_t> source_end_;

@@ -55,7 +55,7 @@ public:
     }
 
 private:
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the bounds' own: guards what follows; held around cut_at's callback
     std::int64_t end_;
     std::int64_t read_;
     bool ends_source_;

@@ -55,7 +55,7 @@ private:
     std::int64_t video_start_ms_ = 0;
     std::vector<std::unique_ptr<Track>> tracks_;  // parallel to specs_
 
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // the subtitle reader's own: guards what follows; a leaf
     mutable std::condition_variable_any cv_;
     bool done_ = false;
     bool complete_ = false;  // every packet was read

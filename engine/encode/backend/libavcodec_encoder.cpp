@@ -170,21 +170,7 @@ void LibavcodecEncoder::probe() {
 av::CodecContextPtr LibavcodecEncoder::open_codec(int gop, const AVFrame* first) const {
     const EncoderSettings& s = settings_;
     av::CodecContextPtr ctx = av::make_codec_context(codec_);
-    ctx->width = s.width;
-    ctx->height = s.height;
-    ctx->pix_fmt = input_format(first);
-    if (first && first->hw_frames_ctx) {
-        ctx->hw_frames_ctx = av_buffer_ref(first->hw_frames_ctx);
-        if (!ctx->hw_frames_ctx) throw std::bad_alloc();
-    }
-    attach_device(ctx.get());
-    ctx->framerate = s.frame_rate;
-    ctx->time_base = av_inv_q(s.frame_rate);
-    ctx->sample_aspect_ratio = AVRational{1, 1};
-    ctx->color_primaries = s.color_primaries;
-    ctx->color_trc = s.color_trc;
-    ctx->colorspace = s.colorspace;
-    ctx->color_range = s.color_range;
+    describe_picture(ctx.get(), first);
     const RateControl rc = rate_control(traits_, s);
     ctx->bit_rate = rc.bit_rate;
     ctx->rc_buffer_size = rc.buffer_bits;
@@ -198,51 +184,7 @@ av::CodecContextPtr LibavcodecEncoder::open_codec(int gop, const AVFrame* first)
     ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER | AV_CODEC_FLAG_CLOSED_GOP;
     ctx->thread_count = slot_.threads;
 
-    const int preset = session_preset(traits_, s);
-    AVDictionary* opts = nullptr;
-    switch (traits_.family) {
-    case gpu::EncoderFamily::svt_av1:
-        // SVT-AV1 1.4 supports a max rate only in CRF mode: plain VBR here.
-        av_dict_set_int(&opts, "preset", preset, 0);
-        av_dict_set(&opts, "svtav1-params",
-                    fmt::format("lp={}{}", slot_.threads, av::svtav1_hdr_params(s.hdr)).c_str(), 0);
-        if (s.crf >= 0) {
-            ctx->bit_rate = 0;
-            ctx->rc_buffer_size = 0;
-            av_dict_set_int(&opts, "crf", std::clamp(s.crf, 0, 63), 0);
-        }
-        break;
-    case gpu::EncoderFamily::aom:
-        ctx->rc_max_rate = rc.max_rate;
-        av_dict_set_int(&opts, "cpu-used", preset, 0);
-        av_dict_set(&opts, "row-mt", "1", 0);
-        break;
-    case gpu::EncoderFamily::nvenc:
-        ctx->rc_max_rate = rc.max_rate;
-        av_dict_set(&opts, "preset", fmt::format("p{}", preset).c_str(), 0);
-        av_dict_set(&opts, "tune", "hq", 0);
-        av_dict_set(&opts, "rc", "vbr", 0);
-        // The chunk is the GOP; no B-frames keeps decode order = output order.
-        av_dict_set(&opts, "bf", "0", 0);
-        av_dict_set(&opts, "forced-idr", "1", 0);  // a chunk start is a key frame
-        // No closed captions in the AV1 (FFmpeg 7.1 would put a source's
-        // CEA-708 into metadata OBUs): the master playlist says NONE.
-        av_dict_set(&opts, "a53cc", "0", 0);
-        // Each frame's packet comes out as soon as it is encoded, so a
-        // chunk is complete without an end of stream and the session can
-        // stay open between chunks (EncoderWorker keeps it for the rung).
-        av_dict_set(&opts, "delay", "0", 0);
-        break;
-    case gpu::EncoderFamily::quick_sync:
-        ctx->rc_max_rate = rc.max_rate;
-        av_dict_set_int(&opts, "preset", preset, 0);
-        av_dict_set(&opts, "bf", "0", 0);
-        av_dict_set(&opts, "forced_idr", "1", 0);  // a chunk start is a key frame
-        // The same for Quick Sync: qsvenc hands a packet back once
-        // async_depth frames are in flight; 1 is each frame's own.
-        av_dict_set(&opts, "async_depth", "1", 0);
-        break;
-    }
+    AVDictionary* opts = family_options(ctx.get(), rc);
     int ret = 0;
     {
         const auto lock = av::lock_codec_lifecycle(codec_);
@@ -251,6 +193,91 @@ av::CodecContextPtr LibavcodecEncoder::open_codec(int gop, const AVFrame* first)
     av_dict_free(&opts);
     av::check(ret, fmt::format("opening {} {}x{} at {} kb/s", slot_.encoder, s.width, s.height, rc.bit_rate / 1000));
     return ctx;
+}
+
+// The picture the encoder is given: size, pixel layout (and where it lies),
+// frame rate and colour.
+void LibavcodecEncoder::describe_picture(AVCodecContext* ctx, const AVFrame* first) const {
+    const EncoderSettings& s = settings_;
+    ctx->width = s.width;
+    ctx->height = s.height;
+    ctx->pix_fmt = input_format(first);
+    if (first && first->hw_frames_ctx) {
+        ctx->hw_frames_ctx = av_buffer_ref(first->hw_frames_ctx);
+        if (!ctx->hw_frames_ctx) throw std::bad_alloc();
+    }
+    attach_device(ctx);
+    ctx->framerate = s.frame_rate;
+    ctx->time_base = av_inv_q(s.frame_rate);
+    ctx->sample_aspect_ratio = AVRational{1, 1};
+    ctx->color_primaries = s.color_primaries;
+    ctx->color_trc = s.color_trc;
+    ctx->colorspace = s.colorspace;
+    ctx->color_range = s.color_range;
+}
+
+namespace {
+
+// SVT-AV1 1.4 supports a max rate only in CRF mode: plain VBR here.
+void set_svt_av1_options(AVCodecContext* ctx, AVDictionary** opts, const EncoderSettings& s, int preset,
+                         int threads) {
+    av_dict_set_int(opts, "preset", preset, 0);
+    av_dict_set(opts, "svtav1-params", fmt::format("lp={}{}", threads, av::svtav1_hdr_params(s.hdr)).c_str(), 0);
+    if (s.crf >= 0) {
+        ctx->bit_rate = 0;
+        ctx->rc_buffer_size = 0;
+        av_dict_set_int(opts, "crf", std::clamp(s.crf, 0, 63), 0);
+    }
+}
+
+void set_aom_options(AVCodecContext* ctx, AVDictionary** opts, const RateControl& rc, int preset) {
+    ctx->rc_max_rate = rc.max_rate;
+    av_dict_set_int(opts, "cpu-used", preset, 0);
+    av_dict_set(opts, "row-mt", "1", 0);
+}
+
+void set_nvenc_options(AVCodecContext* ctx, AVDictionary** opts, const RateControl& rc, int preset) {
+    ctx->rc_max_rate = rc.max_rate;
+    av_dict_set(opts, "preset", fmt::format("p{}", preset).c_str(), 0);
+    av_dict_set(opts, "tune", "hq", 0);
+    av_dict_set(opts, "rc", "vbr", 0);
+    // The chunk is the GOP; no B-frames keeps decode order = output order.
+    av_dict_set(opts, "bf", "0", 0);
+    av_dict_set(opts, "forced-idr", "1", 0);  // a chunk start is a key frame
+    // No closed captions in the AV1 (FFmpeg 7.1 would put a source's
+    // CEA-708 into metadata OBUs): the master playlist says NONE.
+    av_dict_set(opts, "a53cc", "0", 0);
+    // Each frame's packet comes out as soon as it is encoded, so a
+    // chunk is complete without an end of stream and the session can
+    // stay open between chunks (EncoderWorker keeps it for the rung).
+    av_dict_set(opts, "delay", "0", 0);
+}
+
+void set_quick_sync_options(AVCodecContext* ctx, AVDictionary** opts, const RateControl& rc, int preset) {
+    ctx->rc_max_rate = rc.max_rate;
+    av_dict_set_int(opts, "preset", preset, 0);
+    av_dict_set(opts, "bf", "0", 0);
+    av_dict_set(opts, "forced_idr", "1", 0);  // a chunk start is a key frame
+    // The same as NVENC's delay 0 for Quick Sync: qsvenc hands a packet
+    // back once async_depth frames are in flight; 1 is each frame's own.
+    av_dict_set(opts, "async_depth", "1", 0);
+}
+
+}  // namespace
+
+// What sets the encoder's family apart: its preset, rate mode and the
+// options that keep a chunk one closed GOP whose packets come out in time.
+// The caller frees the dictionary.
+AVDictionary* LibavcodecEncoder::family_options(AVCodecContext* ctx, const RateControl& rc) const {
+    const int preset = session_preset(traits_, settings_);
+    AVDictionary* opts = nullptr;
+    switch (traits_.family) {
+    case gpu::EncoderFamily::svt_av1: set_svt_av1_options(ctx, &opts, settings_, preset, slot_.threads); break;
+    case gpu::EncoderFamily::aom: set_aom_options(ctx, &opts, rc, preset); break;
+    case gpu::EncoderFamily::nvenc: set_nvenc_options(ctx, &opts, rc, preset); break;
+    case gpu::EncoderFamily::quick_sync: set_quick_sync_options(ctx, &opts, rc, preset); break;
+    }
+    return opts;
 }
 
 // The pixel format the encoder takes for these frames: theirs when it

@@ -57,6 +57,8 @@ public:
 
 private:
     av::CodecContextPtr open_codec(int gop, const AVFrame* first) const;
+    void describe_picture(AVCodecContext* ctx, const AVFrame* first) const;
+    AVDictionary* family_options(AVCodecContext* ctx, const RateControl& rc) const;
     AVPixelFormat input_format(const AVFrame* first) const;
     void attach_device(AVCodecContext* ctx) const;
     void convert(const AVFrame* src, const AVCodecContext* ctx, AVFrame* dst) const;

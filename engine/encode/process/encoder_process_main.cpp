@@ -37,7 +37,7 @@ public:
 
 private:
     ipc::Socket& socket_;
-    std::mutex mu_;
+    std::mutex mu_;  // Replies' own: one message at a time on the socket; a leaf
 };
 
 // Messages for a request other than the current one (frames ladder sent

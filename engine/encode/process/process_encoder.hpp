@@ -56,7 +56,7 @@ public:
 
 private:
     std::chrono::milliseconds stall_timeout_;
-    mutable std::mutex mu_;
+    mutable std::mutex mu_;  // EncoderProcesses' own: guards the map (a Slot is its lease holder's); a leaf
     std::map<int, std::unique_ptr<Slot>> slots_;
 };
 
