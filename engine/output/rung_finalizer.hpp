@@ -68,7 +68,7 @@ private:
     ProgressSink& progress_;
     SharedValue<std::int64_t>* video_frames_;
 
-    mutable std::mutex mu_;  // the finalizer's own: guards waiting_ and the totals; a leaf
+    mutable std::mutex mu_;  // the finalizer's own: guards waiting_ and end_; a leaf
     std::condition_variable_any cv_;
     std::map<int, EncodedChunk> waiting_;
     std::optional<RungEnd> end_;  // once the last chunk came
