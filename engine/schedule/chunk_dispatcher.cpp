@@ -28,8 +28,9 @@ private:
 
 ChunkDispatcher::ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode,
                                  int max_tries, int expected_workers, int max_session_chunks,
-                                 int min_sessions_per_rung, int max_hw_session_chunks)
-    : capacity_(queue_capacity ? queue_capacity : 1) {
+                                 int min_sessions_per_rung, int max_hw_session_chunks,
+                                 std::chrono::steady_clock::duration session_wait)
+    : capacity_(queue_capacity ? queue_capacity : 1), session_wait_(session_wait) {
     ScheduleLimits& limits = state_.limits;
     limits.mode = mode;
     limits.max_tries = std::max(1, max_tries);

@@ -64,10 +64,12 @@ public:
     // (no lag), so their sessions are not cut for the rung's rate feedback
     // (min_sessions_per_rung) and may be up to max_hw_session_chunks long
     // (0: max_session_chunks): fewer session starts under FFmpeg's global
-    // codec-open lock.
+    // codec-open lock. session_wait: how long a session waits for its next
+    // chunk (continue_session).
     ChunkDispatcher(std::vector<RungPlan> rungs, std::size_t queue_capacity, DispatchMode mode, int max_tries,
                     int expected_workers, int max_session_chunks = 1, int min_sessions_per_rung = 1,
-                    int max_hw_session_chunks = 0);
+                    int max_hw_session_chunks = 0,
+                    std::chrono::steady_clock::duration session_wait = std::chrono::seconds(1));
     ~ChunkDispatcher();
     ChunkDispatcher(const ChunkDispatcher&) = delete;
     ChunkDispatcher& operator=(const ChunkDispatcher&) = delete;
@@ -101,8 +103,6 @@ public:
     // otherwise the session is over (nullopt) and what it had reserved is
     // free for others.
     std::optional<RawChunk> continue_session(int worker, std::stop_token stop = {});
-    // How long a session waits for its next chunk (default 1 s).
-    void set_session_wait(std::chrono::steady_clock::duration wait) { session_wait_ = wait; }
     // The worker ends its session early (a failure, a refusal).
     void end_session(int worker);
     // Chunks the worker's session is planned to have, counting those it
@@ -164,7 +164,7 @@ private:
 
     std::size_t capacity_;
     std::vector<std::unique_ptr<Inlet>> inlets_;
-    std::chrono::steady_clock::duration session_wait_ = std::chrono::seconds(1);
+    std::chrono::steady_clock::duration session_wait_;
 
     // Owned by the board, guarded by mu_: the policy's view of the queues,
     // the in-flight set and the slots, the queued chunks themselves (per

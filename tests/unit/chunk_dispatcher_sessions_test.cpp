@@ -26,9 +26,10 @@ RawChunk session_chunk(int rung, int index) {
 }
 
 // One rung of `chunks` chunks.
-ChunkDispatcher one_rung(int chunks, int workers, int max_session) {
+ChunkDispatcher one_rung(int chunks, int workers, int max_session,
+                         std::chrono::steady_clock::duration session_wait = std::chrono::seconds(1)) {
     return ChunkDispatcher({RungPlan{"r0", 100, static_cast<std::int64_t>(chunks) * kSessionFrames, kSessionFrames}}, 1000,
-                           DispatchMode::helpers, 3, workers, max_session);
+                           DispatchMode::helpers, 3, workers, max_session, 1, 0, session_wait);
 }
 
 void queue_chunks(ChunkDispatcher& d, int from, int to) {
@@ -138,8 +139,7 @@ TEST(DispatcherSessions, AnotherWorkerStartsPastTheReservedRun) {
 }
 
 TEST(DispatcherSessions, ASessionWhoseNextChunkDoesNotComeInTimeEndsAndItsRunIsFreed) {
-    auto d = one_rung(10, 2, 100);
-    d.set_session_wait(std::chrono::seconds(0));
+    auto d = one_rung(10, 2, 100, std::chrono::seconds(0));
     queue_chunks(d, 0, 2);
     const int w0 = d.add_worker("svt", -1);
     const int w1 = d.add_worker("svt", -1);
@@ -158,8 +158,7 @@ TEST(DispatcherSessions, ASessionWhoseNextChunkDoesNotComeInTimeEndsAndItsRunIsF
 }
 
 TEST(DispatcherSessions, ASessionGoesOnWithTheChunkTheDecoderQueuesWhileItWaits) {
-    auto d = one_rung(10, 1, 100);
-    d.set_session_wait(std::chrono::hours(1));  // only the chunk (or a failure) ends the wait
+    auto d = one_rung(10, 1, 100, std::chrono::hours(1));  // only the chunk (or a failure) ends the wait
     queue_chunks(d, 0, 1);
     const int w = d.add_worker("svt", -1);
     auto a = d.next(w, {});
@@ -177,8 +176,7 @@ TEST(DispatcherSessions, ASessionDoesNotWaitWhileAnotherRungHasAChunkReady) {
     // rung 1 has one ready: the worker ends its session and helps there.
     ChunkDispatcher d({RungPlan{"r0", 100, 10 * kSessionFrames, kSessionFrames},
                        RungPlan{"r1", 100, 10 * kSessionFrames, kSessionFrames}},
-                      1000, DispatchMode::helpers, 3, 1, 100);
-    d.set_session_wait(std::chrono::hours(1));
+                      1000, DispatchMode::helpers, 3, 1, 100, 1, 0, std::chrono::hours(1));
     d.queue(0).push(session_chunk(0, 0));
     d.queue(1).push(session_chunk(1, 0));
     const int w = d.add_worker("svt", -1);
@@ -188,8 +186,7 @@ TEST(DispatcherSessions, ASessionDoesNotWaitWhileAnotherRungHasAChunkReady) {
 }
 
 TEST(DispatcherSessions, ASessionDoesNotWaitOnceTheRungIsFullyQueued) {
-    auto d = one_rung(10, 1, 100);
-    d.set_session_wait(std::chrono::hours(1));
+    auto d = one_rung(10, 1, 100, std::chrono::hours(1));
     queue_chunks(d, 0, 2);
     d.queue(0).close();  // the source ended after 2 chunks, not the 10 estimated
     const int w = d.add_worker("svt", -1);

@@ -341,8 +341,7 @@ TEST(ChunkDispatcher, AProducerWaitingForMemoryEndsASessionWaitingForItsNextChun
     // The session's encoder may hold the frames the decode waits for: the
     // producer says it waits (the memory budget calls nobody), and the
     // session waiting for its next chunk ends instead of waiting its hour.
-    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 1, 100);
-    d.set_session_wait(std::chrono::hours(1));
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 3, 1, 100, 1, 0, std::chrono::hours(1));
     d.queue(0).push(chunk(0, 0));
     const int w = d.add_worker("svt", -1);
     ASSERT_TRUE(d.next(w, {}));
