@@ -1,4 +1,5 @@
 #include "engine/run/job.hpp"
+#include "engine/run/run_encoders.hpp"
 #include "av/compat.hpp"
 
 extern "C" {
@@ -44,49 +45,6 @@ namespace ladder::engine {
 
 namespace {
 
-EncoderSettings settings_for(const RungSpec& rung, const SourceInfo& src, int preset) {
-    EncoderSettings s;
-    s.width = rung.width;
-    s.height = rung.height;
-    s.pix_fmt = src.pix_fmt;
-    s.frame_rate = src.frame_rate;
-    s.bitrate_kbps = rung.bitrate_kbps;
-    s.maxrate_kbps = rung.maxrate_kbps;
-    s.bufsize_kbps = rung.bufsize_kbps;
-    s.preset = preset;
-    s.color_primaries = src.color_primaries;
-    s.color_trc = src.color_trc;
-    s.colorspace = src.colorspace;
-    s.color_range = src.color_range;
-    s.hdr = src.hdr;
-    return s;
-}
-
-std::string describe_slots(const gpu::GpuPool& pool) {
-    struct Count {
-        int sessions = 0;
-        int threads = 0;  // each
-        bool threaded = false;
-    };
-    std::map<std::string, Count> counts;  // by encoder name
-    for (const auto& s : pool.slots()) {
-        Count& c = counts[s.encoder];
-        ++c.sessions;
-        c.threads = s.threads;
-        c.threaded = s.traits().threaded;
-    }
-    std::string out;
-    for (const auto& [encoder, n] : counts) {
-        out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n.sessions, encoder);
-        if (n.threaded) out += fmt::format(" x {} threads", n.threads);
-    }
-    return out;
-}
-
-std::vector<std::pair<std::string, int>> cpu_encoder_mix(const JobOptions& o) {
-    return o.cpu_encoders.empty() ? std::vector<std::pair<std::string, int>>{{o.encoder, o.cpu_slots}} : o.cpu_encoders;
-}
-
 // What must be the same for a journaled chunk to be reused by --resume.
 std::string job_fingerprint(const JobOptions& o, const CheckedSource& source) {
     const SourceInfo& src = source.info;
@@ -112,44 +70,6 @@ FrameSpan frame_span(const JobOptions& options, int chunk_frames) {
     const auto& shard = *options.shard;
     return {static_cast<std::int64_t>(shard.first_chunk) * chunk_frames,
             std::min<std::int64_t>(static_cast<std::int64_t>(shard.end_chunk) * chunk_frames, shard.plan.frames)};
-}
-
-// The encoder sessions of the run, and where CPU encoders run.
-struct Encoders {
-    // Reaped when this goes, after every thread that used them was joined.
-    std::unique_ptr<EncoderProcesses> processes;
-    EncoderFactory factory;
-    DevicePlan devices;
-};
-
-Encoders plan_encoders(const JobOptions& options, const JobSeams& seams, const CheckedSource& source) {
-    Encoders e;
-    if (options.isolation == EncoderIsolation::process && !seams.encoder_factory)
-        e.processes = std::make_unique<EncoderProcesses>(options.encoder_stall_timeout);
-    e.factory = seams.encoder_factory ? seams.encoder_factory
-                : e.processes         ? process_encoder_factory(*e.processes)
-                                      : EncoderFactory(make_encoder_backend);
-    DeviceRequest request;
-    request.policy = options.policy;
-    request.sessions_per_gpu = options.sessions_per_gpu;
-    request.decode = options.decode;
-    request.cpu_mix = cpu_encoder_mix(options);
-    request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
-    request.cpu_threads = options.cpu_threads;
-    request.inventory = seams.inventory;
-    request.encoder_factory = e.factory;
-    e.devices =
-        plan_devices(request, source.info, settings_for(source.ladder.rungs.front(), source.info, options.preset));
-    // GPU encoders were opened once by plan_devices (with the first rung):
-    // every rung must still be within their limits. CPU ones are checked here.
-    std::vector<std::string> cpu_encoders, gpu_encoders;
-    for (const auto& s : e.devices.slots) {
-        auto& list = s.kind == gpu::DeviceKind::cpu ? cpu_encoders : gpu_encoders;
-        if (std::find(list.begin(), list.end(), s.encoder) == list.end()) list.push_back(s.encoder);
-    }
-    check_encoders(cpu_encoders, source.ladder);
-    check_rungs_within_limits(gpu_encoders, source.ladder);
-    return e;
 }
 
 void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
@@ -259,45 +179,6 @@ private:
     std::vector<std::pair<std::string, double>> list_;
 };
 
-// The encoder workers and the state they share: per-slot counters, each
-// touched only by the holder of that slot's lease.
-struct EncoderWorkers {
-    std::vector<SlotReport> slot_reports;
-    std::vector<int> failure_runs;
-    IdleEncoders idle_encoders;
-    std::atomic<int> chunks_encoding{0};
-    std::atomic<int> session_ids{0};
-    std::stop_source no_more_work;  // ends lease claims once no slot is needed
-    std::vector<std::unique_ptr<EncoderWorker>> workers;
-};
-
-void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mode, gpu::GpuPool& pool,
-                  ChunkDispatcher& dispatcher,
-                  Rungs& rungs, const EncoderFactory& factory,
-                  const gpu::CpuInfo& cpu, const Phases& phases, ProgressSink& progress) {
-    w.slot_reports.resize(pool.size());
-    w.failure_runs.assign(pool.size(), 0);
-    WorkerSetup setup;
-    setup.pool = &pool;
-    setup.dispatcher = &dispatcher;
-    setup.rungs = &rungs;
-    setup.progress = &progress;
-    setup.factory = factory;
-    setup.job_start = phases.started();
-    setup.quarantine_after = options.quarantine_after;
-    setup.slot_reports = &w.slot_reports;
-    setup.failure_runs = &w.failure_runs;
-    setup.idle_encoders = &w.idle_encoders;
-    setup.no_more_work = &w.no_more_work;
-    setup.chunks_encoding = &w.chunks_encoding;
-    setup.session_ids = &w.session_ids;
-    setup.cores = options.tail_threads ? cpu.cores : 0;
-    setup.quality = options.quality;
-    const bool fixed = mode == DispatchMode::fixed;
-    const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
-    for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
-}
-
 // The running stages, one thread each, until they all end. Each stage
 // closes what it feeds when it ends, after its failure (if any) stopped
 // the run. Returns the first real failure; stopped says the run stopped.
@@ -352,28 +233,6 @@ void note_resumed(const JobOptions& options, int resumed, const ChunkJournal& jo
     else
         progress.note(NoteLevel::info,
                       fmt::format("resumed {} chunk(s) from the journal instead of encoding them", resumed));
-}
-
-void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* processes) {
-    if (processes)
-        for (const auto& [id, count] : processes->started())
-            if (static_cast<std::size_t>(id) < w.slot_reports.size())  // not the complexity analysis's
-                w.slot_reports[static_cast<std::size_t>(id)].processes = count;
-    for (const auto& slot : w.slot_reports)
-        if (!slot.label.empty()) report.slots.push_back(slot);  // slots that never got a chunk are left out
-    std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
-    for (const auto& worker : w.workers) {
-        report.retries.insert(report.retries.end(), worker->retries().begin(), worker->retries().end());
-        report.sessions.insert(report.sessions.end(), worker->sessions().begin(), worker->sessions().end());
-        for (const auto& [key, m] : worker->mismatches()) {
-            auto& total = mismatches[key];
-            if (total.count == 0) total = m;
-            else total.count += m.count;
-        }
-    }
-    for (auto& [key, m] : mismatches) report.mismatches.push_back(m);
-    std::sort(report.sessions.begin(), report.sessions.end(),
-              [](const SessionRecord& a, const SessionRecord& b) { return a.id < b.id; });
 }
 
 void report_shard(JobReport& report, const JobOptions::Shard& shard, int kept, const EncoderWorkers& w) {
@@ -537,7 +396,7 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
                                               .keep_on_gpu = !gpu_memory.empty()});
     EncoderWorkers workers;
     make_workers(workers, options, run.seams.dispatch, run.pool, *dispatcher, rungs, encoders.factory, run.cpu,
-                 run.phases, progress);
+                 run.phases.started(), progress);
     const StagesOutcome outcome =
         run_stages(options, run.seams.start_thread, lanes, lane_counts.most, rungs, consumers, run.pool, *dispatcher,
                    analyzer.get(), media.output, media.subtitles, workers, run.phases, stop);
