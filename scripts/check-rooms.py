@@ -49,7 +49,7 @@ CENTRAL = {
     "media": "audio_tracks.hpp",
     "check": "ladder_validator.hpp",
     "plan": "ladder_spec.hpp",
-    "source": "decode_pump.hpp",
+    "source": "decode_lanes.hpp",
     "encode/backend": "encoder_backend.hpp",
     "encode/process": "process_encoder.hpp",
     "output": "rung_finalizer.hpp",
@@ -100,7 +100,7 @@ def room_of(rel):
 
 
 def included_room(path):
-    """'engine/rung/rung_scaler.hpp' -> 'rung'; None when not engine/<room>/<file>."""
+    """'engine/rung/rung.hpp' -> 'rung'; None when not engine/<room>/<file>."""
     parts = path.split("/")
     for n in (3, 2):  # the longest room first: encode/process before encode
         room = "/".join(parts[1:n])

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark corpus: seven clips of different kinds of content, made from
+# The benchmark corpus: nine clips of different kinds of content, made from
 # FFmpeg's built-in (lavfi) sources and filters only (no external media, so
 # nothing to license: the clips can be regenerated and redistributed freely).
 # Every random source has a fixed seed, so a run makes the same pictures each
@@ -27,6 +27,13 @@
 #   dips           25 fps     noisy motion, a zoom and flat colour, dipping to
 #                             black and back every 2 s (the content of
 #                             make-varied-clip.sh's "fades" kind)
+#   automaton      25 fps     high-entropy motion: a Day & Night automaton over the
+#                             whole frame under moving colour gradients, and a
+#                             chaotic (rule 30) cellular automaton scrolling in
+#                             a band across it
+#   black-hold     25 fps     moving detail that fades out to black, stays
+#                             black for a quarter of the clip (longer than a
+#                             chunk), and fades back in
 #
 # Each clip is OUTDIR/NAME.mp4: H.264 (libx264 -preset veryfast -crf CRF,
 # default 12: a high-quality mezzanine), yuv420p, no audio, faststart.
@@ -45,7 +52,7 @@ usage() {
   exit 2
 }
 
-ALL_CLIPS="talking-head,high-motion,film-grain,animation,scene-cuts,fade-gradient,dips"
+ALL_CLIPS="talking-head,high-motion,film-grain,animation,scene-cuts,fade-gradient,dips,automaton,black-hold"
 OUT=""
 S=24
 SIZE=1920x1080
@@ -200,6 +207,32 @@ color=c=white:s=$(even "$W / 6")x$(even "$H / 4"):r=${R}[box];
 eq=eval=frame:contrast='abs(sin(PI*t/2))':brightness='-0.5*(1-abs(sin(PI*t/2)))':saturation='abs(sin(PI*t/2))',format=yuv420p[v]"
 }
 
+clip_automaton() {
+  local R=25
+  # The Game of Life over the whole frame (2x2 pixels a cell), coloured by
+  # moving gradients, and a rule-30 automaton scrolling in a band across it.
+  encode automaton "$R" "
+life=s=$(even "$W / 2")x$(even "$H / 2"):r=$R:seed=9901:ratio=0.5:rule=B3678/S34678:mold=0:life_color=0xFFFFFF:death_color=0x000000,
+scale=$W:$H:flags=neighbor,format=gbrp[l];
+gradients=s=${W}x${H}:r=$R:n=4:seed=9902:speed=0.08:type=circular,format=gbrp[g];
+[l][g]blend=all_mode=multiply,format=yuv420p[a];
+cellauto=s=$(even "$W / 2")x$(even "$H / 8"):r=$R:rule=30:seed=9903:ratio=0.5:scroll=1:full=1,scale=$W:$(even "$H / 4"):flags=neighbor,format=yuv420p[b];
+[a][b]overlay=x=0:y=(H-h)/2,format=yuv420p[v]"
+}
+
+clip_black_hold() {
+  local R=25 H2 E D
+  H2=$(num "$S / 2"); E=$(num "$S / 2 + 1"); D=$(num "$S / 8")
+  # Two halves: the first fades out from S/4 and is black from 3S/8, the
+  # second is black until its S/8 (5S/8 of the clip) and fades back in.
+  encode black-hold "$R" "
+testsrc2=s=${W}x${H}:r=$R,noise=alls=6:allf=t:all_seed=9904,
+rotate=a='0.2*sin(2*PI*t/5)':fillcolor=0x303030,setsar=1,format=yuv420p,split[x][y];
+[x]trim=duration=$H2,fade=out:st=$(num "$S / 4"):d=$D[p1];
+[y]trim=start=$H2:duration=$E,setpts=PTS-STARTPTS,fade=in:st=$D:d=$D[p2];
+[p1][p2]concat=n=2:v=1:a=0,format=yuv420p[v]"
+}
+
 declare -A KIND=(
   [talking-head]="static talking head"
   [high-motion]="high motion"
@@ -208,6 +241,8 @@ declare -A KIND=(
   [scene-cuts]="scene cuts"
   [fade-gradient]="slow fade / gradient"
   [dips]="fades to black"
+  [automaton]="high-entropy motion"
+  [black-hold]="fade to black and back"
 )
 declare -A STRESSES=(
   [talking-head]="little changes: VBR tends to undershoot its target; 29.97 fps (60-frame chunks of 2.002 s)"
@@ -217,6 +252,8 @@ declare -A STRESSES=(
   [scene-cuts]="a cut every 78 frames (3.12 s) inside chunks, between unrelated sources: rate swings from chunk to chunk"
   [fade-gradient]="smooth gradients (banding) and slow fades and a cross-fade: brightness changes defeat motion compensation"
   [dips]="a fade to black and back in every 2 s chunk over noise, a zoom and flat colour"
+  [automaton]="every pixel changes unpredictably from frame to frame: no target is too high, every chunk wants more than its share"
+  [black-hold]="whole chunks of pure black between detailed motion: a rung's budget cannot be spent there and must not be lost"
 )
 declare -A RATE=([talking-head]=30000/1001 [high-motion]=50)
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/output/audio_rendition_writer.hpp"
-#include "engine/output/rung_sinks.hpp"
+#include "engine/output/rung_finalizer.hpp"
 #include "engine/media/audio_tracks.hpp"
 #include "engine/output/subtitle_rendition_writer.hpp"
 #include "engine/rung/rung.hpp"

@@ -18,7 +18,7 @@
 #include "engine/output/output_paths.hpp"
 #include "engine/base/progress_sink.hpp"
 #include "engine/output/rung_finalizer.hpp"
-#include "engine/output/rung_sinks.hpp"
+#include "engine/output/rung_finalizer.hpp"
 #include "engine/rung/rung.hpp"
 #include "engine/base/shared_value.hpp"
 #include "engine/base/stage_threads.hpp"
@@ -54,7 +54,7 @@ public:
     // rendition. audio and subtitles may be null.
     void open(AudioTracks* audio, const SubtitleTracks* subtitles, int chunk_frames, AVRational frame_rate, const av::HdrMetadata& hdr);
     // After open(): a rung's writer, with a sink per output the formats ask
-    // for (engine/output/rung_sinks.hpp; the MP4 gets every audio and
+    // for (engine/output/rung_finalizer.hpp; the MP4 gets every audio and
     // subtitle track too). The first rung's last chunk it takes tells the
     // renditions the video's length.
     std::unique_ptr<RungFinalizer> make_writer(std::size_t rung, ProgressSink& progress);

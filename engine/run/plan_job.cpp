@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/source/decode_pump.hpp"
+#include "engine/source/decode_lanes.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/source/image_sequence.hpp"
 #include "engine/run/preflight.hpp"

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "engine/rung/chunk_complexity.hpp"
-#include "engine/rung/chunk_joiner.hpp"
-#include "engine/source/decode_pump.hpp"
+#include "engine/rung/rung.hpp"
+#include "engine/source/decode_lanes.hpp"
 #include "engine/encode/backend/encoder_backend.hpp"
 #include "engine/base/progress_sink.hpp"
-#include "engine/rung/rung_scaler.hpp"
+#include "engine/rung/rung.hpp"
 #include "engine/schedule/segment_chunk_queue.hpp"
 #include "engine/source/source_info.hpp"
 #include "engine/base/stage_threads.hpp"

@@ -15,7 +15,7 @@
 #include "engine/source/decode_lanes.hpp"
 #include "engine/base/memory_budget.hpp"
 #include "engine/rung/rung.hpp"
-#include "engine/rung/rung_scaler.hpp"
+#include "engine/rung/rung.hpp"
 #include "engine/base/stage_threads.hpp"
 
 namespace ladder::engine {

@@ -1,19 +1,420 @@
 #include "engine/source/decode_lanes.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "av/av_error.hpp"
-#include "engine/source/decode_cuts.hpp"
+#include "av/compat.hpp"
+#include "av/hw_device.hpp"
+#include "av/logging.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/source/decode_cuts.hpp"
 #include "engine/source/source_info.hpp"
 
 extern "C" {
 #include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
 }
 
 namespace ladder::engine {
+
+DecodePump::DecodePump(av::InputFile& input, const SourceInfo& source, std::vector<FrameChannel*> outputs,
+                       AudioTracks* audio, ProgressSink& progress, av::BufferRefPtr hw_device)
+    : input_(input),
+      source_(source),
+      outputs_(std::move(outputs)),
+      audio_(audio),
+      progress_(progress),
+      hw_device_(std::move(hw_device)) {}
+
+void DecodePump::run(std::stop_token stop) {
+    const auto started = std::chrono::steady_clock::now();
+    auto measure = [&] {
+        counters_.busy_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() - blocked_seconds_;
+    };
+    // Until the first frame decodes, the decoder's complaints are kept: when
+    // none ever does, they are what the user needs to read.
+    std::optional<av::LibraryLogCapture> before_first_frame(std::in_place);
+    try {
+        decode_all(stop, before_first_frame);
+        // Checked before the channels close: a consumer that saw them closed
+        // with no frame would report its own, misleading error first.
+        if (counters_.frames_normalized == 0) throw no_video_frame(before_first_frame ? before_first_frame->text() : "");
+    } catch (const av::AvError& e) {
+        if (audio_) audio_->abandon();
+        measure();
+        if (counters_.frames_decoded == 0)
+            throw no_video_frame(before_first_frame && !before_first_frame->text().empty()
+                                     ? fmt::format("{}: {}", av::error_string(e.code()), before_first_frame->text())
+                                     : av::error_string(e.code()));
+        throw;
+    } catch (...) {
+        if (audio_) audio_->abandon();
+        measure();
+        throw;
+    }
+    measure();
+    if (!range_) report_damage(!lane_);
+    if (lane_ && !lane_done_ && lane_->source_end) lane_->source_end->set(counters_.end_frame);
+    close_outputs();
+    if (lane_ && lane_->frames_handed_on)
+        progress_.decode_progress(lane_->frames_handed_on->load(), source_.estimated_frames);
+    else
+        progress_.decode_progress(counters_.frames_normalized, counters_.frames_normalized);
+}
+
+namespace {
+
+// A damaged stream makes the decoder repeat itself once per packet: each
+// message once, the first few.
+std::string distinct_messages(std::string_view joined) {
+    constexpr std::size_t kMax = 3;
+    std::vector<std::string_view> seen;
+    bool more = false;
+    while (!joined.empty()) {
+        const auto end = joined.find("; ");
+        const std::string_view message = joined.substr(0, end);
+        joined = end == std::string_view::npos ? std::string_view{} : joined.substr(end + 2);
+        if (std::find(seen.begin(), seen.end(), message) != seen.end()) continue;
+        if (seen.size() == kMax) {
+            more = true;
+            break;
+        }
+        seen.push_back(message);
+    }
+    return fmt::format("{}{}", fmt::join(seen, "; "), more ? "; ..." : "");
+}
+
+}  // namespace
+
+InputError DecodePump::no_video_frame(const std::string& decoder_says) const {
+    const std::string said = distinct_messages(decoder_says);
+    return InputError(fmt::format("input {}: no video frame could be decoded{}: the file is damaged or its {} stream "
+                                  "is not what its header says; check it with ffprobe or play it",
+                                  source_.path, said.empty() ? "" : fmt::format(" (the decoder says: {})", said),
+                                  source_.codec_name));
+}
+
+void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCapture>& before_first_frame) {
+    AVStream* vs = input_.get()->streams[source_.video_stream];
+    decoder_ = hw_device_ ? av::open_hw_decoder(vs, hw_device_.get(), AV_PIX_FMT_CUDA) : av::open_decoder(vs, 0);
+    // Only the streams ladder uses are demuxed at all.
+    for (unsigned i = 0; i < input_.get()->nb_streams; ++i)
+        if (static_cast<int>(i) != source_.video_stream && !(audio_ && audio_->reads(static_cast<int>(i))))
+            input_.get()->streams[i]->discard = AVDISCARD_ALL;
+
+    if (range_) seek_to_range();
+    if (lane_ && lane_->start_pts != AV_NOPTS_VALUE) seek_to_lane_start();
+    av::PacketPtr pkt = av::make_packet();
+    while (!stop.stop_requested() && !range_done_ && !lane_done_ && read_packet(pkt.get())) {
+        if (pkt->stream_index == source_.video_stream) {
+            if (lane_ && lane_stops_at(pkt.get())) {
+                av_packet_unref(pkt.get());
+                continue;
+            }
+            ++counters_.video_packets;
+            if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
+            decode_video(pkt.get(), stop);
+        } else if (audio_ && audio_->reads(pkt->stream_index)) {
+            audio_->feed(pkt.get());
+        }
+        av_packet_unref(pkt.get());
+        if (before_first_frame && counters_.frames_decoded > 0) {
+            before_first_frame->replay();  // warnings about a source that decodes after all
+            before_first_frame.reset();
+        }
+    }
+    if (stop.stop_requested()) throw Cancelled();
+    if (before_lane_)
+        throw RunError(fmt::format("input {}: the key frame at timestamp {} where a decode lane starts was not found "
+                                   "after seeking: decode it in one pass with --decoders 1",
+                                   source_.path, lane_->start_pts));
+    if (!range_done_) {
+        decode_video(nullptr, stop);
+        // A lane ends where the next one starts: the constant-rate step
+        // makes the frames before that key frame's time, no more.
+        const std::int64_t end = lane_done_ ? lane_end_ : end_pts_;
+        if (normalizer_)
+            for (auto& f : normalizer_->close(end)) fan_out(std::move(f), stop);
+    }
+    if (range_ && counters_.frames_normalized != range_->end - range_->first)
+        throw RunError(fmt::format("input {}: frames {} to {} were planned here, but the source gave {} of them: "
+                                   "it is not the source that was planned (make a new plan)",
+                                   source_.path, range_->first, range_->end - 1, counters_.frames_normalized));
+    if (audio_)
+        audio_->finish(counters_.frames_normalized, source_.frame_rate);
+}
+
+bool DecodePump::read_packet(AVPacket* pkt) {
+    try {
+        return read_or_cancel(input_, pkt);
+    } catch (const av::AvError& e) {
+        // A read error after good data is a cut or damaged file: keep what
+        // came before (report_damage() says so); before any, it is fatal.
+        if (counters_.frames_decoded == 0) throw;
+        read_error_ = e.what();
+        return false;
+    }
+}
+
+// Damaged and truncated sources still make a ladder of what could be
+// decoded, but never silently.
+void DecodePump::report_damage(bool whole_source) {
+    if (!read_error_.empty())
+        progress_.note(NoteLevel::warning,
+                       fmt::format("input {}: reading stopped early ({}): the file looks truncated or damaged; the "
+                                   "outputs end after {} frames",
+                                   source_.path, read_error_, counters_.frames_normalized));
+    if (whole_source && read_error_.empty())
+        note_frames_missing(input_.get()->streams[source_.video_stream], source_, counters_, progress_);
+    // Frames the constant-rate step had to invent: gaps in the source's
+    // timestamps. Normal for a variable frame rate, a sign of damage when
+    // the decoder also complained.
+    const std::int64_t filled = counters_.frames_normalized - counters_.frames_decoded;
+    if (filled > 0)
+        progress_.note(counters_.damaged > 0 ? NoteLevel::warning : NoteLevel::info,
+                       fmt::format("input {}: its timestamps leave {} frame(s) empty at {:.3f} fps (a variable frame "
+                                   "rate, or frames missing or damaged in the file): the previous frame is repeated "
+                                   "there",
+                                   source_.path, filled, av_q2d(source_.frame_rate)));
+    if (counters_.damaged > 0)
+        progress_.note(NoteLevel::warning,
+                       fmt::format("input {}: {} damaged video packet(s) or frame(s) were skipped or concealed; gaps "
+                                   "repeat the previous good frame: check the source file",
+                                   source_.path, counters_.damaged));
+}
+
+// Headers that list the frames (MP4, MOV) show a cut file; 2% slack for
+// edit lists and frames a decoder legitimately drops.
+void note_frames_missing(const AVStream* video, const SourceInfo& source, const PumpCounters& decoded,
+                         ProgressSink& progress) {
+    if (video->nb_frames > 0 && decoded.frames_decoded < video->nb_frames * 98 / 100)
+        progress.note(NoteLevel::warning,
+                      fmt::format("input {}: only {} of the {} video frames its header lists could be decoded: the "
+                                  "file looks truncated; the outputs end after {} frames",
+                                  source.path, decoded.frames_decoded, video->nb_frames, decoded.frames_normalized));
+}
+
+void DecodePump::close_outputs() {
+    for (auto* ch : outputs_) ch->close();
+}
+
+void DecodePump::decode_video(const AVPacket* pkt, std::stop_token stop) {
+    int ret = avcodec_send_packet(decoder_.get(), pkt);
+    if (ret == AVERROR_INVALIDDATA) {  // damaged packet: the decoder conceals, the fps step fills the gap
+        ++counters_.damaged;
+        return;
+    }
+    if (ret != AVERROR_EOF) av::check(ret, fmt::format("decoding video of {}", source_.path));
+    av::FramePtr frame = av::make_frame();
+    for (;;) {
+        ret = avcodec_receive_frame(decoder_.get(), frame.get());
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
+        if (ret == AVERROR_INVALIDDATA) {
+            ++counters_.damaged;
+            continue;
+        }
+        av::check(ret, fmt::format("decoding video of {}", source_.path));
+        ++counters_.frames_decoded;
+        if (frame->decode_error_flags != 0 || (frame->flags & AV_FRAME_FLAG_CORRUPT)) ++counters_.damaged;
+        if (frame->format == AV_PIX_FMT_CUDA) {
+            ++counters_.frames_on_gpu;
+            if (!gpu_copier_) gpu_copier_ = std::make_unique<av::GpuFrameCopier>();
+            av::FramePtr copy = gpu_copier_->copy(frame.get());
+            av_frame_unref(frame.get());  // the decoder's surface goes back now
+            normalize(copy.get(), stop);
+            continue;
+        } else if (hw_device_ && counters_.frames_decoded == 1) {
+            progress_.note(NoteLevel::warning,
+                           fmt::format("input {}: NVDEC did not take this stream ({} {}); decoding it on the CPU",
+                                       source_.path, source_.codec_name,
+                                       av_get_pix_fmt_name(static_cast<AVPixelFormat>(frame->format))));
+        }
+        normalize(frame.get(), stop);
+        av_frame_unref(frame.get());
+    }
+}
+
+void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
+    const AVStream* vs = input_.get()->streams[source_.video_stream];
+    const std::int64_t best_effort = frame->best_effort_timestamp;
+    PictureFit::Fitted fitted;
+    if (frame->format != AV_PIX_FMT_CUDA) {
+        fitted = fit_.fit(frame, vs->time_base);
+        if (fitted.note) progress_.note(NoteLevel::warning, fmt::format("input {}: {}", source_.path, *fitted.note));
+        if (fitted.frame) frame = fitted.frame.get();
+    }
+    if (!normalizer_) {
+        const AVRational tb = vs->time_base;
+        const AVRational sar = frame->sample_aspect_ratio.num > 0 ? frame->sample_aspect_ratio : source_.sample_aspect;
+        const std::string args =
+            fmt::format("video_size={}x{}:pix_fmt={}:time_base={}/{}:pixel_aspect={}/{}", frame->width, frame->height,
+                        frame->format, tb.num, tb.den, sar.num, sar.den);
+        const bool on_gpu = frame->format == AV_PIX_FMT_CUDA;
+        // Frames in GPU memory keep their layout here: scale_cuda converts
+        // per rung, where the frames are made smaller first. (Rotated and
+        // interlaced sources are decoded on the CPU: see device_plan.)
+        std::string chain;
+        if (!on_gpu && (source_.interlaced || av::frame_is_interlaced(frame))) {
+            // One frame per frame (not per field): the rate stays the
+            // source's; deint=interlaced leaves progressive frames alone.
+            chain += "bwdif=mode=send_frame:parity=auto:deint=interlaced,";
+            if (!source_.interlaced)
+                progress_.note(NoteLevel::info, fmt::format("input {}: interlaced frames: deinterlacing them (bwdif)",
+                                                            source_.path));
+        }
+        if (!on_gpu && source_.rotation == 90) chain += "transpose=clock,";
+        if (!on_gpu && source_.rotation == 180) chain += "hflip,vflip,";
+        if (!on_gpu && source_.rotation == 270) chain += "transpose=cclock,";
+        chain += fmt::format("fps=fps={}/{}", source_.frame_rate.num, source_.frame_rate.den);
+        // FFmpeg's own RGB-to-YUV step would use BT.601 whatever the size:
+        // the matrix and range are the ones the outputs are tagged with.
+        if (!on_gpu && source_.rgb_picture)
+            chain += fmt::format(",scale=out_color_matrix={}:out_range=tv",
+                                 source_.colorspace == AVCOL_SPC_BT709 ? "bt709" : "bt601");
+        else if (!on_gpu && source_.to_limited_range)
+            // in_range said, not guessed: FFmpeg 5.1 takes only yuvj formats
+            // for full range, 7.x negotiates ranges from the frames' tags.
+            chain += ",scale=in_range=pc:out_range=tv";
+        if (!on_gpu) chain += fmt::format(",format=pix_fmts={}", av_get_pix_fmt_name(source_.pix_fmt));
+        normalizer_ = std::make_unique<av::FilterChain>(false, args, chain, on_gpu ? frame->hw_frames_ctx : nullptr);
+    }
+    std::int64_t ts = best_effort;
+    if (ts == AV_NOPTS_VALUE)
+        ts = av_rescale_q(counters_.frames_decoded - 1, av_inv_q(source_.frame_rate), vs->time_base);
+    frame->pts = ts;
+    // The stream ends one frame duration after the latest frame.
+    end_pts_ = std::max(end_pts_, ts + std::max<std::int64_t>(1, av_rescale_q(1, av_inv_q(source_.frame_rate), vs->time_base)));
+    for (auto& f : normalizer_->push(frame)) fan_out(std::move(f), stop);
+}
+
+void DecodePump::seek_to_range() {
+    // A timeline with jumps is read from its start: a seek by time could
+    // land in the wrong part of it.
+    if (range_->first <= 0 || !source_.timestamp_jumps.empty()) return;
+    const AVStream* vs = input_.get()->streams[source_.video_stream];
+    // Two frames early: the constant-rate step picks, for each frame, the
+    // latest source frame at or before it, which may start a little earlier.
+    const std::int64_t target = av_rescale_q(range_->origin_pts + range_->first - 2, av_inv_q(source_.frame_rate),
+                                             vs->time_base);
+    // At or before target: a key frame, whatever the container's index says.
+    const int ret = avformat_seek_file(input_.get(), source_.video_stream, INT64_MIN, target, target, 0);
+    if (ret < 0)
+        throw RunError(fmt::format("input {}: cannot seek to frame {} ({}): a shard needs a seekable source",
+                                   source_.path, range_->first, av::error_string(ret)));
+}
+
+// At or before the lane's key frame. Containers without an index (MPEG-TS)
+// seek by estimate and may land after it: each retry aims a second further
+// back, then twice that.
+void DecodePump::seek_to_lane_start() {
+    const AVStream* vs = input_.get()->streams[source_.video_stream];
+    const std::int64_t back = lane_seeks_ == 0 ? 0 : av_rescale_q(1LL << (lane_seeks_ - 1), {1, 1}, vs->time_base);
+    ++lane_seeks_;
+    const std::int64_t start = lane_->start_pts - back;
+    const int ret = avformat_seek_file(input_.get(), source_.video_stream, INT64_MIN, start, start, 0);
+    if (ret < 0)
+        throw RunError(fmt::format("input {}: cannot seek to timestamp {} where a decode lane starts ({}): decode it in "
+                                   "one pass with --decoders 1",
+                                   source_.path, start, av::error_string(ret)));
+    before_lane_ = true;
+}
+
+// Whether the lane leaves this video packet alone: before its key frame
+// (the seek lands at or before it), or at the next lane's key frame, where
+// it stops reading.
+bool DecodePump::lane_stops_at(const AVPacket* pkt) {
+    const bool key = (pkt->flags & AV_PKT_FLAG_KEY) != 0;
+    if (before_lane_) {
+        if (key && pkt->pts == lane_->start_pts) {
+            before_lane_ = false;
+            return false;
+        }
+        // At a clean cut every packet before the key frame shows before it.
+        if (pkt->pts != AV_NOPTS_VALUE && pkt->pts >= lane_->start_pts) {
+            if (lane_seeks_ < kLaneSeeks) {
+                seek_to_lane_start();
+                return true;
+            }
+            throw RunError(fmt::format("input {}: seeking for the decode lane that starts at timestamp {} went past "
+                                       "its key frame: decode it in one pass with --decoders 1",
+                                       source_.path, lane_->start_pts));
+        }
+        return true;
+    }
+    if (lane_->bounds->ends_at(pkt->pts, key)) {
+        lane_done_ = true;
+        lane_end_ = pkt->pts;
+        return true;
+    }
+    return false;
+}
+
+// The frame's number in the whole source. The first lane's first frame is
+// frame 0; the others wait for its timestamp (decoded within the first
+// packets of the source).
+std::int64_t DecodePump::lane_frame_number(const AVFrame* frame, std::stop_token stop) {
+    if (!lane_origin_) {
+        if (lane_->start_pts == AV_NOPTS_VALUE) {
+            lane_origin_ = counters_.origin_pts;
+            if (lane_->origin) lane_->origin->set(*lane_origin_);
+        } else {
+            lane_origin_ = lane_->origin->wait(stop);
+            if (!lane_origin_) throw Cancelled();
+        }
+    }
+    const std::int64_t n = frame->pts - *lane_origin_;
+    const std::int64_t expected = counters_.first_frame + counters_.frames_normalized;
+    if (n < 0 || (counters_.frames_normalized > 0 && n != expected))
+        throw RunError(fmt::format("input {}: a decode lane made frame {} where frame {} was due: its timestamps do "
+                                   "not allow decoding it in parts; decode it in one pass with --decoders 1",
+                                   source_.path, n, counters_.frames_normalized > 0 ? expected : 0));
+    return n;
+}
+
+void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
+    if (!origin_known_) {
+        counters_.origin_pts = frame->pts;
+        origin_known_ = true;
+    }
+    std::int64_t number = counters_.frames_normalized;  // one pass from the source's start
+    if (range_) {
+        // The frame's number in the whole source, from its timestamp.
+        const std::int64_t n = frame->pts - range_->origin_pts;
+        if (n < range_->first) return;
+        if (n >= range_->end) {
+            range_done_ = true;
+            return;
+        }
+        if (n != range_->first + counters_.frames_normalized)
+            throw RunError(fmt::format("input {}: frame {} came where frame {} was planned: the source's timestamps "
+                                       "differ from the planned ones (make a new plan)",
+                                       source_.path, n, range_->first + counters_.frames_normalized));
+        number = n;
+    } else if (lane_) {
+        number = lane_frame_number(frame.get(), stop);
+    }
+    if (counters_.frames_normalized == 0) counters_.first_frame = number;
+    counters_.end_frame = number + 1;
+    // Downstream, a frame's timestamp is its number in the whole source.
+    frame->pts = number;
+    ++counters_.frames_normalized;
+    // Time spent waiting for room downstream is not decoding time.
+    const auto waiting = std::chrono::steady_clock::now();
+    for (auto* ch : outputs_) {
+        if (!ch->push(av::ref_frame(frame.get()), stop)) throw Cancelled();
+    }
+    blocked_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
+    // The last report comes from run(), with the real total.
+    const std::int64_t handed_on =
+        lane_ && lane_->frames_handed_on ? lane_->frames_handed_on->fetch_add(1) + 1 : counters_.frames_normalized;
+    if (handed_on % 25 == 0 && handed_on < source_.estimated_frames)
+        progress_.decode_progress(handed_on, source_.estimated_frames);
+}
 
 DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
                          int consumers, std::size_t channel_capacity, AudioTracks* audio, ProgressSink& progress,

@@ -1,4 +1,9 @@
 #pragma once
+// Room engine/source/: the input read once: described, cut into lanes at clean key
+// frames, demuxed, decoded and normalized; frames numbered, subtitles read.
+// May include: base, media.
+// (scripts/check-rooms.py; docs/architecture.md "Rooms inside engine/")
+//
 // The source's decode, in one lane or several. With cuts (find_decode_cuts)
 // the source is decoded in lanes that run at once, one DecodePump each on a
 // demuxer of its own (CPU decoders, or NVDEC sessions), each from one cut to
@@ -8,26 +13,156 @@
 // far half of the range a lane has not read yet, from a clean key frame
 // there. Audio is then read by a stage of its own. With one lane and no
 // growth, the lane is the single pump of old, audio included.
+//
+// DecodePump, one per lane: demuxes and decodes its part of the source
+// exactly once. Video frames are normalized
+// once (deinterlaced and turned upright when the source says so, constant
+// frame rate from the stream's rate, one pixel format) and
+// handed to every rung scaler as new references to the same buffers (no
+// pixel copy); audio packets go to the AudioTracks.
 #include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
+#include "av/hw_device.hpp"
 #include "av/input_file.hpp"
-#include "engine/media/audio_tracks.hpp"
-#include "engine/source/decode_pump.hpp"
+#include "av/logging.hpp"
+#include "engine/base/bounded_channel.hpp"
+#include "engine/base/errors.hpp"
 #include "engine/base/job_report.hpp"
-#include "engine/source/lane_bounds.hpp"
 #include "engine/base/progress_sink.hpp"
 #include "engine/base/shared_value.hpp"
-#include "engine/source/source_info.hpp"
 #include "engine/base/stage_threads.hpp"
+#include "engine/media/audio_tracks.hpp"
+#include "engine/source/lane_bounds.hpp"
+#include "engine/source/picture_fit.hpp"
+#include "engine/source/source_info.hpp"
 
 namespace ladder::engine {
+
+using FrameChannel = BoundedChannel<av::FramePtr>;
+
+struct PumpCounters {
+    std::int64_t video_packets = 0;
+    std::int64_t frames_decoded = 0;
+    std::int64_t frames_normalized = 0;
+    double busy_seconds = 0;  // demux + decode + normalize, without waiting for room downstream
+    std::int64_t frames_on_gpu = 0;  // decoded frames that came out in GPU memory (NVDEC)
+    std::int64_t damaged = 0;        // video packets the decoder refused or flagged, frames it concealed
+    // The constant-rate step's timestamp (in 1/frame_rate) of the first
+    // frame handed on: frame n of the whole source has origin_pts + n, also
+    // when decoding starts in the middle (a shard).
+    std::int64_t origin_pts = 0;
+    // The numbers (in the whole source) of the first frame handed on and
+    // of the one after the last.
+    std::int64_t first_frame = 0;
+    std::int64_t end_frame = 0;
+};
+
+// Frames [first, end) of the normalized source, whose frame 0 has the
+// timestamp origin_pts (PumpCounters::origin_pts of a pass over the whole
+// source): a shard decodes only these, from the key frame before them.
+struct FrameRange {
+    std::int64_t first = 0;
+    std::int64_t end = 0;
+    std::int64_t origin_pts = 0;
+    // The numbers (in the whole source) of the first frame handed on and
+    // of the one after the last.
+    std::int64_t first_frame = 0;
+    std::int64_t end_frame = 0;
+};
+
+// One of several decode lanes over the source, between two cuts of
+// find_decode_cuts: from the key frame at start_pts (AV_NOPTS_VALUE: the
+// source's start) until the key frame where bounds ends it is read (or the
+// source's end). Frames are numbered as one pass over the whole source
+// numbers them: from the first lane's first timestamp.
+struct DecodeLaneSpec {
+    std::int64_t start_pts = AV_NOPTS_VALUE;
+    LaneBounds* bounds = nullptr;  // where it ends; may move earlier while it runs
+    SharedValue<std::int64_t>* origin = nullptr;      // published by the first lane
+    SharedValue<std::int64_t>* source_end = nullptr;  // the frame count, published by the last lane
+    std::atomic<std::int64_t>* frames_handed_on = nullptr;  // every lane's, for progress
+};
+
+// Warns when fewer frames were decoded than the container's header lists
+// (a truncated MP4): a lane knows only its part, so the run's decode lanes
+// ask this with their totals.
+void note_frames_missing(const AVStream* video, const SourceInfo& source, const PumpCounters& decoded,
+                         ProgressSink& progress);
+
+class DecodePump {
+public:
+    // hw_device (may be null): a CUDA device context to decode on with
+    // NVDEC; frames then stay in GPU memory and the scalers use scale_cuda.
+    DecodePump(av::InputFile& input, const SourceInfo& source, std::vector<FrameChannel*> outputs,
+               AudioTracks* audio, ProgressSink& progress, av::BufferRefPtr hw_device = nullptr);
+
+    // Runs to the end of the source, then closes every output channel and
+    // finishes the audio track. A source of which no video frame decodes
+    // throws InputError, before any channel is closed, with what the decoder
+    // logged on this thread (a frame-threaded decoder's own threads print
+    // theirs). When it throws, the caller first stops the
+    // run and then calls close_outputs(), so no consumer mistakes a failure
+    // for the end of the source.
+    void run(std::stop_token stop);
+    void close_outputs();
+
+    // Only these frames, numbered from range.first: the pump seeks to the
+    // key frame before them, skips what comes earlier, stops after them,
+    // and throws RunError when the source does not give exactly these
+    // (another source than the one planned). No audio then.
+    void limit_to(FrameRange range) { range_ = range; }
+    // Only this lane's frames; no audio then (see AudioReader).
+    void as_lane(DecodeLaneSpec lane) { lane_ = lane; }
+
+    const PumpCounters& counters() const { return counters_; }
+
+private:
+    void decode_all(std::stop_token stop, std::optional<av::LibraryLogCapture>& before_first_frame);
+    InputError no_video_frame(const std::string& decoder_says) const;
+    void decode_video(const AVPacket* pkt, std::stop_token stop);
+    void normalize(AVFrame* frame, std::stop_token stop);
+    void fan_out(av::FramePtr frame, std::stop_token stop);
+    void seek_to_range();
+    void seek_to_lane_start();
+    bool lane_stops_at(const AVPacket* pkt);
+    std::int64_t lane_frame_number(const AVFrame* frame, std::stop_token stop);
+    bool read_packet(AVPacket* pkt);
+    void report_damage(bool whole_source);
+
+    av::InputFile& input_;
+    const SourceInfo& source_;
+    std::vector<FrameChannel*> outputs_;
+    AudioTracks* audio_;
+    ProgressSink& progress_;
+    av::BufferRefPtr hw_device_;
+    std::unique_ptr<av::GpuFrameCopier> gpu_copier_;
+    av::CodecContextPtr decoder_;
+    std::unique_ptr<av::FilterChain> normalizer_;
+    PictureFit fit_;  // frames whose size changed mid-stream, back to the first one's
+    PumpCounters counters_;
+    std::int64_t end_pts_ = 0;  // source time base
+    double blocked_seconds_ = 0;
+    std::string read_error_;  // why demuxing stopped early, when it did
+    std::optional<FrameRange> range_;
+    bool range_done_ = false;  // every frame of range_ was handed on
+    bool origin_known_ = false;
+    std::optional<DecodeLaneSpec> lane_;
+    bool before_lane_ = false;  // still reading up to the lane's first key frame
+    bool lane_done_ = false;    // the next lane's key frame was read
+    std::int64_t lane_end_ = AV_NOPTS_VALUE;
+    int lane_seeks_ = 0;
+    static constexpr int kLaneSeeks = 5;
+    std::optional<std::int64_t> lane_origin_;
+};
 
 class DecodeLanes {
 public:

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/source/decode_pump.hpp"
+#include "engine/source/decode_lanes.hpp"
 #include "engine/base/errors.hpp"
 #include "media_tools.hpp"
 

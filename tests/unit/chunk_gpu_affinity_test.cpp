@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/schedule/chunk_dispatcher.hpp"
-#include "engine/rung/chunk_joiner.hpp"
+#include "engine/rung/rung.hpp"
 #include "engine/base/errors.hpp"
 
 namespace ladder::engine {

@@ -12,7 +12,7 @@
 #include "av/av_error.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/encode/backend/libavcodec_encoder.hpp"
-#include "engine/encode/backend/session_chunks.hpp"
+#include "engine/encode/backend/session_driver.hpp"
 #include "mux/av1_sequence_header.hpp"
 
 namespace ladder::engine {

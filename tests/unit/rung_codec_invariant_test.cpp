@@ -1,6 +1,6 @@
 // RungCodecInvariant and the AV1 sequence header helpers, on REAL sequence
 // headers made in the test by libsvtav1 and libaom-av1 through libavcodec.
-#include "engine/rung/rung_codec_invariant.hpp"
+#include "engine/rung/rung.hpp"
 
 #include <gtest/gtest.h>
 

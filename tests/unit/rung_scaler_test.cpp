@@ -8,7 +8,7 @@
 
 #include "av/av_error.hpp"
 #include "engine/base/errors.hpp"
-#include "engine/rung/rung_scaler.hpp"
+#include "engine/rung/rung.hpp"
 #include "yuv420p_frames.hpp"
 
 namespace ladder::engine {

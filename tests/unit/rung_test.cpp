@@ -24,7 +24,7 @@
 #include "engine/base/shared_value.hpp"
 #include "engine/output/chunk_journal.hpp"
 #include "engine/output/rung_finalizer.hpp"
-#include "engine/rung/rung_codec_invariant.hpp"
+#include "engine/rung/rung.hpp"
 
 namespace rung_test {
 
