@@ -60,10 +60,14 @@ void StageThreads::start(const std::string& name, std::function<void(std::stop_t
         }
         if (cleanup) cleanup();
     };
+    // Declared out here so that, when keeping it fails, the thread is joined
+    // only after the stop is requested (it waits on the group's stop, not
+    // on its own).
+    std::jthread thread;
     try {
         // Started without the lock: the new thread's failure path (record)
         // takes it.
-        std::jthread thread = starter_(std::move(run));
+        thread = starter_(std::move(run));
         std::lock_guard lock(mu_);
         threads_.push_back(std::move(thread));
     } catch (const std::exception& e) {
