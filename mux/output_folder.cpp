@@ -113,7 +113,12 @@ std::optional<OutputFolder> OutputFolder::step(const std::string& name, bool cre
                 throw UnsafeOutputPath(fmt::format(
                     "{} is in the way: ladder needs a folder there; move it or choose another output folder",
                     path.string()));
-            case EntryKind::folder: throw os_error(err, fmt::format("cannot open the folder {}", path.string()));
+            case EntryKind::folder:
+                // Missing when opened, there now: another writer made it
+                // meanwhile (two workers journal a rung's first chunks at
+                // once). Open it again.
+                if (err == ENOENT) break;
+                throw os_error(err, fmt::format("cannot open the folder {}", path.string()));
             case EntryKind::missing:
                 if (!create) return std::nullopt;
                 if (::mkdirat(fd_.get(), name.c_str(), 0755) != 0 && errno != EEXIST)

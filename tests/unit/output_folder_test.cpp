@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -92,6 +93,42 @@ struct Planted {
         return ss.str();
     }
 };
+
+// Two encoder workers journal a rung's first chunks at once: both make the
+// rung's folder; each must get it, whichever made it.
+TEST(OutputFolder, WritersMakingOneFolderAtOnceAllOpenIt) {
+    const fs::path dir = fs::temp_directory_path() / ("ladder-mkdir-race-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const auto parent = mux::OutputFolder::open_named(dir, false);
+    constexpr int kRounds = 300;
+    constexpr int kWriters = 4;
+    std::atomic<int> failures{0};
+    std::string first_failure;
+    std::mutex mu;
+    for (int round = 0; round < kRounds; ++round) {
+        const std::string name = "rung" + std::to_string(round);
+        std::atomic<int> ready{0};
+        std::vector<std::thread> writers;
+        for (int w = 0; w < kWriters; ++w)
+            writers.emplace_back([&] {
+                ++ready;
+                while (ready < kWriters) {
+                }
+                try {
+                    (void)parent.folder(name);
+                } catch (const std::exception& e) {
+                    if (failures++ == 0) {
+                        std::lock_guard lock(mu);
+                        first_failure = e.what();
+                    }
+                }
+            });
+        for (auto& t : writers) t.join();
+    }
+    EXPECT_EQ(failures, 0) << first_failure;
+    fs::remove_all(dir);
+}
 
 TEST(OutputFolder, RefusesALinkWhereItWouldOpenAFolderAndNamesIt) {
     Planted p("folder");
