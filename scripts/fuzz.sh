@@ -13,6 +13,8 @@
 #   FUZZ_RSS_MB     memory limit per run (-rss_limit_mb, default 2048)
 #   FUZZ_TIMEOUT_S  one input slower than this is a finding (-timeout, default 10)
 #   FUZZ_PARALLEL   targets fuzzed at the same time (default: number of CPU cores)
+#   FUZZ_GRACE_S    a run still going this long after SECONDS is killed and
+#                   fails the script (default 120)
 #
 # The working corpus of a target is build/fuzz/corpus/TARGET (seeded from
 # tests/fuzz/corpus/TARGET; what fuzzing finds stays there, not in git). A
@@ -64,7 +66,11 @@ fuzz_one() {
   rm -f "$BUILD_DIR/$t.result"
   cp -n "tests/fuzz/corpus/$t"/* "$corpus"/ 2>/dev/null || true
   echo "fuzz.sh: $t for ${SECONDS_EACH} s (log $log)"
-  "$BUILD_DIR/tests/fuzz/$t" "$corpus" \
+  # libFuzzer stops itself after -max_total_time; the outer bound is for a
+  # run that does not (a CI run once sat past its 90 minutes in this step),
+  # so that CI ends with the log's tail instead of nothing.
+  timeout --kill-after=10 "$((SECONDS_EACH + ${FUZZ_GRACE_S:-120}))" \
+    "$BUILD_DIR/tests/fuzz/$t" "$corpus" \
     -max_total_time="$SECONDS_EACH" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
     -timeout="${FUZZ_TIMEOUT_S:-10}" -artifact_prefix="$artifacts/" \
     -print_final_stats=1 >"$log" 2>&1 || t_rc=$?
@@ -72,7 +78,10 @@ fuzz_one() {
   local status execs
   status="$(grep -E '^#[0-9]+' "$log" | tail -1 | tr -s ' \t' ' ' || true)"
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
-  if [[ $t_rc -ne 0 ]]; then
+  if [[ $t_rc -eq 124 || $t_rc -eq 137 ]]; then
+    tail -40 "$log" >&2
+    echo "$t: FAILED: still running $((SECONDS_EACH + ${FUZZ_GRACE_S:-120})) s after it started (killed); log $log" >"$BUILD_DIR/$t.result"
+  elif [[ $t_rc -ne 0 ]]; then
     tail -40 "$log" >&2
     echo "$t: FAILED (exit $t_rc), inputs in $artifacts: $(ls "$artifacts" | tr '\n' ' ')" >"$BUILD_DIR/$t.result"
   else
@@ -82,20 +91,20 @@ fuzz_one() {
 }
 
 PARALLEL="${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}"
+# In batches of PARALLEL, each run waited for by its own PID rather than with
+# `wait -n` (the three runs end within the same second; which of the two
+# held that CI run is not known, so neither is trusted alone).
 rc=0
-running=0
+batch=()
 for t in "${chosen[@]}"; do
-  if [[ $running -ge $PARALLEL ]]; then
-    wait -n || rc=1
-    running=$((running - 1))
-  fi
   fuzz_one "$t" &
-  running=$((running + 1))
+  batch+=("$!")
+  if [[ ${#batch[@]} -ge $PARALLEL ]]; then
+    for pid in "${batch[@]}"; do wait "$pid" || rc=1; done
+    batch=()
+  fi
 done
-while [[ $running -gt 0 ]]; do
-  wait -n || rc=1
-  running=$((running - 1))
-done
+for pid in "${batch[@]}"; do wait "$pid" || rc=1; done
 echo
 for t in "${chosen[@]}"; do echo "fuzz.sh: $(cat "$BUILD_DIR/$t.result")"; done
 exit "$rc"

@@ -64,7 +64,8 @@ run_preset() {
   # test through ctest. A shard's output is printed when it failed.
   local t1=$SECONDS rc=0 shard pids=()
   for ((shard = 0; shard < JOBS; shard++)); do
-    GTEST_TOTAL_SHARDS="$JOBS" GTEST_SHARD_INDEX="$shard" \
+    # Bounded: a deadlock under TSan fails the shard instead of holding CI.
+    GTEST_TOTAL_SHARDS="$JOBS" GTEST_SHARD_INDEX="$shard" timeout --kill-after=10 "${SAN_SHARD_LIMIT_S:-900}" \
       "$build_dir/tests/ladder_unit_tests" --gtest_brief=1 >"$build_dir/unit-shard-$shard.log" 2>&1 &
     pids+=($!)
   done

@@ -37,4 +37,6 @@ if [[ -n "$npm_pid" ]] && ! wait "$npm_pid"; then
   echo "run-tests.sh: warning: npm ci in tests/player failed; the player check cannot run" >&2
 fi
 
-exec ctest --preset release --output-on-failure --no-tests=error -j2 "$@"
+# --timeout: the default limit of a test that sets none (the unit tests);
+# ctest's own default, 1500 s, would let one hung test hold CI for 25 min.
+exec ctest --preset release --output-on-failure --no-tests=error -j2 --timeout 600 "$@"
