@@ -108,13 +108,16 @@ TEST(OutputFolder, WritersMakingOneFolderAtOnceAllOpenIt) {
     std::mutex mu;
     for (int round = 0; round < kRounds; ++round) {
         const std::string name = "rung" + std::to_string(round);
+        // All four released together: each spins until the last has
+        // started, yielding, so that no thread can keep another from
+        // running (a thread at real-time priority that spins without
+        // yielding does, on two cores; see tests/unit/normal_scheduling.cpp).
         std::atomic<int> ready{0};
         std::vector<std::thread> writers;
         for (int w = 0; w < kWriters; ++w)
             writers.emplace_back([&] {
                 ++ready;
-                while (ready < kWriters) {
-                }
+                while (ready < kWriters) std::this_thread::yield();
                 try {
                     (void)parent.folder(name);
                 } catch (const std::exception& e) {
