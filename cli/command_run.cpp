@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "cli/rate_note.hpp"
 #include "engine/base/errors.hpp"
 
 namespace ladder::cli {
@@ -30,8 +31,9 @@ void print_rung_lines(const engine::JobReport& report) {
             quality = fmt::format("  {} {:.{}f}{} (lowest chunk {:.{}f})", report.quality_metric, *r.quality_mean,
                                   db ? 2 : 4, db ? " dB" : "", r.quality_min.value_or(0), db ? 2 : 4);
         }
-        fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s{}  {}\n", r.name, r.width, r.height, r.frames,
-                   seconds > 0 ? r.video_bytes * 8.0 / 1000.0 / seconds : 0.0, quality, r.output);
+        fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s{}{}  {}\n", r.name, r.width, r.height, r.frames,
+                   seconds > 0 ? r.video_bytes * 8.0 / 1000.0 / seconds : 0.0, rate_note(r, report.frame_rate),
+                   quality, r.output);
     }
 }
 

@@ -19,8 +19,10 @@ namespace ladder::cli {
 std::optional<engine::LadderSpec> ladder_from_arguments(const std::string& ladder_file,
                                                         const std::vector<std::string>& rungs);
 
-// One line per rung on stdout: name, size, frames, measured kb/s, output.
+// One line per rung on stdout: name, size, frames, measured kb/s (and how
+// far from its target when outside the band), output.
 void print_rung_lines(const engine::JobReport& report);
+
 
 // A command's progress on stderr and how it ends (the renderer's last word,
 // then the exit code).

@@ -3,10 +3,31 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/base/progress_sink.hpp"
 
 namespace ladder::engine {
+
+std::optional<RateStanding> rate_standing(const RungReport& rung, double frame_rate) {
+    const double seconds = frame_rate > 0 ? static_cast<double>(rung.frames) / frame_rate : 0.0;
+    if (seconds <= 0 || rung.bitrate_kbps <= 0) return std::nullopt;
+    RateStanding s;
+    s.average_kbps = static_cast<double>(rung.video_bytes) * 8.0 / 1000.0 / seconds;
+    s.off = s.average_kbps / rung.bitrate_kbps - 1.0;
+    if (s.off > kRateTolerance) s.verdict = RateStanding::Verdict::over;
+    if (s.off < -kRateTolerance) s.verdict = RateStanding::Verdict::under;
+    return s;
+}
+
+const char* verdict_name(RateStanding::Verdict verdict) {
+    switch (verdict) {
+        case RateStanding::Verdict::over: return "over";
+        case RateStanding::Verdict::under: return "under";
+        case RateStanding::Verdict::on_target: break;
+    }
+    return "on_target";
+}
 
 const char* to_string(RungState s) {
     switch (s) {
@@ -110,6 +131,10 @@ nlohmann::json rung_json(const JobReport& r, int rung) {
                           {"encoders", w.encoders},
                           {"retries", retries},
                           {"mismatches", mismatches}};
+    if (const auto standing = rate_standing(g, r.frame_rate)) {
+        out["rate_verdict"] = verdict_name(standing->verdict);
+        out["target_off_percent"] = std::round(standing->off * 1000.0) / 10.0;
+    }
     if (!r.quality_metric.empty() && g.quality_mean)
         out["quality"][r.quality_metric] = {{"mean", *g.quality_mean}, {"min", *g.quality_min}, {"chunks", g.quality_chunks}};
     return out;

@@ -62,6 +62,21 @@ struct RungReport {
     int quality_chunks = 0;
 };
 
+// How a rung's average video rate stands against its target (README "What
+// a rung's bit rate means"): the target is the average aimed for; a rung
+// within ±kRateTolerance of it is on target, else over or under by
+// `off` (a fraction of the target: +0.22 = 22% over).
+inline constexpr double kRateTolerance = 0.05;
+struct RateStanding {
+    enum class Verdict { on_target, over, under };
+    Verdict verdict = Verdict::on_target;
+    double average_kbps = 0;
+    double off = 0;
+};
+// nullopt: no target, or no frames to measure a rate over.
+std::optional<RateStanding> rate_standing(const RungReport& rung, double frame_rate);
+const char* verdict_name(RateStanding::Verdict verdict);
+
 struct SlotReport {
     std::string label;  // "cpu0:svt"
     std::string encoder;
