@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "hls_tools.hpp"
@@ -48,10 +51,45 @@ protected:
                         "--rung", "120p=160x120@150", "--cpu-slots", "2", "--preset", "12", "--segment-seconds",
                         "0.5", "-q"});
         ASSERT_EQ(r.exit_code, 0) << r.err;
+        summary_ = r.out;
     }
 
     static inline fs::path out_;
+    static inline std::string summary_;  // the encode's stdout
 };
+
+// Each rung's standing against its target, from its file's video packets
+// (read by ffprobe), must be what report.json and the summary line say.
+TEST_F(ReportCommand, EachRungSaysHowFarFromItsTargetItLanded) {
+    std::ifstream in(out_ / "report.json");
+    const json report = json::parse(in);
+    for (const json& rung : report.at("rungs")) {
+        const std::string name = rung.at("name");
+        const ProcessResult sizes = run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                 "packet=size", "-of", "csv=p=0", rung.at("output").get<std::string>()});
+        ASSERT_EQ(sizes.exit_code, 0) << sizes.err;
+        double bytes = 0;
+        long packets = 0;
+        std::istringstream lines(sizes.out);
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty()) bytes += std::stod(line), ++packets;
+        ASSERT_EQ(packets, rung.at("frames").get<long>()) << name;
+        const double kbps = bytes * 8 / 1000 / (static_cast<double>(packets) / 25);
+        const int target = rung.at("bitrate_kbps");
+        const double off = kbps / target - 1;
+        // The report counts each frame's 2-byte temporal delimiter, which an
+        // MP4 sample leaves out: 0.4 kb/s at 25 fps, 0.27% of 150 kb/s.
+        EXPECT_NEAR(rung.at("target_off_percent").get<double>(), off * 100, 0.5) << name;
+        if (std::abs(std::abs(off) - 0.05) < 0.005) continue;  // too near the band's edge to judge here
+        const std::string verdict = off > 0.05 ? "over" : off < -0.05 ? "under" : "on_target";
+        EXPECT_EQ(rung.at("rate_verdict"), verdict) << name << ": " << kbps << " kb/s of " << target;
+        const auto at = summary_.find("  " + name + "  ");
+        ASSERT_NE(at, std::string::npos) << summary_;
+        const std::string line = summary_.substr(at, summary_.find('\n', at) - at);
+        const std::string note = fmt::format("% {} its {} kb/s target)", verdict, target);
+        EXPECT_EQ(line.find(note) != std::string::npos, verdict != "on_target") << line;
+    }
+}
 
 TEST_F(ReportCommand, DrawsEveryChunkOfARealRun) {
     const fs::path dir = fresh_dir("report-draw");
