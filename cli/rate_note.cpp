@@ -1,16 +1,24 @@
 #include "cli/rate_note.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace ladder::cli {
 
 std::string rate_note(const engine::RungReport& rung, double frame_rate) {
     const auto standing = engine::rate_standing(rung, frame_rate);
-    if (!standing || standing->verdict == engine::RateStanding::Verdict::on_target) return "";
-    return fmt::format(" ({:.0f}% {} its {} kb/s target)", std::abs(standing->off) * 100,
-                       engine::verdict_name(standing->verdict), rung.bitrate_kbps);
+    if (!standing) return "";
+    std::vector<std::string> notes;
+    if (standing->verdict != engine::RateStanding::Verdict::on_target)
+        notes.push_back(fmt::format("{:.0f}% {} its {} kb/s target", std::abs(standing->off) * 100,
+                                    engine::verdict_name(standing->verdict), rung.bitrate_kbps));
+    if (standing->peak_over_average > engine::kPeakOverAverageLimit)
+        notes.push_back(fmt::format("peak chunk {:.1f}x the average", standing->peak_over_average));
+    return notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; "));
 }
 
 }  // namespace ladder::cli

@@ -17,6 +17,9 @@ std::optional<RateStanding> rate_standing(const RungReport& rung, double frame_r
     s.off = s.average_kbps / rung.bitrate_kbps - 1.0;
     if (s.off > kRateTolerance) s.verdict = RateStanding::Verdict::over;
     if (s.off < -kRateTolerance) s.verdict = RateStanding::Verdict::under;
+    if (rung.video_bytes > 0)
+        s.peak_over_average = rung.peak_chunk_bytes_per_frame * static_cast<double>(rung.frames) /
+                              static_cast<double>(rung.video_bytes);
     return s;
 }
 
@@ -134,6 +137,7 @@ nlohmann::json rung_json(const JobReport& r, int rung) {
     if (const auto standing = rate_standing(g, r.frame_rate)) {
         out["rate_verdict"] = verdict_name(standing->verdict);
         out["target_off_percent"] = std::round(standing->off * 1000.0) / 10.0;
+        out["peak_over_average"] = std::round(standing->peak_over_average * 100.0) / 100.0;
     }
     if (!r.quality_metric.empty() && g.quality_mean)
         out["quality"][r.quality_metric] = {{"mean", *g.quality_mean}, {"min", *g.quality_min}, {"chunks", g.quality_chunks}};

@@ -54,6 +54,10 @@ struct RungReport {
     int chunks = 0;
     std::int64_t frames = 0;
     std::size_t video_bytes = 0;
+    // The largest chunk's video bytes per frame, over the chunks at least
+    // half as long as the first (a short last chunk is not a segment's
+    // rate): with video_bytes / frames, the rung's peak over its average.
+    double peak_chunk_bytes_per_frame = 0;
     std::string output;  // path of the finished file
     // --quality: the mean over the measured chunks' frames and the lowest
     // chunk (JobReport::quality_metric names the metric).
@@ -65,13 +69,18 @@ struct RungReport {
 // How a rung's average video rate stands against its target (README "What
 // a rung's bit rate means"): the target is the average aimed for; a rung
 // within ±kRateTolerance of it is on target, else over or under by
-// `off` (a fraction of the target: +0.22 = 22% over).
+// `off` (a fraction of the target: +0.22 = 22% over). Apple's HLS
+// authoring rules ask for a peak (BANDWIDTH) of at most twice the average:
+// `peak_over_average` is the largest chunk's rate over the rung's (video
+// only; 0 when unknown).
 inline constexpr double kRateTolerance = 0.05;
+inline constexpr double kPeakOverAverageLimit = 2.0;
 struct RateStanding {
     enum class Verdict { on_target, over, under };
     Verdict verdict = Verdict::on_target;
     double average_kbps = 0;
     double off = 0;
+    double peak_over_average = 0;
 };
 // nullopt: no target, or no frames to measure a rate over.
 std::optional<RateStanding> rate_standing(const RungReport& rung, double frame_rate);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/base/errors.hpp"
 #include "engine/media/audio_segment_plan.hpp"
 #include "engine/media/language_tag.hpp"
@@ -177,6 +179,11 @@ void RungFinalizer::write_chunk(const EncodedChunk& chunk, std::stop_token stop)
     for (auto& sink : sinks_) sink->write_chunk(chunk, video_ends, stop);
     report_.frames = end;
     report_.video_bytes += chunk.bytes;
+    if (report_.chunks == 0) first_chunk_frames_ = chunk.frame_count;
+    if (chunk.frame_count > 0 && chunk.frame_count * 2 >= first_chunk_frames_)
+        report_.peak_chunk_bytes_per_frame =
+            std::max(report_.peak_chunk_bytes_per_frame,
+                     static_cast<double>(chunk.bytes) / static_cast<double>(chunk.frame_count));
     ++report_.chunks;
     records_.push_back(ChunkRecord{chunk.rung, chunk.index, chunk.first_frame, chunk.frame_count, chunk.bytes,
                                    chunk.slot_label, chunk.encoder, chunk.start_seconds, chunk.end_seconds,

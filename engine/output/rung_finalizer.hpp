@@ -165,6 +165,7 @@ private:
     std::optional<RungEnd> end_;  // once the last chunk came
 
     RungReport report_;
+    std::int64_t first_chunk_frames_ = 0;
     bool completed_ = false;
     std::vector<ChunkRecord> records_;
     RungQuality quality_;  // --quality: the chunks measured so far

@@ -86,8 +86,43 @@ TEST_F(ReportCommand, EachRungSaysHowFarFromItsTargetItLanded) {
         const auto at = summary_.find("  " + name + "  ");
         ASSERT_NE(at, std::string::npos) << summary_;
         const std::string line = summary_.substr(at, summary_.find('\n', at) - at);
-        const std::string note = fmt::format("% {} its {} kb/s target)", verdict, target);
+        const std::string note = fmt::format("% {} its {} kb/s target", verdict, target);
         EXPECT_EQ(line.find(note) != std::string::npos, verdict != "on_target") << line;
+    }
+}
+
+// The largest chunk's rate over the rung's, from the file's packets cut at
+// the chunks report.json lists (chunks of at least half the first one's
+// frames), is the report's peak_over_average.
+TEST_F(ReportCommand, EachRungsPeakChunkOverItsAverageIsTheFilesOwn) {
+    std::ifstream in(out_ / "report.json");
+    const json report = json::parse(in);
+    for (std::size_t i = 0; i < report.at("rungs").size(); ++i) {
+        const json& rung = report.at("rungs").at(i);
+        const ProcessResult sizes = run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                 "packet=size", "-of", "csv=p=0", rung.at("output").get<std::string>()});
+        ASSERT_EQ(sizes.exit_code, 0) << sizes.err;
+        std::vector<double> packet;
+        std::istringstream lines(sizes.out);
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty()) packet.push_back(std::stod(line));
+        double total = 0, peak = 0;
+        for (double b : packet) total += b;
+        long first_frames = 0;
+        for (const json& c : report.at("chunks")) {
+            if (c.at("rung").get<std::size_t>() != i) continue;
+            const long first = c.at("first_frame"), frames = c.at("frames");
+            if (first == 0) first_frames = frames;
+            ASSERT_LE(first + frames, static_cast<long>(packet.size()));
+            if (frames * 2 < first_frames) continue;
+            double bytes = 0;
+            for (long f = first; f < first + frames; ++f) bytes += packet[static_cast<std::size_t>(f)];
+            peak = std::max(peak, bytes / frames);
+        }
+        const double expected = peak / (total / static_cast<double>(packet.size()));
+        // 2 bytes a frame apart (the report counts temporal delimiters).
+        EXPECT_NEAR(rung.at("peak_over_average").get<double>(), expected, 0.02) << rung.at("name");
+        EXPECT_GT(expected, 1.0);
     }
 }
 

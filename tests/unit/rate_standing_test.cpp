@@ -40,6 +40,20 @@ TEST(RateStanding, OverOrUnderTheBandIsSaidWithHowFar) {
     EXPECT_EQ(cli::rate_note(rung_making(2200), 25), " (12% under its 2500 kb/s target)");
 }
 
+TEST(RateStanding, APeakChunkOverTwiceTheAverageIsSaidToo) {
+    auto r = rung_making(2500);                                  // 3,125,000 bytes over 250 frames
+    r.peak_chunk_bytes_per_frame = 3'125'000.0 / 250 * 2.9;      // one chunk at 2.9x
+    const auto s = engine::rate_standing(r, 25);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_NEAR(s->peak_over_average, 2.9, 1e-9);
+    EXPECT_EQ(cli::rate_note(r, 25), " (peak chunk 2.9x the average)");
+    auto over = rung_making(3050);
+    over.peak_chunk_bytes_per_frame = over.video_bytes / 250.0 * 2.5;
+    EXPECT_EQ(cli::rate_note(over, 25), " (22% over its 2500 kb/s target; peak chunk 2.5x the average)");
+    r.peak_chunk_bytes_per_frame = 3'125'000.0 / 250 * 2.0;  // at the limit: nothing to say
+    EXPECT_EQ(cli::rate_note(r, 25), "");
+}
+
 TEST(RateStanding, NoTargetOrNoFramesHasNoStanding) {
     EXPECT_FALSE(engine::rate_standing(rung_making(3000, 0), 25).has_value());
     auto empty = rung_making(3000);
