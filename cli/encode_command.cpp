@@ -76,7 +76,7 @@ void add_ladder_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided)
         ->capture_default_str();
     auto* ladder = cmd.add_option("--ladder", a.ladder_file,
                                   "Ladder preset JSON ({\"rungs\": [{\"name\", \"height\", \"bitrate_kbps\", "
-                                  "optional \"width\", \"maxrate_kbps\", \"bufsize_kbps\"}]}; without \"width\", "
+                                  "optional \"width\", \"maxrate_kbps\", \"bufsize_kbps\", \"crf\"}]}; without \"width\", "
                                   "\"height\" is the rung's short side); see samples/ladders/");
     auto* rung = cmd.add_option("--rung", a.rungs,
                                 "A rung NAME=WxH@KBPS, repeatable (e.g. --rung 720p=1280x720@2500); W may be "

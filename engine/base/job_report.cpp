@@ -134,6 +134,7 @@ nlohmann::json rung_json(const JobReport& r, int rung) {
                           {"encoders", w.encoders},
                           {"retries", retries},
                           {"mismatches", mismatches}};
+    if (g.crf >= 0) out["crf"] = g.crf;
     if (const auto standing = rate_standing(g, r.frame_rate)) {
         out["rate_verdict"] = verdict_name(standing->verdict);
         out["target_off_percent"] = std::round(standing->off * 1000.0) / 10.0;

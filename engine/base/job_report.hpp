@@ -51,6 +51,7 @@ struct RungReport {
     int width = 0;
     int height = 0;
     int bitrate_kbps = 0;
+    int crf = -1;  // >= 0: the rung's constant quality (RungSpec::crf)
     int chunks = 0;
     std::int64_t frames = 0;
     std::size_t video_bytes = 0;

@@ -129,6 +129,7 @@ RungFinalizer::RungFinalizer(int rung_index, RungSpec rung, std::vector<std::uni
     report_.width = rung_.width;
     report_.height = rung_.height;
     report_.bitrate_kbps = rung_.bitrate_kbps;
+    report_.crf = rung_.crf;
 }
 
 void RungFinalizer::deliver(EncodedChunk chunk) {

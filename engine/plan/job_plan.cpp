@@ -50,8 +50,10 @@ std::string JobPlan::fingerprint() const {
     std::string f = fmt::format("plan{}|bytes={}|{}x{}|{}/{}|frames={}|origin={}|chunk={}|encoder={}|preset={}|check={}",
                                 kPlanVersion, source_bytes, width, height, frame_rate.num, frame_rate.den, frames,
                                 origin_pts, chunk_frames, encoder, preset, splice_name(splice_check));
-    for (const auto& r : ladder.rungs)
+    for (const auto& r : ladder.rungs) {
         f += fmt::format("|{}={}x{}@{}/{}/{}", r.name, r.width, r.height, r.bitrate_kbps, r.maxrate_kbps, r.bufsize_kbps);
+        if (r.crf >= 0) f += fmt::format("/crf{}", r.crf);  // only then: journals of rate rungs keep their fingerprint
+    }
     return f;
 }
 
@@ -79,6 +81,7 @@ nlohmann::json plan_to_json(const JobPlan& p) {
         nlohmann::json j{{"name", r.name}, {"width", r.width}, {"height", r.height}, {"bitrate_kbps", r.bitrate_kbps}};
         if (r.maxrate_kbps) j["maxrate_kbps"] = r.maxrate_kbps;
         if (r.bufsize_kbps) j["bufsize_kbps"] = r.bufsize_kbps;
+        if (r.crf >= 0) j["crf"] = r.crf;
         rungs.push_back(std::move(j));
     }
     nlohmann::json chunks = nlohmann::json::array();

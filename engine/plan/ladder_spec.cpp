@@ -76,6 +76,7 @@ LadderSpec parse_ladder_json(const std::string& text, const std::string& origin)
         rung.bitrate_kbps = get_int(r, "bitrate_kbps", 0, where);
         rung.maxrate_kbps = get_int(r, "maxrate_kbps", 0, where);
         rung.bufsize_kbps = get_int(r, "bufsize_kbps", 0, where);
+        rung.crf = get_int(r, "crf", -1, where);
         spec.rungs.push_back(std::move(rung));
     }
     try {
@@ -133,6 +134,8 @@ void validate_ladder(const LadderSpec& spec) {
         if (r.maxrate_kbps < 0 || (r.maxrate_kbps && r.maxrate_kbps < r.bitrate_kbps))
             throw InputError(fmt::format("rung '{}': maxrate_kbps must be at least bitrate_kbps", r.name));
         if (r.bufsize_kbps < 0) throw InputError(fmt::format("rung '{}': bufsize_kbps must be positive", r.name));
+        if (r.crf < -1 || r.crf > 63)
+            throw InputError(fmt::format("rung '{}': crf {} must be within 0..63 (SVT-AV1's range)", r.name, r.crf));
     }
 }
 

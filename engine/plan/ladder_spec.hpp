@@ -31,6 +31,10 @@ struct RungSpec {
     int bitrate_kbps = 0;
     int maxrate_kbps = 0;  // 0: 1.5 x bitrate
     int bufsize_kbps = 0;  // 0: 2 x bitrate
+    // >= 0: every chunk at this constant quality (an encoder that takes a
+    // CRF: SVT-AV1) instead of a rate; bitrate_kbps stays the target the
+    // rung's rate is judged against (JobReport's rate_standing). -1: a rate.
+    int crf = -1;
 };
 
 struct LadderSpec {
@@ -41,7 +45,7 @@ struct LadderSpec {
 LadderSpec default_ladder();
 
 // Preset JSON: {"rungs": [{"name": "720p", "height": 720, "bitrate_kbps": 2500,
-// "width": 1280?, "maxrate_kbps": ?, "bufsize_kbps": ?}, ...]}.
+// "width": 1280?, "maxrate_kbps": ?, "bufsize_kbps": ?, "crf": ?}, ...]}.
 // origin names the file in error messages. Throws InputError.
 LadderSpec parse_ladder_json(const std::string& text, const std::string& origin);
 LadderSpec load_ladder_file(const std::filesystem::path& path);

@@ -18,6 +18,7 @@ EncoderSettings settings_for(const RungSpec& rung, const SourceInfo& src, int pr
     s.bitrate_kbps = rung.bitrate_kbps;
     s.maxrate_kbps = rung.maxrate_kbps;
     s.bufsize_kbps = rung.bufsize_kbps;
+    s.crf = rung.crf;
     s.preset = preset;
     s.color_primaries = src.color_primaries;
     s.color_trc = src.color_trc;

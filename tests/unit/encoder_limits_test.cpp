@@ -91,3 +91,20 @@ TEST(EncoderLimits, RateFeedbackAsksForNoMoreThanTheLimit) {
 
 }  // namespace
 }  // namespace ladder::engine
+
+namespace ladder::engine {
+namespace {
+
+TEST(EncoderLimits, AConstantQualityRungNeedsAnEncoderThatTakesACrf) {
+    RungSpec r = rung(320, 180, 600);
+    r.crf = 35;
+    EXPECT_TRUE(fits("libsvtav1", r));
+    EXPECT_EQ(encoder_rung_problem(traits("libaom-av1"), r),
+              "crf 35 needs an encoder that takes a constant quality (SVT-AV1); libaom encodes to a rate: leave "
+              "\"crf\" out or encode this rung on the CPU with SVT-AV1 (libaom-av1)");
+    EXPECT_FALSE(fits("av1_nvenc", r));
+    EXPECT_FALSE(fits("av1_qsv", r));
+}
+
+}  // namespace
+}  // namespace ladder::engine

@@ -562,3 +562,22 @@ TEST(ValidateLadder, RejectsOutOfRangeNumbers) {
         input_error_of([&] { validate_ladder(LadderSpec{{r}}); });
     }
 }
+
+TEST(LadderJsonCrf, ARungMayAskForAConstantQualityWithinSvtAv1sRange) {
+    const auto spec = parse_ladder_json(R"({"rungs": [{"name": "720p", "height": 720, "bitrate_kbps": 2500, "crf": 35},
+                                                      {"name": "360p", "height": 360, "bitrate_kbps": 600}]})",
+                                        "test");
+    EXPECT_EQ(spec.rungs[0].crf, 35);
+    EXPECT_EQ(spec.rungs[1].crf, -1);
+    for (const char* crf : {"64", "-2"}) {
+        try {
+            (void)parse_ladder_json(
+                std::string(R"({"rungs": [{"name": "720p", "height": 720, "bitrate_kbps": 2500, "crf": )") + crf + "}]}",
+                "bad.json");
+            ADD_FAILURE() << "crf " << crf << " accepted";
+        } catch (const ladder::engine::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("crf " + std::string(crf) + " must be within 0..63"), std::string::npos)
+                << e.what();
+        }
+    }
+}

@@ -57,9 +57,17 @@ std::string buffer_problem(const EncoderLimits& l, const RungSpec& r) {
 
 }  // namespace
 
+std::string crf_problem(const EncoderTraits& encoder, const RungSpec& r) {
+    if (r.crf < 0 || encoder.takes_crf) return "";
+    return fmt::format("crf {} needs an encoder that takes a constant quality (SVT-AV1); {} encodes to a rate: "
+                       "leave \"crf\" out or encode this rung on the CPU with SVT-AV1",
+                       r.crf, encoder.limits.label);
+}
+
 std::string encoder_rung_problem(const EncoderTraits& encoder, const RungSpec& rung) {
     const EncoderLimits& limits = encoder.limits;
-    for (const auto& problem : {size_problem(limits, rung), rate_problem(limits, rung), buffer_problem(limits, rung)})
+    for (const auto& problem : {size_problem(limits, rung), rate_problem(limits, rung), buffer_problem(limits, rung),
+                                crf_problem(encoder, rung)})
         if (!problem.empty()) return fmt::format("{} ({})", problem, encoder.name);
     return "";
 }

@@ -37,7 +37,7 @@ struct EncoderSettings {
     int bufsize_kbps = 0;
     int preset = -1;  // -1: the encoder's ladder default (SVT-AV1 8, libaom cpu-used 6)
     // >= 0: constant quality at this CRF instead of bitrate_kbps (SVT-AV1
-    // only; the complexity analysis uses it, rungs never do).
+    // only: the complexity analysis, and rungs with a "crf").
     int crf = -1;
     AVColorPrimaries color_primaries = AVCOL_PRI_UNSPECIFIED;
     AVColorTransferCharacteristic color_trc = AVCOL_TRC_UNSPECIFIED;

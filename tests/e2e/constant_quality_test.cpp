@@ -1,0 +1,77 @@
+// A rung with "crf" in its ladder file is encoded at that constant quality
+// (SVT-AV1) instead of a rate: a lower CRF makes more bits of the same
+// pictures, the report names each rung's CRF and judges its rate against
+// the rung's bitrate_kbps like any other, a plan carries the CRF to its
+// shards, and a rung that asks for a CRF from an encoder without one is
+// refused before anything is written.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "hls_tools.hpp"
+#include "media_tools.hpp"
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path crf_ladder(const fs::path& dir) {
+    const fs::path file = dir / "crf.json";
+    std::ofstream(file) << R"({"rungs": [
+        {"name": "fine", "width": 320, "height": 180, "bitrate_kbps": 400, "crf": 20},
+        {"name": "coarse", "width": 320, "height": 180, "bitrate_kbps": 400, "crf": 55},
+        {"name": "rate", "width": 320, "height": 180, "bitrate_kbps": 400}]})";
+    return file;
+}
+
+TEST(ConstantQuality, ALowerCrfMakesMoreBitsAndTheReportSaysWhichCrf) {
+    const fs::path src = make_clip("crf-src", {320, 180, "25", 2.0, false, ""});
+    const fs::path dir = fresh_dir("crf-encode");
+    const fs::path out = dir / "out";
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--ladder",
+                                        crf_ladder(dir).string(), "--preset", "12", "--format", "mp4"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json report = nlohmann::json::parse(read_text(out / "report.json"));
+    const auto& rungs = report.at("rungs");
+    ASSERT_EQ(rungs.size(), 3u);
+    EXPECT_EQ(rungs[0].at("crf"), 20);
+    EXPECT_EQ(rungs[1].at("crf"), 55);
+    EXPECT_FALSE(rungs[2].contains("crf"));
+    const auto bytes = [&](int i) { return rungs[i].at("video_bytes").get<double>(); };
+    EXPECT_GT(bytes(0), 2 * bytes(1)) << "CRF 20 against CRF 55 of the same pictures";
+    for (const auto& g : rungs) {
+        EXPECT_TRUE(g.contains("rate_verdict")) << g.dump();
+        EXPECT_EQ(probe(g.at("output").get<std::string>()).video.at(0).frames, 50) << g.dump();
+        EXPECT_EQ(decode_errors(g.at("output").get<std::string>()), "");
+    }
+}
+
+TEST(ConstantQuality, APlanCarriesEachRungsCrfToItsShards) {
+    const fs::path src = make_clip("crf-plan-src", {320, 180, "25", 2.0, false, ""});
+    const fs::path dir = fresh_dir("crf-plan");
+    const ProcessResult plan = run_ladder({"plan", src.string(), "-o", (dir / "work").string(), "--ladder",
+                                           crf_ladder(dir).string(), "--preset", "12"});
+    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    const nlohmann::json j = nlohmann::json::parse(read_text(dir / "work" / "plan.json"));
+    const auto& rungs = j.at("ladder").at("rungs");
+    EXPECT_EQ(rungs.at(0).at("crf"), 20);
+    EXPECT_EQ(rungs.at(1).at("crf"), 55);
+    EXPECT_FALSE(rungs.at(2).contains("crf"));
+}
+
+TEST(ConstantQuality, AnEncoderWithoutACrfIsRefusedBeforeAnythingIsWritten) {
+    const fs::path src = make_clip("crf-aom-src", {320, 180, "25", 1.0, false, ""});
+    const fs::path dir = fresh_dir("crf-aom");
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", (dir / "out").string(), "--ladder",
+                                        crf_ladder(dir).string(), "--encoder", "aom", "--format", "mp4"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("crf 20 needs an encoder that takes a constant quality (SVT-AV1)"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out" / "fine.mp4"));
+}
+
+}  // namespace
+}  // namespace ladder::test
