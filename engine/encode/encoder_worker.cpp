@@ -33,6 +33,15 @@ public:
 private:
     std::atomic<int>* counter_;
 };
+// One chunk per session: an encoder that keeps none (libaom), and a rung at
+// a constant quality: without rate control a longer session buys nothing,
+// and a chunk's bytes would move with the chunks before it in its session,
+// which timing decides; alone, a CRF chunk comes out the same on any
+// machine (README, "crf").
+bool one_chunk_per_session(const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
+    return !slot.traits().keeps_sessions || settings.crf >= 0;
+}
+
 }  // namespace
 
 gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const {
@@ -154,7 +163,7 @@ void EncoderWorker::open_session(Session& session, const gpu::EncoderSlot& slot,
     // Under the driver's cap (GeForce) a slot holds one session at most.
     if (!session.backend && slot.session_capped) close_idle_encoders(slot, true);
     if (r.rate() && !session.backend) {
-        const int chunks = slot.traits().keeps_sessions ? s_.dispatcher->session_chunks(id) : 1;
+        const int chunks = one_chunk_per_session(slot, session.settings) ? 1 : s_.dispatcher->session_chunks(id);
         if (r.complexity()) {
             session.record.measured_chunks = r.complexity()->measured();
             session.record.weight = r.complexity()->weight(first.index, chunks);
@@ -221,7 +230,7 @@ bool EncoderWorker::encode_chunks(Session& session, RawChunk first, std::stop_to
             session.backend.reset();  // refused: the rest of the session went back to the queue
             break;
         }
-        if (!slot.traits().keeps_sessions) {
+        if (one_chunk_per_session(slot, session.settings)) {
             s_.dispatcher->end_session(id);
             break;
         }

@@ -1,12 +1,15 @@
 // A rung with "crf" in its ladder file is encoded at that constant quality
 // (SVT-AV1) instead of a rate: a lower CRF makes more bits of the same
 // pictures, the report names each rung's CRF and judges its rate against
-// the rung's bitrate_kbps like any other, a plan carries the CRF to its
+// the rung's bitrate_kbps like any other, its files are the same byte for
+// byte on one slot and on two, a plan carries the CRF to its
 // shards, and a rung that asks for a CRF from an encoder without one is
 // refused before anything is written.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +50,30 @@ TEST(ConstantQuality, ALowerCrfMakesMoreBitsAndTheReportSaysWhichCrf) {
         EXPECT_EQ(probe(g.at("output").get<std::string>()).video.at(0).frames, 50) << g.dump();
         EXPECT_EQ(decode_errors(g.at("output").get<std::string>()), "");
     }
+}
+
+// One chunk per session at a constant quality: the same bytes whatever
+// the slots (a chunk alone does not depend on which chunks timing put
+// before it in a session).
+TEST(ConstantQuality, ACrfRungIsTheSameByteForByteOnOneSlotAndOnTwo) {
+    const fs::path src = make_clip("crf-same-src", {320, 180, "25", 16.0, false, ""});
+    const fs::path dir = fresh_dir("crf-same");
+    std::vector<std::string> files[2];
+    for (int slots : {1, 2}) {
+        const fs::path out = dir / ("slots" + std::to_string(slots));
+        const ProcessResult r =
+            run_ladder({"encode", src.string(), "-o", out.string(), "--ladder", crf_ladder(dir).string(), "--preset",
+                        "12", "--cpu-slots", std::to_string(slots), "--format", "mp4"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const nlohmann::json report = nlohmann::json::parse(read_text(out / "report.json"));
+        for (const auto& s : report.at("sessions")) {
+            if (s.at("rung") == "rate") continue;
+            EXPECT_EQ(s.at("chunks").size(), 1u) << s.dump();
+        }
+        files[slots - 1] = {read_text(out / "fine.mp4"), read_text(out / "coarse.mp4")};
+    }
+    EXPECT_TRUE(files[0][0] == files[1][0]) << "fine.mp4 differs between 1 and 2 slots";
+    EXPECT_TRUE(files[0][1] == files[1][1]) << "coarse.mp4 differs between 1 and 2 slots";
 }
 
 TEST(ConstantQuality, APlanCarriesEachRungsCrfToItsShards) {
