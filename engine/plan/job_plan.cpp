@@ -50,10 +50,7 @@ std::string JobPlan::fingerprint() const {
     std::string f = fmt::format("plan{}|bytes={}|{}x{}|{}/{}|frames={}|origin={}|chunk={}|encoder={}|preset={}|check={}",
                                 kPlanVersion, source_bytes, width, height, frame_rate.num, frame_rate.den, frames,
                                 origin_pts, chunk_frames, encoder, preset, splice_name(splice_check));
-    for (const auto& r : ladder.rungs) {
-        f += fmt::format("|{}={}x{}@{}/{}/{}", r.name, r.width, r.height, r.bitrate_kbps, r.maxrate_kbps, r.bufsize_kbps);
-        if (r.crf >= 0) f += fmt::format("/crf{}", r.crf);  // only then: journals of rate rungs keep their fingerprint
-    }
+    f += ladder_fingerprint(ladder);
     return f;
 }
 

@@ -87,6 +87,15 @@ LadderSpec parse_ladder_json(const std::string& text, const std::string& origin)
     return spec;
 }
 
+std::string ladder_fingerprint(const LadderSpec& ladder) {
+    std::string f;
+    for (const auto& r : ladder.rungs) {
+        f += fmt::format("|{}={}x{}@{}/{}/{}", r.name, r.width, r.height, r.bitrate_kbps, r.maxrate_kbps, r.bufsize_kbps);
+        if (r.crf >= 0) f += fmt::format("/crf{}", r.crf);
+    }
+    return f;
+}
+
 LadderSpec load_ladder_file(const std::filesystem::path& path) {
     std::string text;
     try {

@@ -41,6 +41,11 @@ struct LadderSpec {
     std::vector<RungSpec> rungs;
 };
 
+// The ladder's part of a run's or a plan's fingerprint (a journal is
+// resumed only under the same one): "|name=WxH@kbps/max/buf" per rung, and
+// "/crfN" only for a rung with a CRF, so journals of rate rungs keep theirs.
+std::string ladder_fingerprint(const LadderSpec& ladder);
+
 // 1080p 4500k, 720p 2500k, 540p 1200k, 360p 600k.
 LadderSpec default_ladder();
 

@@ -52,10 +52,7 @@ std::string job_fingerprint(const JobOptions& o, const CheckedSource& source) {
                                 std::filesystem::absolute(o.input).string(), input_identity(o.input), src.width, src.height,
                                 src.frame_rate.num, src.frame_rate.den, source.chunk_frames, o.preset,
                                 static_cast<int>(o.splice_check));
-    for (const auto& r : source.ladder.rungs) {
-        f += fmt::format("|{}={}x{}@{}/{}/{}", r.name, r.width, r.height, r.bitrate_kbps, r.maxrate_kbps, r.bufsize_kbps);
-        if (r.crf >= 0) f += fmt::format("/crf{}", r.crf);  // only then: journals of rate rungs keep their fingerprint
-    }
+    f += ladder_fingerprint(source.ladder);
     for (const auto& [encoder, count] : cpu_encoder_mix(o)) f += fmt::format("|{}", encoder);
     return f;
 }

@@ -581,3 +581,11 @@ TEST(LadderJsonCrf, ARungMayAskForAConstantQualityWithinSvtAv1sRange) {
         }
     }
 }
+
+TEST(LadderFingerprint, RateRungsKeepTheirTextAndACrfIsAddedOnlyWhereSet) {
+    LadderSpec spec;
+    spec.rungs = {RungSpec{"720p", 1280, 720, 2500, 0, 0}, RungSpec{"360p", 640, 360, 600, 900, 1200}};
+    EXPECT_EQ(ladder::engine::ladder_fingerprint(spec), "|720p=1280x720@2500/0/0|360p=640x360@600/900/1200");
+    spec.rungs[1].crf = 40;
+    EXPECT_EQ(ladder::engine::ladder_fingerprint(spec), "|720p=1280x720@2500/0/0|360p=640x360@600/900/1200/crf40");
+}
