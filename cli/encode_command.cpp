@@ -177,6 +177,14 @@ void add_session_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided
                    "up to 540 lines; even = the same rate for every session")
         ->check(CLI::IsMember({"complexity", "even"}))
         ->capture_default_str();
+    cmd.add_option("--rate-control", a.rate_control,
+                   "How each rung reaches its bit rate: vbr = one-pass VBR encoder sessions, each asked for a share "
+                   "of the rung's rate (fast; the rate lands where the sessions' timing puts it); budget = the whole "
+                   "rung at one constant quality (SVT-AV1 CRF), encoded again at a corrected CRF until its average "
+                   "is within 5% of the target, or under it at the quality ceiling (CRF 10): the same ladder on any "
+                   "machine, at about 2-3 encodes per rung")
+        ->check(CLI::IsMember({"vbr", "budget"}))
+        ->capture_default_str();
     cmd.add_option("--isolation", a.isolation,
                    "Where CPU encoders run: process = one encoder process per CPU slot, so an encoder that "
                    "crashes or hangs costs its chunk (retried on another slot) and never the run; none = inside "
@@ -302,6 +310,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.session_chunks = a.session_chunks;
     if (a.session_chunks_given) o.hw_session_chunks = a.session_chunks;
     o.bit_allocation = a.bit_allocation == "even" ? engine::BitAllocation::even : engine::BitAllocation::complexity;
+    o.rate_mode = a.rate_control == "budget" ? engine::RateMode::budget : engine::RateMode::vbr;
     o.isolation = a.isolation == "none" ? engine::EncoderIsolation::in_process : engine::EncoderIsolation::process;
     o.encoder_stall_timeout =
         std::chrono::milliseconds(static_cast<long long>(std::llround(a.encoder_timeout * 1000.0)));

@@ -13,7 +13,10 @@ std::string rate_note(const engine::RungReport& rung, double frame_rate) {
     const auto standing = engine::rate_standing(rung, frame_rate);
     if (!standing) return "";
     std::vector<std::string> notes;
-    if (standing->verdict != engine::RateStanding::Verdict::on_target)
+    if (rung.crf_search == "at_quality_ceiling")
+        notes.push_back(fmt::format("at the quality ceiling: {:.0f} of {} kb/s", standing->average_kbps,
+                                    rung.bitrate_kbps));
+    else if (standing->verdict != engine::RateStanding::Verdict::on_target)
         notes.push_back(fmt::format("{:.0f}% {} its {} kb/s target", std::abs(standing->off) * 100,
                                     engine::verdict_name(standing->verdict), rung.bitrate_kbps));
     if (standing->peak_over_average > engine::kPeakOverAverageLimit)

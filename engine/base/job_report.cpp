@@ -135,6 +135,8 @@ nlohmann::json rung_json(const JobReport& r, int rung) {
                           {"retries", retries},
                           {"mismatches", mismatches}};
     if (g.crf >= 0) out["crf"] = g.crf;
+    if (!g.crf_search.empty())
+        out["crf_search"] = {{"verdict", g.crf_search}, {"encodes", g.crf_encodes}, {"chunk_crf", g.chunk_crf}};
     if (const auto standing = rate_standing(g, r.frame_rate)) {
         out["rate_verdict"] = verdict_name(standing->verdict);
         out["target_off_percent"] = std::round(standing->off * 1000.0) / 10.0;

@@ -52,6 +52,13 @@ struct RungReport {
     int height = 0;
     int bitrate_kbps = 0;
     int crf = -1;  // >= 0: the rung's constant quality (RungSpec::crf)
+    // --rate-control budget: how the search for the rung's CRF ended
+    // (crf_verdict_name: "on_target", "at_quality_ceiling", "mixed",
+    // "over_at_largest_crf", "search_limit"), how many whole-rung encodes it
+    // took, and each chunk's CRF (mixed: some one step above `crf`).
+    std::string crf_search;
+    int crf_encodes = 0;
+    std::vector<int> chunk_crf;
     int chunks = 0;
     std::int64_t frames = 0;
     std::size_t video_bytes = 0;

@@ -148,7 +148,7 @@ void EncoderWorker::open_session(Session& session, const gpu::EncoderSlot& slot,
     session.record.threads = session.encoder_slot.threads;
     session.record.start_seconds = since_start();
     session.last_done = session.record.start_seconds;
-    session.settings = r.settings();
+    session.settings = r.settings_for_chunk(first.index);
     // A GPU encoder this slot left open on the rung goes on at this chunk,
     // with the rate it was opened with: its own rate control runs across
     // its sessions.

@@ -42,6 +42,9 @@ public:
     // Whether chunk `index` of rung `rung_name` has a file (readable or not).
     bool has_file(const std::string& rung_name, int index) const;
     bool resuming() const { return resuming_; }
+    // Budget rate control: a run's later passes take the chunks its earlier
+    // ones journaled, as a resumed run does.
+    void take_own_chunks() { resuming_ = true; }
 
 private:
     static std::string chunk_name(int index);

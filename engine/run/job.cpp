@@ -36,7 +36,7 @@ extern "C" {
 #include "engine/run/preflight.hpp"
 #include "engine/encode/process/process_encoder.hpp"
 #include "engine/rung/rung.hpp"
-#include "engine/rung/rung.hpp"
+#include "engine/rung/rung_crf_search.hpp"
 #include "engine/source/source_info.hpp"
 #include "engine/base/stage_threads.hpp"
 #include "gpu/cpu_info.hpp"
@@ -54,6 +54,9 @@ std::string job_fingerprint(const JobOptions& o, const CheckedSource& source) {
                                 static_cast<int>(o.splice_check));
     f += ladder_fingerprint(source.ladder);
     for (const auto& [encoder, count] : cpu_encoder_mix(o)) f += fmt::format("|{}", encoder);
+    // Budget passes journal each chunk under its CRF, never under the
+    // rung's name alone: a VBR run's journal is not theirs, nor theirs its.
+    if (o.rate_mode == RateMode::budget) f += "|rate=budget";
     return f;
 }
 
@@ -89,14 +92,19 @@ void note_source_handling(const SourceInfo& src, ProgressSink& progress) {
 }
 
 // The rungs: each one's spec and settings, codec contract, rate feedback,
-// and (outside a shard) writer; each rung is pending.
+// and (outside a shard) writer; each rung is pending. crfs: under budget
+// rate control, each rung's chunks' CRFs in this pass.
 Rungs make_rungs(const JobOptions& options, const CheckedSource& source, std::int64_t frames, OutputStage* output,
-                 ChunkJournal& journal, ProgressSink& progress) {
+                 ChunkJournal& journal, ProgressSink& progress, const std::vector<ChunkCrfs>& crfs = {}) {
     Rungs rungs;
     for (std::size_t i = 0; i < source.ladder.rungs.size(); ++i) {
         RungParts parts;
         parts.index = static_cast<int>(i);
         parts.spec = source.ladder.rungs[i];
+        if (i < crfs.size()) {
+            parts.spec.crf = crfs[i].crf;
+            parts.chunk_crfs = crfs[i];
+        }
         parts.settings = settings_for(parts.spec, source.info, options.preset);
         parts.invariant = std::make_unique<RungCodecInvariant>(options.splice_check);
         parts.rate = std::make_unique<RungRateFeedback>(parts.settings.bitrate_kbps,
@@ -115,7 +123,8 @@ Rungs make_rungs(const JobOptions& options, const CheckedSource& source, std::in
 std::unique_ptr<ChunkAnalyzer> make_analyzer(const JobOptions& options, const CheckedSource& source,
                                              std::size_t rung_count, std::int64_t frames, int lanes,
                                              EncoderProcesses* processes, int slot_id, ProgressSink& progress) {
-    if (options.bit_allocation != BitAllocation::complexity) return nullptr;
+    if (options.bit_allocation != BitAllocation::complexity || options.rate_mode == RateMode::budget)
+        return nullptr;
     if (!ChunkAnalyzer::available()) {
         progress.note(NoteLevel::info, "no libsvtav1 in this FFmpeg build for the complexity analysis: every "
                                        "session asks for its rung's plain rate");
@@ -338,6 +347,7 @@ struct RunContext {
     gpu::GpuPool& pool;
     Phases& phases;
     ProgressSink& progress;
+    int passes = 0;  // over the source (budget rate control makes several)
 };
 
 // The frames the data path encodes, the tracks that go with them and where
@@ -374,7 +384,11 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
         make_analyzer(options, source, rungs.size(), media.frames, static_cast<int>(cuts.size()) + 1,
                       encoders.processes.get(), static_cast<int>(run.pool.size()), progress);
     share_by_complexity(rungs, analyzer.get());
-    DecodeLanes lanes(*source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
+    // The pre-flight's demuxer serves the first pass; a later one reads the
+    // source again from the start, on a demuxer of its own.
+    std::unique_ptr<av::InputFile> reopened;
+    if (run.passes++ > 0) reopened = std::make_unique<av::InputFile>(source.input->spec());
+    DecodeLanes lanes(reopened ? *reopened : *source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
                       static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), media.audio, progress,
                       decode_devices(encoders.devices), lane_counts.most > lane_counts.first);
     note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
@@ -411,6 +425,118 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     return outcome;
 }
 
+// Budget rate control: each rung's chunks' CRFs for the next pass, as its
+// search asks (a settled mixed rung: some chunks one CRF up).
+std::vector<ChunkCrfs> chunk_crfs_of(const std::vector<RungCrfSearch>& searches) {
+    std::vector<ChunkCrfs> out;
+    for (const auto& search : searches) {
+        const CrfChoice& choice = search.choice();
+        ChunkCrfs crfs;
+        crfs.crf = choice.crf;
+        if (search.settled())
+            for (std::size_t k = 0; k < choice.chunk_crf.size(); ++k)
+                if (choice.chunk_crf[k] != choice.crf) crfs.by_chunk[static_cast<int>(k)] = choice.chunk_crf[k];
+        out.push_back(std::move(crfs));
+    }
+    return out;
+}
+
+// What one pass made of a rung, as its search takes it: every chunk's
+// bytes from chunk 0 on, and the frames.
+void record_pass(RungCrfSearch& search, const Rung& rung) {
+    const auto delivered = rung.delivered();
+    std::vector<std::int64_t> bytes;
+    std::int64_t frames = 0;
+    for (const auto& [index, d] : delivered) {
+        if (index != static_cast<int>(bytes.size()))
+            throw RunError(fmt::format("rung {}: the pass delivered no chunk {}", rung.name(), bytes.size()));
+        bytes.push_back(d.bytes);
+        frames += d.frames;
+    }
+    search.record(bytes, frames);
+}
+
+void note_search(const Rung& rung, int crf, const RungCrfSearch& search, double seconds, ProgressSink& progress) {
+    std::int64_t bytes = 0;
+    for (const auto& [index, d] : rung.delivered()) bytes += d.bytes;
+    const double kbps = seconds > 0 ? static_cast<double>(bytes) * 8 / 1000 / seconds : 0;
+    const CrfChoice& choice = search.choice();
+    progress.note(NoteLevel::info,
+                  search.settled()
+                      ? fmt::format("rung {}: CRF {} made {:.0f} kb/s of {} kb/s: settled ({}, CRF {}{})", rung.name(),
+                                    crf, kbps, rung.spec().bitrate_kbps, crf_verdict_name(choice.verdict), choice.crf,
+                                    choice.verdict == CrfVerdict::mixed ? fmt::format(" and {}", choice.crf + 1) : "")
+                      : fmt::format("rung {}: CRF {} made {:.0f} kb/s of {} kb/s: trying CRF {}", rung.name(), crf,
+                                    kbps, rung.spec().bitrate_kbps, choice.crf));
+}
+
+// Budget rate control's search passes (JobOptions::rate_mode budget):
+// each pass encodes the rungs still searching at the CRF each asks, and
+// takes every other chunk from the journal, until every rung is settled.
+// Nothing is written but the journal. Returns the stopped pass's outcome,
+// if one stopped.
+StagesOutcome search_budgets(RunContext& run, std::vector<RungCrfSearch>& searches, ChunkJournal& journal,
+                             const RunMedia& media, JobReport& report, std::stop_token stop) {
+    journal.take_own_chunks();
+    const auto all_settled = [&] {
+        return std::all_of(searches.begin(), searches.end(), [](const RungCrfSearch& s) { return s.settled(); });
+    };
+    while (!all_settled()) {
+        Rungs rungs = make_rungs(run.options, run.source, media.frames, nullptr, journal, run.progress,
+                                 chunk_crfs_of(searches));
+        // Slots retire from their pool as a pass ends: each pass has its own.
+        gpu::GpuPool pool(run.encoders.devices.slots);
+        RunContext pass{run.options, run.seams,  run.source, run.encoders, run.cpu,      run.memory,
+                        run.gpu_memory, pool,    run.phases, run.progress, run.passes};
+        const StagesOutcome outcome = encode_rungs(pass, rungs, RunMedia{media.frames, media.span}, report, stop);
+        run.passes = pass.passes;
+        if (outcome.stopped) return outcome;
+        for (std::size_t i = 0; i < searches.size(); ++i) {
+            if (searches[i].settled()) continue;
+            const int crf = searches[i].choice().crf;
+            record_pass(searches[i], *rungs[i]);
+            std::int64_t frames = 0;
+            for (const auto& [index, d] : rungs[i]->delivered()) frames += d.frames;
+            note_search(*rungs[i], crf, searches[i], static_cast<double>(frames) / av_q2d(run.source.info.frame_rate),
+                        run.progress);
+        }
+    }
+    return {};
+}
+
+void report_searches(const std::vector<RungCrfSearch>& searches, JobReport& report) {
+    for (std::size_t i = 0; i < searches.size() && i < report.rungs.size(); ++i) {
+        RungReport& r = report.rungs[i];
+        const CrfChoice& choice = searches[i].choice();
+        r.crf = choice.crf;
+        r.crf_search = crf_verdict_name(choice.verdict);
+        r.crf_encodes = searches[i].trials();
+        r.chunk_crf = choice.chunk_crf;
+    }
+}
+
+// Budget rate control needs every chunk of a rung in one run, and an
+// encoder that takes a constant quality on every slot.
+void check_budget_request(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots) {
+    if (options.rate_mode != RateMode::budget) return;
+    if (options.shard)
+        throw InputError("--rate-control budget decides each rung's quality from all of its chunks, which a shard "
+                         "does not have: encode plans and shards with --rate-control vbr, or the whole source in one "
+                         "run");
+    for (const auto& slot : slots)
+        if (!slot.traits().takes_crf)
+            throw InputError(fmt::format("--rate-control budget encodes at a constant quality, which {} ({}) does not "
+                                         "take: encode on the CPU with SVT-AV1 (--policy cpu --encoder libsvtav1), "
+                                         "or use --rate-control vbr",
+                                         slot.encoder, slot.label));
+}
+
+std::vector<RungCrfSearch> budget_searches(const CheckedSource& source) {
+    std::vector<RungCrfSearch> searches;
+    for (const auto& r : source.ladder.rungs) searches.emplace_back(r.bitrate_kbps, av_q2d(source.info.frame_rate));
+    return searches;
+}
+
 }  // namespace
 
 int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
@@ -430,6 +556,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const SourceInfo& src = source.info;
     const FrameSpan span = frame_span(options, source.chunk_frames);
     Encoders encoders = plan_encoders(options, seams, source);
+    check_budget_request(options, encoders.devices.slots);
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
     MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
@@ -460,17 +587,28 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     gpu::GpuPool pool(encoders.devices.slots);
     note_run(source, pool, encoders, progress);
 
-    // 3. The rungs, each with its writer.
+    // 3. The rungs, each with its writer (under budget rate control, once
+    // the search passes have settled each rung's CRFs).
     if (output) output->open(audio.get(), subtitles.get(), source.chunk_frames, src.frame_rate, src.hdr);
     const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
-    Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress);
+    JobReport report;
+    RunContext run{options, seams, source, encoders, cpu, memory, gpu_memory, pool, phases, progress};
+    std::vector<RungCrfSearch> searches;
+    StagesOutcome outcome;
+    if (options.rate_mode == RateMode::budget) {
+        searches = budget_searches(source);
+        outcome = search_budgets(run, searches, journal, RunMedia{frames, span}, report, external_stop);
+        phases.mark("budget_searched");
+    }
+    Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress,
+                             chunk_crfs_of(searches));
 
     // 4. and 5. The data path, running until the source is encoded, a
     // stage fails or the run is stopped.
-    JobReport report;
-    RunContext run{options, seams, source, encoders, cpu, memory, gpu_memory, pool, phases, progress};
-    const StagesOutcome outcome = encode_rungs(run, rungs, RunMedia{frames, span, audio.get(), subtitles.get(), output ? &*output : nullptr},
-                                               report, external_stop);
+    if (!outcome.stopped)
+        outcome = encode_rungs(run, rungs,
+                               RunMedia{frames, span, audio.get(), subtitles.get(), output ? &*output : nullptr},
+                               report, external_stop);
 
     // 6. The outputs: withdrawn when the run did not complete, else made
     // whole by the master playlist.
@@ -482,13 +620,14 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (output) output->publish(src, rungs, audio.get(), subtitles.get());
     phases.mark("published");
     if (!options.shard) journal.remove();  // everything it held is in the finished outputs now
-    note_resumed(options, resumed_chunks(rungs), journal, progress);
+    if (options.rate_mode != RateMode::budget) note_resumed(options, resumed_chunks(rungs), journal, progress);
 
     // 7. The report (the data path filled in what it did).
     report.encoder_slots = static_cast<int>(pool.size());
     if (options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(options.quality);
     report_memory(report, memory, gpu_memory);
     OutputStage::fill_report(rungs, report);
+    report_searches(searches, report);
     phases.mark("reported");
     report.phase_seconds = phases.list();
     report.wall_seconds = phases.seconds_since_start(std::chrono::steady_clock::now());

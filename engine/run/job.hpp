@@ -41,6 +41,13 @@ namespace ladder::engine {
 // their chunks (engine/rung/chunk_complexity.hpp) or evenly.
 enum class BitAllocation { complexity, even };
 
+// How a rung's rate is reached (README "What a rung's bit rate means"):
+// vbr = one-pass VBR sessions asked for shares of the rung's rate; budget =
+// each rung at a constant quality (SVT-AV1's CRF) found by encoding the
+// whole rung and correcting it until its average lands within ±5% of the
+// target (engine/rung/rung_crf_search.hpp): decided by the content only.
+enum class RateMode { vbr, budget };
+
 // What the user asks for: what `ladder encode` (cli/encode_command.cpp) and a
 // plan's shard (engine/run/plan_job.hpp) set, and what a library user may.
 // What only tests substitute is apart, in JobSeams.
@@ -78,6 +85,7 @@ struct JobOptions {
     int session_chunks = 15;
     int hw_session_chunks = 120;
     BitAllocation bit_allocation = BitAllocation::complexity;
+    RateMode rate_mode = RateMode::vbr;
     // Where CPU encoders run: in encoder processes (a crash or hang costs a
     // chunk, not the run; the command line's default) or in this process.
     EncoderIsolation isolation = EncoderIsolation::in_process;

@@ -263,7 +263,23 @@ Rung::Rung(RungParts parts, ProgressSink& progress)
       writer_(std::move(parts.writer)),
       journal_(parts.journal),
       progress_(progress),
-      joiner_(spec_.name, parts.chunk_frames, 0) {}
+      joiner_(spec_.name, parts.chunk_frames, 0),
+      chunk_crfs_(std::move(parts.chunk_crfs)) {}
+
+EncoderSettings Rung::settings_for_chunk(int index) const {
+    EncoderSettings s = settings_;
+    if (chunk_crfs_) s.crf = chunk_crfs_->of(index);
+    return s;
+}
+
+std::string Rung::journal_key(int index) const {
+    return chunk_crfs_ ? fmt::format("{}@crf{}", spec_.name, chunk_crfs_->of(index)) : spec_.name;
+}
+
+std::map<int, Rung::Delivered> Rung::delivered() const {
+    std::lock_guard lock(delivered_mutex_);
+    return delivered_;
+}
 
 void Rung::share_by(const ChunkComplexity* complexity) {
     complexity_ = complexity;
@@ -285,7 +301,11 @@ Rung::Checked Rung::check(EncodedChunk chunk) {
 
 void Rung::deliver(AcceptedChunk accepted, ChunkOrigin origin, double encode_seconds) {
     EncodedChunk& chunk = accepted.chunk_;
-    if (origin == ChunkOrigin::encoded && journal_) journal_->record(chunk, spec_.name);
+    if (origin == ChunkOrigin::encoded && journal_) journal_->record(chunk, journal_key(chunk.index));
+    {
+        std::lock_guard lock(delivered_mutex_);
+        delivered_[chunk.index] = {static_cast<std::int64_t>(chunk.bytes), chunk.frame_count};
+    }
     ChunkDone event;
     event.rung = index_;
     event.rung_name = spec_.name;
@@ -300,7 +320,7 @@ void Rung::deliver(AcceptedChunk accepted, ChunkOrigin origin, double encode_sec
 
 bool Rung::take_from_journal(const RawChunk& raw) {
     if (!journal_ || !journal_->resuming()) return false;
-    auto chunk = journal_->load(index_, spec_.name, raw.index);
+    auto chunk = journal_->load(index_, journal_key(raw.index), raw.index);
     if (!chunk || chunk->first_frame != raw.first_frame ||
         chunk->frame_count != static_cast<std::int64_t>(raw.frames.size()))
         return false;

@@ -201,6 +201,19 @@ private:
     EncodedChunk chunk_;
 };
 
+// Budget rate control (JobOptions::rate_mode budget): each chunk's
+// constant quality in this pass; chunks not named take `crf`. Chunks made
+// at a CRF are journaled under that CRF (Rung::journal_key), so a later
+// pass, or a resumed run, takes them instead of encoding them again.
+struct ChunkCrfs {
+    int crf = -1;
+    std::map<int, int> by_chunk;
+    int of(int chunk) const {
+        const auto it = by_chunk.find(chunk);
+        return it == by_chunk.end() ? crf : it->second;
+    }
+};
+
 // What a rung is made of; the parts a command does not use stay empty.
 struct RungParts {
     int index = 0;  // the rung's place in the ladder
@@ -213,6 +226,7 @@ struct RungParts {
     // taken from it; null: neither (stitch reads its journal itself).
     ChunkJournal* journal = nullptr;
     int chunk_frames = 0;  // for the joiner (which waits for no lane until one is added)
+    std::optional<ChunkCrfs> chunk_crfs;  // budget rate control only
 };
 
 class Rung {
@@ -225,6 +239,12 @@ public:
     const RungSpec& spec() const { return spec_; }
     const std::string& name() const { return spec_.name; }
     const EncoderSettings& settings() const { return settings_; }
+    // The settings chunk `index` is encoded with: the rung's, at that
+    // chunk's CRF under budget rate control.
+    EncoderSettings settings_for_chunk(int index) const;
+    // Where chunk `index` is journaled: the rung's name, or under budget
+    // rate control "<name>@crf<N>" (no rung name has an '@').
+    std::string journal_key(int index) const;
     RungRateFeedback* rate() { return rate_.get(); }
     const RungRateFeedback* rate() const { return rate_.get(); }
     RungFinalizer* writer() { return writer_.get(); }
@@ -262,6 +282,13 @@ public:
     bool take_from_journal(const RawChunk& raw);
     // Chunks taken from the journal so far.
     int resumed() const { return resumed_.load(); }
+    // Each delivered chunk's video bytes and frames, by chunk number (what a
+    // budget pass measured).
+    struct Delivered {
+        std::int64_t bytes = 0;
+        std::int64_t frames = 0;
+    };
+    std::map<int, Delivered> delivered() const;
 
 private:
     int index_;
@@ -276,6 +303,9 @@ private:
     ChunkJoiner joiner_;
     std::vector<std::unique_ptr<RungScaler>> scalers_;  // one per lane
     std::atomic<int> resumed_{0};
+    std::optional<ChunkCrfs> chunk_crfs_;
+    mutable std::mutex delivered_mutex_;
+    std::map<int, Delivered> delivered_;  // guarded by delivered_mutex_
 };
 
 // The rungs of a run, in ladder order (Rung::index() is the place).

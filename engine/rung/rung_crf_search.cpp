@@ -163,4 +163,56 @@ CrfChoice choose_crf(const CrfBudget& budget, std::span<const CrfTrial> trials, 
     return c;
 }
 
+const char* crf_verdict_name(CrfVerdict verdict) {
+    switch (verdict) {
+        case CrfVerdict::on_target: return "on_target";
+        case CrfVerdict::at_ceiling: return "at_quality_ceiling";
+        case CrfVerdict::over_at_max_crf: return "over_at_largest_crf";
+        case CrfVerdict::mixed: return "mixed";
+        case CrfVerdict::encode_next: return "searching";
+        case CrfVerdict::search_limit: return "search_limit";
+    }
+    return "?";
+}
+
+namespace {
+
+// The search's last word when it ran out of encodes: the lowest CRF whose
+// rate is not over the band, else the highest CRF tried (the smallest).
+CrfChoice best_trial(const CrfBudget& budget, const std::vector<CrfTrial>& trials) {
+    const CrfTrial* best = nullptr;
+    const double top = budget.target_kbps * (1 + budget.tolerance);
+    for (const auto& t : trials)
+        if (trial_kbps(budget, t) <= top && (!best || t.crf < best->crf)) best = &t;
+    if (!best)
+        for (const auto& t : trials)
+            if (!best || t.crf > best->crf) best = &t;
+    CrfChoice c;
+    c.verdict = CrfVerdict::search_limit;
+    c.crf = best->crf;
+    c.chunk_crf.assign(best->chunk_bytes.size(), best->crf);
+    c.kbps = trial_kbps(budget, *best);
+    return c;
+}
+
+}  // namespace
+
+RungCrfSearch::RungCrfSearch(double target_kbps, double frame_rate, int first_crf)
+    : frame_rate_(frame_rate), first_crf_(first_crf) {
+    budget_.target_kbps = target_kbps;
+    choice_.crf = std::clamp(first_crf, budget_.ceiling_crf, kMaxCrf);
+}
+
+void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames) {
+    if (settled()) return;
+    if (chunk_bytes.empty() || frames <= 0 || !(frame_rate_ > 0))
+        throw std::invalid_argument("RungCrfSearch::record: a pass with no chunks");
+    if (!trials_.empty() && trials_.front().chunk_bytes.size() != chunk_bytes.size())
+        throw std::invalid_argument("RungCrfSearch::record: a pass with other chunks than the first");
+    budget_.seconds = static_cast<double>(frames) / frame_rate_;
+    trials_.push_back(CrfTrial{choice_.crf, chunk_bytes, std::nullopt});
+    choice_ = choose_crf(budget_, trials_, first_crf_);
+    if (!settled() && trials() >= kMaxTrials) choice_ = best_trial(budget_, trials_);
+}
+
 }  // namespace ladder::engine

@@ -57,7 +57,12 @@ struct CrfBudget {
     double ceiling_psnr_db = kCeilingPsnrDb;
 };
 
-enum class CrfVerdict { on_target, at_ceiling, over_at_max_crf, mixed, encode_next };
+// search_limit: the search ended at its limit of encodes (RungCrfSearch):
+// the best trial not over the band, else the smallest.
+enum class CrfVerdict { on_target, at_ceiling, over_at_max_crf, mixed, encode_next, search_limit };
+
+// "on_target", "at_quality_ceiling", ...: report.json's words.
+const char* crf_verdict_name(CrfVerdict verdict);
 
 struct CrfChoice {
     CrfVerdict verdict = CrfVerdict::encode_next;
@@ -75,5 +80,29 @@ double trial_kbps(const CrfBudget& budget, const CrfTrial& trial);
 // What the trials so far say. Trials must cover the same chunks; an empty
 // list asks for `first` (the caller's first guess, clamped to the range).
 CrfChoice choose_crf(const CrfBudget& budget, std::span<const CrfTrial> trials, int first = 40);
+
+// The search of one rung over a run's passes: each pass encodes the rung's
+// chunks at the CRF asked (or takes them from the journal) and records what
+// they made; the choice says what the next pass asks or that the rung is
+// settled. After max_trials encodes the rung settles on its best trial.
+class RungCrfSearch {
+public:
+    static constexpr int kMaxTrials = 8;
+    RungCrfSearch(double target_kbps, double frame_rate, int first_crf = 40);
+
+    const CrfChoice& choice() const { return choice_; }
+    bool settled() const { return choice_.verdict != CrfVerdict::encode_next; }
+    int trials() const { return static_cast<int>(trials_.size()); }
+    // What a pass made at choice().crf: each chunk's bytes and frames, in
+    // chunk order from chunk 0 (a settled rung's are not a trial: ignored).
+    void record(const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames);
+
+private:
+    CrfBudget budget_;
+    double frame_rate_;
+    int first_crf_;
+    std::vector<CrfTrial> trials_;
+    CrfChoice choice_;
+};
 
 }  // namespace ladder::engine

@@ -213,5 +213,65 @@ TEST(RungCrfSearch, EveryMeasuredRungSettlesInTheBandOrAtTheCeilingWithinFiveEnc
     EXPECT_LE(encodes, 64);
 }
 
+// A rung's search over a run's passes: each pass's chunks recorded at the
+// CRF the search asked for, until it settles.
+std::vector<std::int64_t> chunks_at(int crf, double (*kbps_at)(int), int chunks, double seconds) {
+    const double bytes = kbps_at(crf) * 1000 / 8 * seconds / chunks;
+    return std::vector<std::int64_t>(static_cast<std::size_t>(chunks), static_cast<std::int64_t>(bytes));
+}
+
+TEST(RungCrfSearchPasses, RecordsEachPassAtTheCrfItAskedForUntilSettled) {
+    RungCrfSearch search(2500, 25);  // 10 s at 25 fps below
+    constexpr auto kbps_at = [](int crf) { return 9000 * std::exp(-0.07 * crf); };
+    EXPECT_EQ(search.choice().crf, 40);
+    std::vector<int> asked;
+    while (!search.settled() && search.trials() < 20) {
+        asked.push_back(search.choice().crf);
+        search.record(chunks_at(search.choice().crf, kbps_at, 5, 10), 250);
+    }
+    ASSERT_TRUE(search.settled());
+    EXPECT_EQ(search.choice().verdict, CrfVerdict::on_target) << search.choice().crf;
+    EXPECT_NEAR(search.choice().kbps, 2500, 125);
+    EXPECT_LE(search.trials(), 3);
+    EXPECT_EQ(search.trials(), static_cast<int>(asked.size()));
+    // A settled rung's later passes (its chunks taken back from the
+    // journal) change nothing.
+    const CrfChoice before = search.choice();
+    search.record(chunks_at(50, kbps_at, 5, 10), 250);
+    EXPECT_EQ(search.trials(), static_cast<int>(asked.size()));
+    EXPECT_EQ(search.choice().crf, before.crf);
+}
+
+TEST(RungCrfSearchPasses, AFlatPictureSettlesAtTheCeilingWithoutPadding) {
+    RungCrfSearch search(600, 25);
+    constexpr auto kbps_at = [](int crf) { return 200 * std::exp(-0.07 * crf); };
+    while (!search.settled()) search.record(chunks_at(search.choice().crf, kbps_at, 4, 4), 100);
+    EXPECT_EQ(search.choice().verdict, CrfVerdict::at_ceiling);
+    EXPECT_EQ(search.choice().crf, kCeilingCrf);
+    EXPECT_LE(search.trials(), 3);
+    EXPECT_STREQ(crf_verdict_name(search.choice().verdict), "at_quality_ceiling");
+}
+
+// Content whose rate does not fall smoothly with CRF (a step: nothing
+// between 2x and a tenth of the target) still ends within the limit of
+// encodes, on a choice that is not over the band.
+TEST(RungCrfSearchPasses, EndsWithinItsLimitOfEncodesNeverOverTheBandWhenATrialWasNot) {
+    RungCrfSearch search(1000, 25);
+    constexpr auto kbps_at = [](int crf) { return crf < 47 ? 2000.0 : 100.0; };
+    while (!search.settled()) search.record(chunks_at(search.choice().crf, kbps_at, 4, 4), 100);
+    EXPECT_LE(search.trials(), RungCrfSearch::kMaxTrials);
+    EXPECT_LE(search.choice().kbps, 1050);
+    EXPECT_TRUE(search.choice().verdict == CrfVerdict::mixed || search.choice().verdict == CrfVerdict::search_limit)
+        << crf_verdict_name(search.choice().verdict);
+}
+
+TEST(RungCrfSearchPasses, APassWithOtherChunksThanTheFirstIsRefused) {
+    RungCrfSearch search(1000, 25);
+    search.record({1000, 1000, 1000}, 75);
+    ASSERT_FALSE(search.settled());
+    EXPECT_THROW(search.record({1000, 1000}, 50), std::invalid_argument);
+    EXPECT_THROW(RungCrfSearch(1000, 25).record({}, 0), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace ladder::engine

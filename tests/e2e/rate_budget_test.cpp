@@ -1,0 +1,177 @@
+// --rate-control budget: each rung at one constant quality (SVT-AV1 CRF)
+// that the rung's own encodes found, so that its average lands within ±5%
+// of its target, or under it only at the quality ceiling (CRF 10), which
+// the report and the summary say. Rates are measured from the files'
+// packets by ffprobe, not from ladder's report. The decision depends on the
+// content only: the same bytes on one slot and on two with two decoders,
+// and after a run killed part-way is resumed.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "hls_tools.hpp"
+#include "media_tools.hpp"
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The file's video rate from its packets (ffprobe), at 25 fps.
+double file_kbps(const fs::path& file, long expected_frames) {
+    const ProcessResult sizes = run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                             "packet=size", "-of", "csv=p=0", file.string()});
+    EXPECT_EQ(sizes.exit_code, 0) << sizes.err;
+    double bytes = 0;
+    long packets = 0;
+    std::istringstream lines(sizes.out);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) bytes += std::stod(line), ++packets;
+    EXPECT_EQ(packets, expected_frames) << file;
+    return packets ? bytes * 8 / 1000 / (static_cast<double>(packets) / 25) : 0;
+}
+
+std::vector<std::string> budget_args(const fs::path& src, const fs::path& out) {
+    return {"encode",   src.string(), "-o",       out.string(), "--rate-control", "budget", "--rung",
+            "180p=320x180@350", "--rung", "90p=160x90@120", "--preset", "12", "--segment-seconds", "1",
+            "--format", "mp4"};
+}
+
+struct Kind {
+    const char* name;
+    const char* filter;  // appended to the test pattern
+};
+
+// Content nobody tuned the search on: temporal noise over motion (every
+// frame new), the same fading to black and back (black at 2 s), and one
+// flat colour (which cannot spend its target: the quality ceiling).
+const Kind kKinds[] = {
+    {"noise", "noise=alls=30:allf=t"},
+    {"fade", "noise=alls=20:allf=t,geq=lum='16+(lum(X,Y)-16)*min(1,abs(T-2))':cb='128+(cb(X,Y)-128)*min(1,abs(T-2))'"
+             ":cr='128+(cr(X,Y)-128)*min(1,abs(T-2))'"},
+    {"flat", "drawbox=x=0:y=0:w=iw:h=ih:color=0x406080:t=fill"},
+};
+
+TEST(RateBudget, EveryRungLandsWithinFivePercentOrUnderOnlyAtTheQualityCeiling) {
+    for (const Kind& kind : kKinds) {
+        SCOPED_TRACE(kind.name);
+        const fs::path src = make_clip(std::string("budget-") + kind.name, {320, 180, "25", 4.0, false, kind.filter});
+        const fs::path out = fresh_dir(std::string("budget-") + kind.name) / "out";
+        const ProcessResult r = run_ladder(budget_args(src, out));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const json report = json::parse(read_text(out / "report.json"));
+        for (const json& rung : report.at("rungs")) {
+            const std::string name = rung.at("name");
+            const int target = rung.at("bitrate_kbps");
+            const double kbps = file_kbps(rung.at("output").get<std::string>(), 100);
+            const json& search = rung.at("crf_search");
+            std::printf("[ metric   ] %s %s: %.1f kb/s of %d, CRF %d, %s after %d encodes\n", kind.name,
+                        name.c_str(), kbps, target, rung.at("crf").get<int>(),
+                        search.at("verdict").get<std::string>().c_str(), search.at("encodes").get<int>());
+            EXPECT_LE(kbps, target * 1.05) << name << ": more than 5% over is never allowed";
+            EXPECT_EQ(decode_errors(rung.at("output").get<std::string>()), "") << name;
+            ASSERT_EQ(search.at("chunk_crf").size(), 4u) << name;
+            const auto line_at = r.out.find("  " + name + "  ");
+            ASSERT_NE(line_at, std::string::npos) << r.out;
+            const std::string line = r.out.substr(line_at, r.out.find('\n', line_at) - line_at);
+            if (kbps >= target * 0.95) {
+                EXPECT_NE(search.at("verdict"), "at_quality_ceiling") << name;
+                continue;
+            }
+            // Under the band: only at ladder's best quality for the rung.
+            EXPECT_EQ(search.at("verdict"), "at_quality_ceiling") << name << ": " << kbps << " kb/s of " << target;
+            EXPECT_EQ(rung.at("crf"), 10) << name;
+            EXPECT_NE(line.find("at the quality ceiling: "), std::string::npos) << line;
+            EXPECT_NE(line.find(fmt::format(" of {} kb/s", target)), std::string::npos) << line;
+        }
+        if (std::string(kind.name) == "flat")
+            EXPECT_EQ(report.at("rungs").at(0).at("crf_search").at("verdict"), "at_quality_ceiling")
+                << "a flat colour spends nothing like 350 kb/s at 320x180";
+        else
+            for (const json& rung : report.at("rungs"))
+                EXPECT_NE(rung.at("crf_search").at("verdict"), "at_quality_ceiling")
+                    << rung.at("name") << ": this content spends its target";
+    }
+}
+
+// What the search decides comes from the encodes' sizes only: one slot and
+// one decoder, or two slots and two decode lanes, give the same CRFs and
+// the same files.
+TEST(RateBudget, OneSlotAndTwoSlotsWithTwoDecodersGiveTheSameFiles) {
+    const fs::path src = make_clip("budget-same-src", {320, 180, "25", 6.0, false, "noise=alls=20:allf=t"});
+    const fs::path dir = fresh_dir("budget-same");
+    std::string files[2][2];
+    json crfs[2];
+    for (int i = 0; i < 2; ++i) {
+        const fs::path out = dir / (i == 0 ? "one" : "two");
+        std::vector<std::string> args = budget_args(src, out);
+        for (std::string a : {"--cpu-slots", i == 0 ? "1" : "2", "--decoders", i == 0 ? "1" : "2"}) args.push_back(a);
+        const ProcessResult r = run_ladder(args);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const json report = json::parse(read_text(out / "report.json"));
+        for (const json& rung : report.at("rungs")) crfs[i].push_back(rung.at("crf_search").at("chunk_crf"));
+        files[i][0] = read_text(out / "180p.mp4");
+        files[i][1] = read_text(out / "90p.mp4");
+    }
+    EXPECT_EQ(crfs[0], crfs[1]);
+    EXPECT_TRUE(files[0][0] == files[1][0]) << "180p.mp4 differs";
+    EXPECT_TRUE(files[0][1] == files[1][1]) << "90p.mp4 differs";
+}
+
+// A run killed part-way (its search's encodes journaled under their CRFs)
+// and resumed ends with the same files as a run never stopped.
+TEST(RateBudget, ARunKilledPartWayAndResumedGivesTheSameFiles) {
+    const fs::path src = make_clip("budget-resume-src", {320, 180, "25", 8.0, false, "noise=alls=20:allf=t"});
+    const fs::path dir = fresh_dir("budget-resume");
+    const fs::path whole = dir / "whole";
+    ProcessResult r = run_ladder(budget_args(src, whole));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    const fs::path out = dir / "killed";
+    std::vector<std::string> args = budget_args(src, out);
+    args.push_back("--cpu-slots");
+    args.push_back("1");
+    const int pid = spawn_ladder(args);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    // Past the first pass (8 chunks of each of 2 rungs), before the end.
+    while (journaled_chunks(out) < 20 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    kill(pid, SIGKILL);
+    ASSERT_EQ(wait_exit(pid), 128 + SIGKILL);
+    ASSERT_GE(journaled_chunks(out), 20);
+    ASSERT_FALSE(fs::exists(out / "180p.mp4")) << "killed too late to prove anything";
+
+    args.push_back("--resume");
+    r = run_ladder(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(read_text(out / "180p.mp4") == read_text(whole / "180p.mp4")) << "180p.mp4 differs";
+    EXPECT_TRUE(read_text(out / "90p.mp4") == read_text(whole / "90p.mp4")) << "90p.mp4 differs";
+    EXPECT_FALSE(fs::exists(out / ".ladder")) << "the journal goes once the run is complete";
+}
+
+TEST(RateBudget, AnEncoderWithoutAConstantQualityIsRefusedBeforeAnythingIsWritten) {
+    const fs::path src = make_clip("budget-aom-src", {320, 180, "25", 1.0, false, ""});
+    const fs::path out = fresh_dir("budget-aom") / "out";
+    std::vector<std::string> args = budget_args(src, out);
+    args.push_back("--encoder");
+    args.push_back("aom");
+    const ProcessResult r = run_ladder(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--rate-control budget encodes at a constant quality"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out / "180p.mp4"));
+    EXPECT_FALSE(fs::exists(out / ".ladder"));
+}
+
+}  // namespace
+}  // namespace ladder::test
