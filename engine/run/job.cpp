@@ -537,6 +537,30 @@ std::vector<RungCrfSearch> budget_searches(const CheckedSource& source) {
     return searches;
 }
 
+// Budget rate control's searches, each settled by the passes (none under
+// vbr); outcome says whether a pass stopped.
+std::vector<RungCrfSearch> settle_budgets(RunContext& run, ChunkJournal& journal, const RunMedia& media,
+                                          JobReport& report, StagesOutcome& outcome, std::stop_token stop) {
+    if (run.options.rate_mode != RateMode::budget) return {};
+    std::vector<RungCrfSearch> searches = budget_searches(run.source);
+    outcome = search_budgets(run, searches, journal, media, report, stop);
+    run.phases.mark("budget_searched");
+    return searches;
+}
+
+// What the run's end adds to the report the data path filled in.
+void finish_report(RunContext& run, const Rungs& rungs, const std::vector<RungCrfSearch>& searches,
+                   JobReport& report) {
+    report.encoder_slots = static_cast<int>(run.pool.size());
+    if (run.options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(run.options.quality);
+    report_memory(report, run.memory, run.gpu_memory);
+    OutputStage::fill_report(rungs, report);
+    report_searches(searches, report);
+    run.phases.mark("reported");
+    report.phase_seconds = run.phases.list();
+    report.wall_seconds = run.phases.seconds_since_start(std::chrono::steady_clock::now());
+}
+
 }  // namespace
 
 int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
@@ -593,13 +617,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
     JobReport report;
     RunContext run{options, seams, source, encoders, cpu, memory, gpu_memory, pool, phases, progress};
-    std::vector<RungCrfSearch> searches;
     StagesOutcome outcome;
-    if (options.rate_mode == RateMode::budget) {
-        searches = budget_searches(source);
-        outcome = search_budgets(run, searches, journal, RunMedia{frames, span}, report, external_stop);
-        phases.mark("budget_searched");
-    }
+    const std::vector<RungCrfSearch> searches =
+        settle_budgets(run, journal, RunMedia{frames, span}, report, outcome, external_stop);
     Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress,
                              chunk_crfs_of(searches));
 
@@ -623,14 +643,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (options.rate_mode != RateMode::budget) note_resumed(options, resumed_chunks(rungs), journal, progress);
 
     // 7. The report (the data path filled in what it did).
-    report.encoder_slots = static_cast<int>(pool.size());
-    if (options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(options.quality);
-    report_memory(report, memory, gpu_memory);
-    OutputStage::fill_report(rungs, report);
-    report_searches(searches, report);
-    phases.mark("reported");
-    report.phase_seconds = phases.list();
-    report.wall_seconds = phases.seconds_since_start(std::chrono::steady_clock::now());
+    finish_report(run, rungs, searches, report);
     return report;
 }
 
