@@ -425,40 +425,49 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     return outcome;
 }
 
-// Budget rate control: each rung's chunks' CRFs for the next pass, as its
-// search asks (a settled mixed rung: some chunks one CRF up).
-std::vector<ChunkCrfs> chunk_crfs_of(const std::vector<RungCrfSearch>& searches) {
+// Budget rate control: each rung's chunks' CRFs for the next pass, as the
+// search asks (a settled mixed rung: some chunks one CRF up; a rung that
+// waits for the ladder's lead sits the pass out). None: no search.
+std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& search) {
     std::vector<ChunkCrfs> out;
-    for (const auto& search : searches) {
-        const CrfChoice& choice = search.choice();
+    if (!search) return out;
+    for (std::size_t i = 0; i < search->size(); ++i) {
+        const RungCrfSearch& rung = search->rung(i);
+        const CrfChoice& choice = rung.choice();
         ChunkCrfs crfs;
         crfs.crf = choice.crf;
-        if (search.settled())
+        if (rung.settled())
             for (std::size_t k = 0; k < choice.chunk_crf.size(); ++k)
                 if (choice.chunk_crf[k] != choice.crf) crfs.by_chunk[static_cast<int>(k)] = choice.chunk_crf[k];
+        crfs.sits_out = !rung.settled() && !search->searching(i);
         out.push_back(std::move(crfs));
     }
     return out;
 }
 
-// What one pass made of a rung, as its search takes it: every chunk's
-// bytes from chunk 0 on, and the frames.
-void record_pass(RungCrfSearch& search, const Rung& rung) {
-    const auto delivered = rung.delivered();
+// What one pass made of a rung: every chunk's bytes from chunk 0 on, and
+// the frames.
+struct PassMade {
     std::vector<std::int64_t> bytes;
     std::int64_t frames = 0;
-    for (const auto& [index, d] : delivered) {
-        if (index != static_cast<int>(bytes.size()))
-            throw RunError(fmt::format("rung {}: the pass delivered no chunk {}", rung.name(), bytes.size()));
-        bytes.push_back(d.bytes);
-        frames += d.frames;
+};
+
+PassMade pass_made(const Rung& rung) {
+    PassMade made;
+    for (const auto& [index, d] : rung.delivered()) {
+        if (index != static_cast<int>(made.bytes.size()))
+            throw RunError(fmt::format("rung {}: the pass delivered no chunk {}", rung.name(), made.bytes.size()));
+        made.bytes.push_back(d.bytes);
+        made.frames += d.frames;
     }
-    search.record(bytes, frames);
+    return made;
 }
 
-void note_search(const Rung& rung, int crf, const RungCrfSearch& search, double seconds, ProgressSink& progress) {
+void note_search(const Rung& rung, int crf, const PassMade& made, const RungCrfSearch& search, double frame_rate,
+                 ProgressSink& progress) {
     std::int64_t bytes = 0;
-    for (const auto& [index, d] : rung.delivered()) bytes += d.bytes;
+    for (auto b : made.bytes) bytes += b;
+    const double seconds = static_cast<double>(made.frames) / frame_rate;
     const double kbps = seconds > 0 ? static_cast<double>(bytes) * 8 / 1000 / seconds : 0;
     const CrfChoice& choice = search.choice();
     progress.note(NoteLevel::info,
@@ -470,20 +479,31 @@ void note_search(const Rung& rung, int crf, const RungCrfSearch& search, double 
                                     kbps, rung.spec().bitrate_kbps, choice.crf));
 }
 
+// After a pass: what each rung that searched in it made, to its search.
+void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, const Rungs& rungs, double frame_rate,
+                 ProgressSink& progress) {
+    for (std::size_t i = 0; i < search.size(); ++i) {
+        if (!searched[i]) continue;
+        const int crf = search.rung(i).choice().crf;
+        const PassMade made = pass_made(*rungs[i]);
+        search.record(i, made.bytes, made.frames);
+        note_search(*rungs[i], crf, made, search.rung(i), frame_rate, progress);
+    }
+}
+
 // Budget rate control's search passes (JobOptions::rate_mode budget):
-// each pass encodes the rungs still searching at the CRF each asks, and
-// takes every other chunk from the journal, until every rung is settled.
-// Nothing is written but the journal. Returns the stopped pass's outcome,
-// if one stopped.
-StagesOutcome search_budgets(RunContext& run, std::vector<RungCrfSearch>& searches, ChunkJournal& journal,
-                             const RunMedia& media, JobReport& report, std::stop_token stop) {
+// each pass encodes the rungs searching at the CRF each asks, takes every
+// settled chunk from the journal and drops the chunks of rungs that wait,
+// until every rung is settled. Nothing is written but the journal. Returns
+// the stopped pass's outcome, if one stopped.
+StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJournal& journal, const RunMedia& media,
+                             JobReport& report, std::stop_token stop) {
     journal.take_own_chunks();
-    const auto all_settled = [&] {
-        return std::all_of(searches.begin(), searches.end(), [](const RungCrfSearch& s) { return s.settled(); });
-    };
-    while (!all_settled()) {
+    while (!search.settled()) {
+        std::vector<bool> searched(search.size());
+        for (std::size_t i = 0; i < search.size(); ++i) searched[i] = search.searching(i);
         Rungs rungs = make_rungs(run.options, run.source, media.frames, nullptr, journal, run.progress,
-                                 chunk_crfs_of(searches));
+                                 chunk_crfs_of(search));
         // Slots retire from their pool as a pass ends: each pass has its own.
         gpu::GpuPool pool(run.encoders.devices.slots);
         RunContext pass{run.options, run.seams,  run.source, run.encoders, run.cpu,      run.memory,
@@ -491,26 +511,19 @@ StagesOutcome search_budgets(RunContext& run, std::vector<RungCrfSearch>& search
         const StagesOutcome outcome = encode_rungs(pass, rungs, RunMedia{media.frames, media.span}, report, stop);
         run.passes = pass.passes;
         if (outcome.stopped) return outcome;
-        for (std::size_t i = 0; i < searches.size(); ++i) {
-            if (searches[i].settled()) continue;
-            const int crf = searches[i].choice().crf;
-            record_pass(searches[i], *rungs[i]);
-            std::int64_t frames = 0;
-            for (const auto& [index, d] : rungs[i]->delivered()) frames += d.frames;
-            note_search(*rungs[i], crf, searches[i], static_cast<double>(frames) / av_q2d(run.source.info.frame_rate),
-                        run.progress);
-        }
+        record_pass(search, searched, rungs, av_q2d(run.source.info.frame_rate), run.progress);
     }
     return {};
 }
 
-void report_searches(const std::vector<RungCrfSearch>& searches, JobReport& report) {
-    for (std::size_t i = 0; i < searches.size() && i < report.rungs.size(); ++i) {
+void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report) {
+    if (!search) return;
+    for (std::size_t i = 0; i < search->size() && i < report.rungs.size(); ++i) {
         RungReport& r = report.rungs[i];
-        const CrfChoice& choice = searches[i].choice();
+        const CrfChoice& choice = search->rung(i).choice();
         r.crf = choice.crf;
         r.crf_search = crf_verdict_name(choice.verdict);
-        r.crf_encodes = searches[i].trials();
+        r.crf_encodes = search->rung(i).trials();
         r.chunk_crf = choice.chunk_crf;
     }
 }
@@ -531,31 +544,28 @@ void check_budget_request(const JobOptions& options, const std::vector<gpu::Enco
                                          slot.encoder, slot.label));
 }
 
-std::vector<RungCrfSearch> budget_searches(const CheckedSource& source) {
-    std::vector<RungCrfSearch> searches;
-    for (const auto& r : source.ladder.rungs) searches.emplace_back(r.bitrate_kbps, av_q2d(source.info.frame_rate));
-    return searches;
-}
-
-// Budget rate control's searches, each settled by the passes (none under
-// vbr); outcome says whether a pass stopped.
-std::vector<RungCrfSearch> settle_budgets(RunContext& run, ChunkJournal& journal, const RunMedia& media,
-                                          JobReport& report, StagesOutcome& outcome, std::stop_token stop) {
-    if (run.options.rate_mode != RateMode::budget) return {};
-    std::vector<RungCrfSearch> searches = budget_searches(run.source);
-    outcome = search_budgets(run, searches, journal, media, report, stop);
+// Budget rate control's search, settled by the passes (none under vbr);
+// outcome says whether a pass stopped.
+std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& journal, const RunMedia& media,
+                                              JobReport& report, StagesOutcome& outcome, std::stop_token stop) {
+    if (run.options.rate_mode != RateMode::budget) return std::nullopt;
+    std::vector<LadderCrfSearch::Rung> rungs;
+    for (const auto& r : run.source.ladder.rungs)
+        rungs.push_back({static_cast<double>(r.bitrate_kbps), std::int64_t{r.width} * r.height});
+    std::optional<LadderCrfSearch> search(std::in_place, rungs, av_q2d(run.source.info.frame_rate));
+    outcome = search_budgets(run, *search, journal, media, report, stop);
     run.phases.mark("budget_searched");
-    return searches;
+    return search;
 }
 
 // What the run's end adds to the report the data path filled in.
-void finish_report(RunContext& run, const Rungs& rungs, const std::vector<RungCrfSearch>& searches,
+void finish_report(RunContext& run, const Rungs& rungs, const std::optional<LadderCrfSearch>& search,
                    JobReport& report) {
     report.encoder_slots = static_cast<int>(run.pool.size());
     if (run.options.quality != QualityMetric::none) report.quality_metric = quality_metric_name(run.options.quality);
     report_memory(report, run.memory, run.gpu_memory);
     OutputStage::fill_report(rungs, report);
-    report_searches(searches, report);
+    report_searches(search, report);
     run.phases.mark("reported");
     report.phase_seconds = run.phases.list();
     report.wall_seconds = run.phases.seconds_since_start(std::chrono::steady_clock::now());
@@ -618,10 +628,10 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     JobReport report;
     RunContext run{options, seams, source, encoders, cpu, memory, gpu_memory, pool, phases, progress};
     StagesOutcome outcome;
-    const std::vector<RungCrfSearch> searches =
+    const std::optional<LadderCrfSearch> search =
         settle_budgets(run, journal, RunMedia{frames, span}, report, outcome, external_stop);
     Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress,
-                             chunk_crfs_of(searches));
+                             chunk_crfs_of(search));
 
     // 4. and 5. The data path, running until the source is encoded, a
     // stage fails or the run is stopped.
@@ -643,7 +653,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     if (options.rate_mode != RateMode::budget) note_resumed(options, resumed_chunks(rungs), journal, progress);
 
     // 7. The report (the data path filled in what it did).
-    finish_report(run, rungs, searches, report);
+    finish_report(run, rungs, search, report);
     return report;
 }
 

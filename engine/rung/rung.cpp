@@ -319,6 +319,7 @@ void Rung::deliver(AcceptedChunk accepted, ChunkOrigin origin, double encode_sec
 }
 
 bool Rung::take_from_journal(const RawChunk& raw) {
+    if (chunk_crfs_ && chunk_crfs_->sits_out) return true;
     if (!journal_ || !journal_->resuming()) return false;
     auto chunk = journal_->load(index_, journal_key(raw.index), raw.index);
     if (!chunk || chunk->first_frame != raw.first_frame ||

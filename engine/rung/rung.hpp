@@ -208,6 +208,8 @@ private:
 struct ChunkCrfs {
     int crf = -1;
     std::map<int, int> by_chunk;
+    // The rung waits for another's search: this pass drops its chunks.
+    bool sits_out = false;
     int of(int chunk) const {
         const auto it = by_chunk.find(chunk);
         return it == by_chunk.end() ? crf : it->second;
@@ -278,6 +280,7 @@ public:
     // --resume: true when the journal had this chunk (the same frames, and
     // it splices with the rung) and it was delivered: the raw frames need
     // no encoding. In a shard, which has no writer, it stays in the journal.
+    // Also true, delivering nothing, when the rung sits this pass out.
     // Called from the rung's scaler threads.
     bool take_from_journal(const RawChunk& raw);
     // Chunks taken from the journal so far.

@@ -215,4 +215,33 @@ void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, std::in
     if (!settled() && trials() >= kMaxTrials) choice_ = best_trial(budget_, trials_);
 }
 
+void RungCrfSearch::start_at(int crf) {
+    if (!trials_.empty()) return;
+    first_crf_ = std::clamp(crf, budget_.ceiling_crf, kMaxCrf);
+    choice_.crf = first_crf_;
+}
+
+LadderCrfSearch::LadderCrfSearch(const std::vector<Rung>& rungs, double frame_rate, int first_crf) {
+    if (rungs.empty()) throw std::invalid_argument("LadderCrfSearch: no rungs");
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        searches_.emplace_back(rungs[i].target_kbps, frame_rate, first_crf);
+        if (rungs[i].pixels < rungs[lead_].pixels) lead_ = i;
+    }
+}
+
+bool LadderCrfSearch::settled() const {
+    return std::all_of(searches_.begin(), searches_.end(), [](const RungCrfSearch& s) { return s.settled(); });
+}
+
+bool LadderCrfSearch::searching(std::size_t i) const {
+    return !searches_.at(i).settled() && (i == lead_ || searches_[lead_].settled());
+}
+
+void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames) {
+    if (!searching(i)) return;
+    searches_[i].record(chunk_bytes, frames);
+    if (i != lead_ || !searches_[lead_].settled()) return;
+    for (auto& s : searches_) s.start_at(searches_[lead_].choice().crf);
+}
+
 }  // namespace ladder::engine

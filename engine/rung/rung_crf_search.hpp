@@ -97,12 +97,44 @@ public:
     // chunk order from chunk 0 (a settled rung's are not a trial: ignored).
     void record(const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames);
 
+    // A rung that has not encoded yet starts at this CRF instead.
+    void start_at(int crf);
+
 private:
     CrfBudget budget_;
     double frame_rate_;
     int first_crf_;
     std::vector<CrfTrial> trials_;
     CrfChoice choice_;
+};
+
+// The searches of one ladder, led by its smallest rung: it searches alone
+// first (its encodes cost least), then every other rung starts at the CRF
+// the lead settled at. The rungs of one source need CRFs within a few steps
+// of each other (docs/benchmarks.md, "--rate-control budget": at most 7
+// apart on six kinds of content), where CRF 40 was up to 21 away. (Giving
+// the others the lead's measured slope too changed nothing on the measured
+// ladders: tests/unit/rung_crf_search_test.cpp.)
+class LadderCrfSearch {
+public:
+    struct Rung {
+        double target_kbps = 0;
+        std::int64_t pixels = 0;  // width x height
+    };
+    LadderCrfSearch(const std::vector<Rung>& rungs, double frame_rate, int first_crf = 40);
+
+    bool settled() const;
+    // Whether rung i encodes in the next pass (else it is settled, or waits
+    // for the lead).
+    bool searching(std::size_t i) const;
+    const RungCrfSearch& rung(std::size_t i) const { return searches_.at(i); }
+    std::size_t size() const { return searches_.size(); }
+    // What a pass made of a searching rung (RungCrfSearch::record).
+    void record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames);
+
+private:
+    std::vector<RungCrfSearch> searches_;
+    std::size_t lead_ = 0;
 };
 
 }  // namespace ladder::engine

@@ -273,5 +273,79 @@ TEST(RungCrfSearchPasses, APassWithOtherChunksThanTheFirstIsRefused) {
     EXPECT_THROW(RungCrfSearch(1000, 25).record({}, 0), std::invalid_argument);
 }
 
+TEST(LadderCrfSearch, OnlyTheSmallestRungSearchesUntilItSettlesThenTheOthersStartAtItsCrf) {
+    LadderCrfSearch search({{2500, 1280 * 720}, {600, 640 * 360}, {1200, 960 * 540}}, 25);
+    EXPECT_FALSE(search.searching(0));
+    EXPECT_TRUE(search.searching(1));
+    EXPECT_FALSE(search.searching(2));
+    // 360p: 4 s at CRF 40 makes 300 kb/s, at the next CRF asked 600.
+    search.record(1, {37500, 37500, 37500, 37500}, 100);
+    ASSERT_FALSE(search.rung(1).settled());
+    EXPECT_FALSE(search.searching(0));
+    const int next = search.rung(1).choice().crf;
+    search.record(1, {75000, 75000, 75000, 75000}, 100);
+    ASSERT_TRUE(search.rung(1).settled());
+    EXPECT_TRUE(search.searching(0));
+    EXPECT_TRUE(search.searching(2));
+    EXPECT_FALSE(search.searching(1));
+    EXPECT_EQ(search.rung(0).choice().crf, next);
+    EXPECT_EQ(search.rung(2).choice().crf, next);
+    EXPECT_EQ(search.rung(0).trials(), 0);
+}
+
+// The ladder's search on the measured curves: the smallest rung leads,
+// the others start at its CRF with its slope. Cost in 1080p-rung encodes
+// (a rung's encode costs its pixels); the four rungs are 1920x1080,
+// 1280x720, 960x540, 640x360.
+TEST(LadderCrfSearch, TheMeasuredLaddersSettleLedByTheirSmallestRungAtLessCostThanAlone) {
+    const auto rungs = measured_rungs();
+    const std::vector<std::pair<std::string, std::int64_t>> sizes{
+        {"1080p", 1920 * 1080}, {"720p", 1280 * 720}, {"540p", 960 * 540}, {"360p", 640 * 360}};
+    double led_cost = 0, alone_cost = 0;
+    for (const char* clip : {"automaton", "black-hold", "dips", "film-grain", "scene-cuts", "talking-head"}) {
+        SCOPED_TRACE(clip);
+        std::vector<LadderCrfSearch::Rung> spec;
+        std::vector<const MeasuredRung*> measured;
+        for (const auto& [name, pixels] : sizes) {
+            measured.push_back(&rungs.at(std::string(clip) + " " + name));
+            spec.push_back({measured.back()->target_kbps, pixels});
+        }
+        const double fps = 25;  // the search needs only seconds: frames below are seconds x fps
+        LadderCrfSearch search(spec, fps);
+        int passes = 0;
+        while (!search.settled() && passes < 20) {
+            ++passes;
+            std::vector<bool> searched(search.size());
+            for (std::size_t i = 0; i < search.size(); ++i) searched[i] = search.searching(i);
+            for (std::size_t i = 0; i < search.size(); ++i) {
+                if (!searched[i]) continue;
+                const CrfTrial t = encode_at(*measured[i], search.rung(i).choice().crf);
+                search.record(i, t.chunk_bytes, std::llround(measured[i]->seconds * fps));
+            }
+        }
+        ASSERT_TRUE(search.settled());
+        for (std::size_t i = 0; i < search.size(); ++i) {
+            const CrfChoice& c = search.rung(i).choice();
+            EXPECT_LE(c.kbps, spec[i].target_kbps * 1.05) << sizes[i].first;
+            if (c.verdict != CrfVerdict::at_ceiling) {
+                EXPECT_GE(c.kbps, spec[i].target_kbps * 0.95) << sizes[i].first;
+            }
+            led_cost += search.rung(i).trials() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
+            // The same rung searched alone from CRF 40.
+            RungCrfSearch alone(spec[i].target_kbps, fps);
+            while (!alone.settled())
+                alone.record(encode_at(*measured[i], alone.choice().crf).chunk_bytes,
+                             std::llround(measured[i]->seconds * fps));
+            alone_cost += alone.trials() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
+            if (std::getenv("CRF_SEARCH_PRINT"))
+                std::printf("%s %s: %d encodes led (CRF %d), %d alone (CRF %d)\n", clip, sizes[i].first.c_str(),
+                            search.rung(i).trials(), c.crf, alone.trials(), alone.choice().crf);
+        }
+    }
+    std::printf("[ metric   ] measured ladders: %.2f 1080p-encodes led by the smallest rung, %.2f alone\n", led_cost,
+                alone_cost);
+    EXPECT_LT(led_cost, alone_cost);
+}
+
 }  // namespace
 }  // namespace ladder::engine
