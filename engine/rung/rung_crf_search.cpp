@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 namespace ladder::engine {
@@ -46,7 +47,9 @@ const Rated* highest_crf(const std::vector<Rated>& rated, Pred pred) {
 // Chunks at `over`'s CRF where the rate allows, the rest at `under`'s (one
 // step higher): start all at `under`, then move chunks up in order of the
 // fewest extra bits (ties: earlier chunk first) while the total stays at or
-// below the target.
+// below the target. A few large chunks (a short rung) can leave that under
+// the band: then the one chunk that brings it closest to the target while
+// staying inside the band moves too (over the target, never over the band).
 CrfChoice mix(const CrfBudget& budget, const Rated& over, const Rated& under) {
     const auto& hi = over.trial->chunk_bytes;
     const auto& lo = under.trial->chunk_bytes;
@@ -65,6 +68,21 @@ CrfChoice mix(const CrfBudget& budget, const Rated& over, const Rated& under) {
         if (total + extra > target_bytes) continue;
         total += extra;
         c.chunk_crf[i] = over.trial->crf;
+    }
+    if (total < target_bytes * (1 - budget.tolerance)) {
+        std::optional<std::size_t> best;
+        for (std::size_t i : order) {
+            const double after = total + static_cast<double>(hi[i] - lo[i]);
+            if (c.chunk_crf[i] == over.trial->crf || after > target_bytes * (1 + budget.tolerance)) continue;
+            if (!best || std::abs(after - target_bytes) < std::abs(total + static_cast<double>(hi[*best] - lo[*best]) -
+                                                                   target_bytes))
+                best = i;
+        }
+        if (best && std::abs(total + static_cast<double>(hi[*best] - lo[*best]) - target_bytes) <
+                        target_bytes - total) {
+            total += static_cast<double>(hi[*best] - lo[*best]);
+            c.chunk_crf[*best] = over.trial->crf;
+        }
     }
     c.kbps = total * 8.0 / 1000.0 / budget.seconds;
     return c;

@@ -118,6 +118,32 @@ TEST(RungCrfSearch, AdjacentCrfsAroundTheBandMixChunksUpToTheTarget) {
     EXPECT_NEAR(c.kbps, (100'000 + 170'000 + 140'000 + 170'000) * 8 / 1000.0 / 8, 0.01);
 }
 
+// Three large chunks: none can move up without passing the target, which
+// leaves the rung 11% under; one at the lower CRF lands it 2.7% over,
+// inside the band and closer: it moves.
+TEST(RungCrfSearch, AMixThatStaysUnderTheBandTakesTheChunkThatLandsItInside) {
+    // 600 kb/s over 8 s = 600 kB. 40: 780 kB (+30%); 41: 534 kB (-11%).
+    const CrfTrial over{40, {260'000, 260'000, 260'000}, {}};
+    const CrfTrial under{41, {178'000, 178'000, 178'000}, {}};
+    const std::vector<CrfTrial> trials{over, under};
+    const auto c = choose_crf(budget(600), trials);
+    ASSERT_EQ(c.verdict, CrfVerdict::mixed);
+    EXPECT_EQ(c.chunk_crf, (std::vector<int>{40, 41, 41}));
+    EXPECT_NEAR(c.kbps, (260'000 + 2 * 178'000) * 8 / 1000.0 / 8, 0.01);  // 616 kb/s
+}
+
+// Never past the band's top to get nearer: one chunk up would make 656 kB
+// (+9%), so the rung stays 11% under (and is reported so).
+TEST(RungCrfSearch, AMixNeverGoesOverTheBandToGetCloser) {
+    const CrfTrial over{40, {300'000, 300'000, 300'000}, {}};
+    const CrfTrial under{41, {178'000, 178'000, 178'000}, {}};
+    const std::vector<CrfTrial> trials{over, under};
+    const auto c = choose_crf(budget(600), trials);
+    ASSERT_EQ(c.verdict, CrfVerdict::mixed);
+    EXPECT_EQ(c.chunk_crf, (std::vector<int>{41, 41, 41}));
+    EXPECT_NEAR(c.kbps, 534, 0.01);
+}
+
 TEST(RungCrfSearch, TheSameEncodesInAnyOrderGiveTheSameDecision) {
     std::vector<CrfTrial> trials{even_trial(20, 2400), even_trial(50, 300), even_trial(35, 700)};
     const auto first = choose_crf(budget(600), trials);
