@@ -178,11 +178,8 @@ void add_session_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided
         ->check(CLI::IsMember({"complexity", "even"}))
         ->capture_default_str();
     cmd.add_option("--rate-control", a.rate_control,
-                   "How each rung reaches its bit rate: vbr = one-pass VBR encoder sessions, each asked for a share "
-                   "of the rung's rate (fast; the rate lands where the sessions' timing puts it); budget = the whole "
-                   "rung at one constant quality (SVT-AV1 CRF), encoded again at a corrected CRF until its average "
-                   "is within 5% of the target, or under it at the quality ceiling (CRF 10): the same ladder on any "
-                   "machine, at about 2-3 encodes per rung")
+                   "How each rung reaches its bit rate: vbr = one-pass VBR sessions (one encode); budget = the rung at "
+                   "one SVT-AV1 CRF, re-encoded until within 5% of its target or at the quality ceiling (CRF 10)")
         ->check(CLI::IsMember({"vbr", "budget"}))
         ->capture_default_str();
     cmd.add_option("--isolation", a.isolation,

@@ -36,6 +36,7 @@ extern "C" {
 #include "engine/run/preflight.hpp"
 #include "engine/encode/process/process_encoder.hpp"
 #include "engine/rung/rung.hpp"
+#include "engine/run/budget_search.hpp"
 #include "engine/rung/rung_crf_search.hpp"
 #include "engine/source/source_info.hpp"
 #include "engine/base/stage_threads.hpp"
@@ -425,72 +426,6 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     return outcome;
 }
 
-// Budget rate control: each rung's chunks' CRFs for the next pass, as the
-// search asks (a settled mixed rung: some chunks one CRF up; a rung that
-// waits for the ladder's lead sits the pass out). None: no search.
-std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& search) {
-    std::vector<ChunkCrfs> out;
-    if (!search) return out;
-    for (std::size_t i = 0; i < search->size(); ++i) {
-        const RungCrfSearch& rung = search->rung(i);
-        const CrfChoice& choice = rung.choice();
-        ChunkCrfs crfs;
-        crfs.crf = choice.crf;
-        if (rung.settled())
-            for (std::size_t k = 0; k < choice.chunk_crf.size(); ++k)
-                if (choice.chunk_crf[k] != choice.crf) crfs.by_chunk[static_cast<int>(k)] = choice.chunk_crf[k];
-        crfs.sits_out = !rung.settled() && !search->searching(i);
-        out.push_back(std::move(crfs));
-    }
-    return out;
-}
-
-// What one pass made of a rung: every chunk's bytes from chunk 0 on, and
-// the frames.
-struct PassMade {
-    std::vector<std::int64_t> bytes;
-    std::int64_t frames = 0;
-};
-
-PassMade pass_made(const Rung& rung) {
-    PassMade made;
-    for (const auto& [index, d] : rung.delivered()) {
-        if (index != static_cast<int>(made.bytes.size()))
-            throw RunError(fmt::format("rung {}: the pass delivered no chunk {}", rung.name(), made.bytes.size()));
-        made.bytes.push_back(d.bytes);
-        made.frames += d.frames;
-    }
-    return made;
-}
-
-void note_search(const Rung& rung, int crf, const PassMade& made, const RungCrfSearch& search, double frame_rate,
-                 ProgressSink& progress) {
-    std::int64_t bytes = 0;
-    for (auto b : made.bytes) bytes += b;
-    const double seconds = static_cast<double>(made.frames) / frame_rate;
-    const double kbps = seconds > 0 ? static_cast<double>(bytes) * 8 / 1000 / seconds : 0;
-    const CrfChoice& choice = search.choice();
-    progress.note(NoteLevel::info,
-                  search.settled()
-                      ? fmt::format("rung {}: CRF {} made {:.0f} kb/s of {} kb/s: settled ({}, CRF {}{})", rung.name(),
-                                    crf, kbps, rung.spec().bitrate_kbps, crf_verdict_name(choice.verdict), choice.crf,
-                                    choice.verdict == CrfVerdict::mixed ? fmt::format(" and {}", choice.crf + 1) : "")
-                      : fmt::format("rung {}: CRF {} made {:.0f} kb/s of {} kb/s: trying CRF {}", rung.name(), crf,
-                                    kbps, rung.spec().bitrate_kbps, choice.crf));
-}
-
-// After a pass: what each rung that searched in it made, to its search.
-void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, const Rungs& rungs, double frame_rate,
-                 ProgressSink& progress) {
-    for (std::size_t i = 0; i < search.size(); ++i) {
-        if (!searched[i]) continue;
-        const int crf = search.rung(i).choice().crf;
-        const PassMade made = pass_made(*rungs[i]);
-        search.record(i, made.bytes, made.frames);
-        note_search(*rungs[i], crf, made, search.rung(i), frame_rate, progress);
-    }
-}
-
 // Budget rate control's search passes (JobOptions::rate_mode budget):
 // each pass encodes the rungs searching at the CRF each asks, takes every
 // settled chunk from the journal and drops the chunks of rungs that wait,
@@ -516,43 +451,12 @@ StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJour
     return {};
 }
 
-void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report) {
-    if (!search) return;
-    for (std::size_t i = 0; i < search->size() && i < report.rungs.size(); ++i) {
-        RungReport& r = report.rungs[i];
-        const CrfChoice& choice = search->rung(i).choice();
-        r.crf = choice.crf;
-        r.crf_search = crf_verdict_name(choice.verdict);
-        r.crf_encodes = search->rung(i).trials();
-        r.chunk_crf = choice.chunk_crf;
-    }
-}
-
-// Budget rate control needs every chunk of a rung in one run, and an
-// encoder that takes a constant quality on every slot.
-void check_budget_request(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots) {
-    if (options.rate_mode != RateMode::budget) return;
-    if (options.shard)
-        throw InputError("--rate-control budget decides each rung's quality from all of its chunks, which a shard "
-                         "does not have: encode plans and shards with --rate-control vbr, or the whole source in one "
-                         "run");
-    for (const auto& slot : slots)
-        if (!slot.traits().takes_crf)
-            throw InputError(fmt::format("--rate-control budget encodes at a constant quality, which {} ({}) does not "
-                                         "take: encode on the CPU with SVT-AV1 (--policy cpu --encoder libsvtav1), "
-                                         "or use --rate-control vbr",
-                                         slot.encoder, slot.label));
-}
-
 // Budget rate control's search, settled by the passes (none under vbr);
 // outcome says whether a pass stopped.
 std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& journal, const RunMedia& media,
                                               JobReport& report, StagesOutcome& outcome, std::stop_token stop) {
     if (run.options.rate_mode != RateMode::budget) return std::nullopt;
-    std::vector<LadderCrfSearch::Rung> rungs;
-    for (const auto& r : run.source.ladder.rungs)
-        rungs.push_back({static_cast<double>(r.bitrate_kbps), std::int64_t{r.width} * r.height});
-    std::optional<LadderCrfSearch> search(std::in_place, rungs, av_q2d(run.source.info.frame_rate));
+    std::optional<LadderCrfSearch> search(ladder_search(run.source.ladder, run.source.info.frame_rate));
     outcome = search_budgets(run, *search, journal, media, report, stop);
     run.phases.mark("budget_searched");
     return search;

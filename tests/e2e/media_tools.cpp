@@ -5,6 +5,8 @@
 #include "av/input_file.hpp"
 #include "mux/av1_sequence_header.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -176,6 +178,17 @@ int wait_exit(int pid) {
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::vector<double> video_packet_sizes(const fs::path& file) {
+    const ProcessResult r = run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                         "packet=size", "-of", "csv=p=0", file.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<double> sizes;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) sizes.push_back(std::stod(line));
+    return sizes;
 }
 
 fs::path fresh_dir(const std::string& name) {

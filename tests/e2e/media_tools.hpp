@@ -60,6 +60,11 @@ struct ClipSpec {
 // generated (run_cache.hpp: keyed by the ffmpeg binary and command line).
 std::filesystem::path make_clip(const std::string& name, const ClipSpec& spec);
 
+// Each video packet's size in bytes, in file order, as ffprobe reads the
+// file's first video stream (empty, with a failed expectation, if it
+// cannot).
+std::vector<double> video_packet_sizes(const std::filesystem::path& file);
+
 // A fresh empty directory for one test.
 std::filesystem::path fresh_dir(const std::string& name);
 

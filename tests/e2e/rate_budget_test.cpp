@@ -30,16 +30,11 @@ using nlohmann::json;
 
 // The file's video rate from its packets (ffprobe), at 25 fps.
 double file_kbps(const fs::path& file, long expected_frames) {
-    const ProcessResult sizes = run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                                             "packet=size", "-of", "csv=p=0", file.string()});
-    EXPECT_EQ(sizes.exit_code, 0) << sizes.err;
+    const std::vector<double> sizes = video_packet_sizes(file);
+    EXPECT_EQ(static_cast<long>(sizes.size()), expected_frames) << file;
     double bytes = 0;
-    long packets = 0;
-    std::istringstream lines(sizes.out);
-    for (std::string line; std::getline(lines, line);)
-        if (!line.empty()) bytes += std::stod(line), ++packets;
-    EXPECT_EQ(packets, expected_frames) << file;
-    return packets ? bytes * 8 / 1000 / (static_cast<double>(packets) / 25) : 0;
+    for (double b : sizes) bytes += b;
+    return sizes.empty() ? 0 : bytes * 8 / 1000 / (static_cast<double>(sizes.size()) / 25);
 }
 
 std::vector<std::string> budget_args(const fs::path& src, const fs::path& out) {

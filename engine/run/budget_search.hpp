@@ -1,0 +1,43 @@
+#pragma once
+// --rate-control budget, the parts of its passes that run/job.cpp's
+// search_budgets (which runs the passes themselves) asks for: what each
+// rung's chunks take in the next pass, what a pass made of a rung, what
+// the report says of each search, and what the mode refuses.
+#include <optional>
+#include <vector>
+
+extern "C" {
+#include <libavutil/rational.h>
+}
+
+#include "engine/base/job_report.hpp"
+#include "engine/base/progress_sink.hpp"
+#include "engine/plan/ladder_spec.hpp"
+#include "engine/run/job.hpp"
+#include "engine/rung/rung.hpp"
+#include "engine/rung/rung_crf_search.hpp"
+#include "gpu/gpu_pool.hpp"
+
+namespace ladder::engine {
+
+// The ladder's search: every rung's target and size.
+LadderCrfSearch ladder_search(const LadderSpec& ladder, AVRational frame_rate);
+
+// Each rung's chunks' CRFs for the next pass, as the search asks (a
+// settled mixed rung: some chunks one CRF up; a rung that waits for the
+// ladder's lead sits the pass out). None: no search.
+std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& search);
+
+// After a pass: what each rung that searched in it (searched[i]) made, to
+// its search, with a note per rung.
+void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, const Rungs& rungs, double frame_rate,
+                 ProgressSink& progress);
+
+// Each rung's CRF, verdict, encodes and chunk CRFs into the report.
+void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report);
+
+// Budget rate control needs every chunk of a rung in one run, and an
+// encoder that takes a constant quality on every slot: InputError if not.
+void check_budget_request(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots);
+
+}  // namespace ladder::engine
