@@ -16,6 +16,9 @@ std::string rate_note(const engine::RungReport& rung, double frame_rate) {
     if (rung.crf_search == "at_quality_ceiling")
         notes.push_back(fmt::format("at the quality ceiling: {:.0f} of {} kb/s", standing->average_kbps,
                                     rung.bitrate_kbps));
+    else if (rung.crf_search == "under_for_peaks")
+        notes.push_back(fmt::format("{:.0f}% under its {} kb/s target: more would put a segment over 2x the average",
+                                    std::abs(standing->off) * 100, rung.bitrate_kbps));
     else if (standing->verdict != engine::RateStanding::Verdict::on_target)
         notes.push_back(fmt::format("{:.0f}% {} its {} kb/s target", std::abs(standing->off) * 100,
                                     engine::verdict_name(standing->verdict), rung.bitrate_kbps));

@@ -136,7 +136,8 @@ nlohmann::json rung_json(const JobReport& r, int rung) {
                           {"mismatches", mismatches}};
     if (g.crf >= 0) out["crf"] = g.crf;
     if (!g.crf_search.empty())
-        out["crf_search"] = {{"verdict", g.crf_search}, {"encodes", g.crf_encodes}, {"chunk_crf", g.chunk_crf}};
+        out["crf_search"] = {{"verdict", g.crf_search}, {"encodes", g.crf_encodes}, {"chunk_crf", g.chunk_crf},
+                              {"peak_capped_chunks", g.crf_peak_capped}};
     if (const auto standing = rate_standing(g, r.frame_rate)) {
         out["rate_verdict"] = verdict_name(standing->verdict);
         out["target_off_percent"] = std::round(standing->off * 1000.0) / 10.0;

@@ -59,6 +59,7 @@ struct RungReport {
     std::string crf_search;
     int crf_encodes = 0;
     std::vector<int> chunk_crf;
+    int crf_peak_capped = 0;  // chunks given a higher CRF for the peak
     int chunks = 0;
     std::int64_t frames = 0;
     std::size_t video_bytes = 0;

@@ -1,6 +1,10 @@
 #include "engine/run/budget_search.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <string>
 
 #include "engine/base/errors.hpp"
 
@@ -12,7 +16,7 @@ namespace {
 // the frames.
 struct PassMade {
     std::vector<std::int64_t> bytes;
-    std::int64_t frames = 0;
+    std::vector<std::int64_t> frames;
 };
 
 PassMade pass_made(const Rung& rung) {
@@ -21,25 +25,36 @@ PassMade pass_made(const Rung& rung) {
         if (index != static_cast<int>(made.bytes.size()))
             throw RunError(fmt::format("rung {}: the pass delivered no chunk {}", rung.name(), made.bytes.size()));
         made.bytes.push_back(d.bytes);
-        made.frames += d.frames;
+        made.frames.push_back(d.frames);
     }
     return made;
 }
 
-void note_search(const Rung& rung, int crf, const PassMade& made, const RungCrfSearch& search, double frame_rate,
-                 ProgressSink& progress) {
-    std::int64_t bytes = 0;
+// "rung 720p: CRF 26 made 3532 kb/s of 2500 kb/s: trying CRF 31", or what
+// its peaks asked, or how it settled.
+std::string search_note(const Rung& rung, const std::vector<int>& crfs, const PassMade& made,
+                        const RungCrfSearch& search, double frame_rate) {
+    std::int64_t bytes = 0, frames = 0;
     for (auto b : made.bytes) bytes += b;
-    const double seconds = static_cast<double>(made.frames) / frame_rate;
+    for (auto f : made.frames) frames += f;
+    const double seconds = static_cast<double>(frames) / frame_rate;
     const double kbps = seconds > 0 ? static_cast<double>(bytes) * 8 / 1000 / seconds : 0;
+    const auto [low, high] = std::minmax_element(crfs.begin(), crfs.end());
+    const std::string made_at = fmt::format("rung {}: CRF {} made {:.0f} kb/s of {} kb/s", rung.name(),
+                                            *low == *high ? fmt::format("{}", *low) : fmt::format("{}-{}", *low, *high),
+                                            kbps, rung.spec().bitrate_kbps);
     const CrfChoice& choice = search.choice();
-    progress.note(NoteLevel::info,
-                  search.settled()
-                      ? fmt::format("rung {}: CRF {} made {:.0f} kb/s of {} kb/s: settled ({}, CRF {}{})", rung.name(),
-                                    crf, kbps, rung.spec().bitrate_kbps, crf_verdict_name(choice.verdict), choice.crf,
-                                    choice.verdict == CrfVerdict::mixed ? fmt::format(" and {}", choice.crf + 1) : "")
-                      : fmt::format("rung {}: CRF {} made {:.0f} kb/s of {} kb/s: trying CRF {}", rung.name(), crf,
-                                    kbps, rung.spec().bitrate_kbps, choice.crf));
+    if (search.settled())
+        return fmt::format("{}: settled at {:.0f} kb/s ({}, CRF {}{}{}, peak {:.2f}x the average)", made_at,
+                           choice.kbps, crf_verdict_name(choice.verdict), choice.crf,
+                           choice.verdict == CrfVerdict::mixed ? fmt::format(" and {}", choice.crf + 1) : "",
+                           search.peak_capped() > 0 ? fmt::format(", {} chunks capped", search.peak_capped()) : "",
+                           search.peak_ratio());
+    if (!search.crf_found()) return fmt::format("{}: trying CRF {}", made_at, choice.crf);
+    std::vector<std::string> asked;
+    for (const auto& [chunk, crf] : search.other_chunk_crfs()) asked.push_back(fmt::format("{}:{}", chunk, crf));
+    return fmt::format("{}: capping its peaks, next CRF {} with chunk:CRF {}", made_at, choice.crf,
+                       fmt::join(asked, " "));
 }
 
 }  // namespace
@@ -59,9 +74,7 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
         const CrfChoice& choice = rung.choice();
         ChunkCrfs crfs;
         crfs.crf = choice.crf;
-        if (rung.settled())
-            for (std::size_t k = 0; k < choice.chunk_crf.size(); ++k)
-                if (choice.chunk_crf[k] != choice.crf) crfs.by_chunk[static_cast<int>(k)] = choice.chunk_crf[k];
+        for (const auto& [chunk, crf] : rung.other_chunk_crfs()) crfs.by_chunk[static_cast<int>(chunk)] = crf;
         crfs.sits_out = !rung.settled() && !search->searching(i);
         out.push_back(std::move(crfs));
     }
@@ -72,10 +85,11 @@ void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, con
                  ProgressSink& progress) {
     for (std::size_t i = 0; i < search.size(); ++i) {
         if (!searched[i]) continue;
-        const int crf = search.rung(i).choice().crf;
         const PassMade made = pass_made(*rungs[i]);
+        std::vector<int> crfs;
+        for (std::size_t k = 0; k < made.bytes.size(); ++k) crfs.push_back(search.rung(i).crf_of(k));
         search.record(i, made.bytes, made.frames);
-        note_search(*rungs[i], crf, made, search.rung(i), frame_rate, progress);
+        progress.note(NoteLevel::info, search_note(*rungs[i], crfs, made, search.rung(i), frame_rate));
     }
 }
 
@@ -88,6 +102,7 @@ void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& re
         r.crf_search = crf_verdict_name(choice.verdict);
         r.crf_encodes = search->rung(i).trials();
         r.chunk_crf = choice.chunk_crf;
+        r.crf_peak_capped = search->rung(i).peak_capped();
     }
 }
 

@@ -88,13 +88,8 @@ CrfChoice mix(const CrfBudget& budget, const Rated& over, const Rated& under) {
     return c;
 }
 
-// Log rate per CRF step between two trials, kept to what encoders do (the
-// rate always falls as CRF rises; a flat or rising pair is noise).
 double slope_between(const Rated& a, const Rated& b) {
-    if (a.trial->crf == b.trial->crf) return kDefaultLogRatePerCrf;
-    const double s = (std::log(std::max(a.kbps, 1e-3)) - std::log(std::max(b.kbps, 1e-3))) /
-                     (a.trial->crf - b.trial->crf);
-    return std::clamp(s, -0.5, -0.01);
+    return log_size_slope(a.trial->crf, a.kbps, b.trial->crf, b.kbps);
 }
 
 int crf_for_target(const CrfBudget& budget, const Rated& from, double slope) {
@@ -143,6 +138,12 @@ int next_crf(const CrfBudget& budget, const std::vector<Rated>& rated, const Rat
 
 }  // namespace
 
+double log_size_slope(int crf_a, double size_a, int crf_b, double size_b) {
+    if (crf_a == crf_b) return kDefaultLogRatePerCrf;
+    const double s = (std::log(std::max(size_a, 1e-3)) - std::log(std::max(size_b, 1e-3))) / (crf_a - crf_b);
+    return std::clamp(s, -0.5, -0.01);
+}
+
 double trial_kbps(const CrfBudget& budget, const CrfTrial& trial) {
     const double bytes = std::accumulate(trial.chunk_bytes.begin(), trial.chunk_bytes.end(), 0.0);
     return bytes * 8.0 / 1000.0 / budget.seconds;
@@ -189,77 +190,9 @@ const char* crf_verdict_name(CrfVerdict verdict) {
         case CrfVerdict::mixed: return "mixed";
         case CrfVerdict::encode_next: return "searching";
         case CrfVerdict::search_limit: return "search_limit";
+        case CrfVerdict::under_for_peaks: return "under_for_peaks";
     }
     return "?";
-}
-
-namespace {
-
-// The search's last word when it ran out of encodes: the lowest CRF whose
-// rate is not over the band, else the highest CRF tried (the smallest).
-CrfChoice best_trial(const CrfBudget& budget, const std::vector<CrfTrial>& trials) {
-    const CrfTrial* best = nullptr;
-    const double top = budget.target_kbps * (1 + budget.tolerance);
-    for (const auto& t : trials)
-        if (trial_kbps(budget, t) <= top && (!best || t.crf < best->crf)) best = &t;
-    if (!best)
-        for (const auto& t : trials)
-            if (!best || t.crf > best->crf) best = &t;
-    CrfChoice c;
-    c.verdict = CrfVerdict::search_limit;
-    c.crf = best->crf;
-    c.chunk_crf.assign(best->chunk_bytes.size(), best->crf);
-    c.kbps = trial_kbps(budget, *best);
-    return c;
-}
-
-}  // namespace
-
-RungCrfSearch::RungCrfSearch(double target_kbps, double frame_rate, int first_crf)
-    : frame_rate_(frame_rate), first_crf_(first_crf) {
-    budget_.target_kbps = target_kbps;
-    choice_.crf = std::clamp(first_crf, budget_.ceiling_crf, kMaxCrf);
-}
-
-void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames) {
-    if (settled()) return;
-    if (chunk_bytes.empty() || frames <= 0 || !(frame_rate_ > 0))
-        throw std::invalid_argument("RungCrfSearch::record: a pass with no chunks");
-    if (!trials_.empty() && trials_.front().chunk_bytes.size() != chunk_bytes.size())
-        throw std::invalid_argument("RungCrfSearch::record: a pass with other chunks than the first");
-    budget_.seconds = static_cast<double>(frames) / frame_rate_;
-    trials_.push_back(CrfTrial{choice_.crf, chunk_bytes, std::nullopt});
-    choice_ = choose_crf(budget_, trials_, first_crf_);
-    if (!settled() && trials() >= kMaxTrials) choice_ = best_trial(budget_, trials_);
-}
-
-void RungCrfSearch::start_at(int crf) {
-    if (!trials_.empty()) return;
-    first_crf_ = std::clamp(crf, budget_.ceiling_crf, kMaxCrf);
-    choice_.crf = first_crf_;
-}
-
-LadderCrfSearch::LadderCrfSearch(const std::vector<Rung>& rungs, double frame_rate, int first_crf) {
-    if (rungs.empty()) throw std::invalid_argument("LadderCrfSearch: no rungs");
-    for (std::size_t i = 0; i < rungs.size(); ++i) {
-        searches_.emplace_back(rungs[i].target_kbps, frame_rate, first_crf);
-        if (rungs[i].pixels < rungs[lead_].pixels) lead_ = i;
-    }
-}
-
-bool LadderCrfSearch::settled() const {
-    return std::all_of(searches_.begin(), searches_.end(), [](const RungCrfSearch& s) { return s.settled(); });
-}
-
-bool LadderCrfSearch::searching(std::size_t i) const {
-    return !searches_.at(i).settled() && (i == lead_ || searches_[lead_].settled());
-}
-
-void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames) {
-    if (!searching(i)) return;
-    searches_[i].record(chunk_bytes, frames);
-    if (i != lead_ || !searches_[lead_].settled()) return;
-    for (auto& s : searches_) s.start_at(searches_[lead_].choice().crf);
 }
 
 }  // namespace ladder::engine

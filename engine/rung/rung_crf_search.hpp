@@ -23,8 +23,11 @@
 // of the rate (rate falls about exponentially with CRF), between the
 // closest encodes over and under the target once both exist.
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace ladder::engine {
@@ -58,8 +61,10 @@ struct CrfBudget {
 };
 
 // search_limit: the search ended at its limit of encodes (RungCrfSearch):
-// the best trial not over the band, else the smallest.
-enum class CrfVerdict { on_target, at_ceiling, over_at_max_crf, mixed, encode_next, search_limit };
+// the best trial not over the band, else the smallest. under_for_peaks:
+// under the band because a segment would pass RungCrfSearch::kPeakLimit x
+// the average at any higher rate the encodes made (RungCrfSearch only).
+enum class CrfVerdict { on_target, at_ceiling, over_at_max_crf, mixed, encode_next, search_limit, under_for_peaks };
 
 // "on_target", "at_quality_ceiling", ...: report.json's words.
 const char* crf_verdict_name(CrfVerdict verdict);
@@ -74,6 +79,11 @@ struct CrfChoice {
     double kbps = 0;
 };
 
+// Log size per CRF step between two encodes of the same pictures, kept to
+// what encoders do (size always falls as CRF rises; a flat or rising pair
+// is noise, and a single encode takes kDefaultLogRatePerCrf).
+double log_size_slope(int crf_a, double size_a, int crf_b, double size_b);
+
 // The average rate of a trial over the budget's seconds.
 double trial_kbps(const CrfBudget& budget, const CrfTrial& trial);
 
@@ -82,35 +92,90 @@ double trial_kbps(const CrfBudget& budget, const CrfTrial& trial);
 CrfChoice choose_crf(const CrfBudget& budget, std::span<const CrfTrial> trials, int first = 40);
 
 // The search of one rung over a run's passes: each pass encodes the rung's
-// chunks at the CRF asked (or takes them from the journal) and records what
-// they made; the choice says what the next pass asks or that the rung is
-// settled. After max_trials encodes the rung settles on its best trial.
+// chunks at the CRFs asked (or takes them from the journal) and records what
+// they made. First the rung's CRF (choose_crf, at most kMaxTrials encodes
+// of the whole rung); then its peaks: a segment (a chunk; a short last
+// chunk with the one before it) whose rate passes kPeakLimit x the rung's
+// average gets a higher CRF of its own (HLS authoring: BANDWIDTH at most
+// 2x AVERAGE-BANDWIDTH), and the other chunks search again for what the
+// capped ones left of the budget, until no segment passes the limit (at
+// most kMaxPeakPasses more passes, each encoding only the chunks whose CRF
+// changed). Every decision comes from chunk sizes alone.
 class RungCrfSearch {
 public:
     static constexpr int kMaxTrials = 8;
+    static constexpr int kMaxPeakPasses = 4;
+    // A segment's rate may reach this many times the average: 2, less a
+    // margin for the container's bytes and what the sizes do not count.
+    static constexpr double kPeakLimit = 1.9;
+    // Where a capped chunk is aimed, under the limit so that one encode
+    // usually does.
+    static constexpr double kPeakAim = 1.7;
+    // A made CRF that brings a capped chunk this far under the aim is not
+    // taken: its own CRF is encoded instead.
+    static constexpr double kFarUnderAim = 0.7;
+
     RungCrfSearch(double target_kbps, double frame_rate, int first_crf = 40);
 
+    // The rung's CRF (mixed: the lower), verdict, each chunk's CRF and
+    // average rate; while its CRF is searched, the CRF asked next.
     const CrfChoice& choice() const { return choice_; }
-    bool settled() const { return choice_.verdict != CrfVerdict::encode_next; }
-    int trials() const { return static_cast<int>(trials_.size()); }
-    // What a pass made at choice().crf: each chunk's bytes and frames, in
+    bool settled() const { return stage_ == Stage::settled; }
+    // Its CRF is found (the peaks may still be capped): found_crf(), the
+    // one CRF for all its chunks, before the peaks moved any.
+    bool crf_found() const { return stage_ != Stage::rung_crf; }
+    int found_crf() const { return found_crf_; }
+    // Passes in which the rung encoded (a chunk at a CRF not yet made).
+    int trials() const { return encodes_; }
+    // Chunks given a higher CRF than the rung's for the peak.
+    int peak_capped() const { return static_cast<int>(capped_.size()); }
+    // The highest segment rate over the average, as settled.
+    double peak_ratio() const;
+    // The CRF chunk k takes in the next pass (once settled, for good).
+    int crf_of(std::size_t chunk) const;
+    // Chunks whose CRF is not choice().crf in the next pass.
+    std::vector<std::pair<std::size_t, int>> other_chunk_crfs() const;
+    // What a pass made at the CRFs asked: each chunk's bytes and frames, in
     // chunk order from chunk 0 (a settled rung's are not a trial: ignored).
-    void record(const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames);
+    void record(const std::vector<std::int64_t>& chunk_bytes, const std::vector<std::int64_t>& chunk_frames);
 
     // A rung that has not encoded yet starts at this CRF instead.
     void start_at(int crf);
 
 private:
+    enum class Stage { rung_crf, peaks, settled };
+    void search_crf();
+    void cap_peaks();
+    bool raise_peaks();
+    CrfChoice settle_rest() const;
+    int peak_crf(std::size_t chunk, double aim_bytes) const;
+    int predicted_crf(std::size_t chunk, double aim_bytes) const;
+    void ask_pass();
+    void settle();
+    void give_up();
+    bool made(std::size_t chunk, int crf) const;
+    double plan_kbps() const;
+
     CrfBudget budget_;
     double frame_rate_;
     int first_crf_;
-    std::vector<CrfTrial> trials_;
+    Stage stage_ = Stage::rung_crf;
+    int encodes_ = 0;
+    int peak_passes_ = 0;
+    std::vector<CrfTrial> trials_;                      // of the whole rung at one CRF
+    std::vector<std::map<int, std::int64_t>> made_;     // per chunk: CRF -> bytes
+    std::vector<double> chunk_seconds_;
+    std::vector<int> plan_;                             // per chunk, once the chunks are known
+    std::set<std::size_t> capped_;
+    bool strict_peaks_ = false;  // the limit is the average's, not the band's
+    CrfVerdict verdict_ = CrfVerdict::encode_next;      // once the CRF is found
+    int found_crf_ = 0;
     CrfChoice choice_;
 };
 
 // The searches of one ladder, led by its smallest rung: it searches alone
 // first (its encodes cost least), then every other rung starts at the CRF
-// the lead settled at. The rungs of one source need CRFs within a few steps
+// the lead found. The rungs of one source need CRFs within a few steps
 // of each other (docs/benchmarks.md, "--rate-control budget": at most 7
 // apart on six kinds of content), where CRF 40 was up to 21 away. (Giving
 // the others the lead's measured slope too changed nothing on the measured
@@ -130,11 +195,13 @@ public:
     const RungCrfSearch& rung(std::size_t i) const { return searches_.at(i); }
     std::size_t size() const { return searches_.size(); }
     // What a pass made of a searching rung (RungCrfSearch::record).
-    void record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes, std::int64_t frames);
+    void record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes,
+                const std::vector<std::int64_t>& chunk_frames);
 
 private:
     std::vector<RungCrfSearch> searches_;
     std::size_t lead_ = 0;
+    bool handed_off_ = false;
 };
 
 }  // namespace ladder::engine

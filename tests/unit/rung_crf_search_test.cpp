@@ -162,6 +162,7 @@ struct MeasuredRung {
     double target_kbps = 0;
     double seconds = 0;
     std::map<int, std::vector<std::int64_t>> chunks_at;  // CRF -> chunk bytes
+    std::vector<double> chunk_seconds;
 };
 
 std::map<std::string, MeasuredRung> measured_rungs() {
@@ -186,7 +187,11 @@ std::map<std::string, MeasuredRung> measured_rungs() {
         auto& sizes = r.chunks_at[crf];
         if (sizes.size() <= chunk) sizes.resize(chunk + 1);
         sizes[chunk] = std::stoll(f[8]);
-        if (crf == 20) r.seconds += std::stod(f[7]) / fps;
+        if (crf == 20) {
+            r.seconds += std::stod(f[7]) / fps;
+            if (r.chunk_seconds.size() <= chunk) r.chunk_seconds.resize(chunk + 1);
+            r.chunk_seconds[chunk] = std::stod(f[7]) / fps;
+        }
     }
     return rungs;
 }
@@ -204,6 +209,43 @@ CrfTrial encode_at(const MeasuredRung& r, int crf) {
         trial.chunk_bytes.push_back(static_cast<std::int64_t>(std::llround(std::exp(a + t * (b - a)))));
     }
     return trial;
+}
+
+// Each chunk's frames at `fps` (the search needs only their seconds).
+std::vector<std::int64_t> frames_at(const MeasuredRung& r, double fps) {
+    std::vector<std::int64_t> frames;
+    for (double s : r.chunk_seconds) frames.push_back(std::llround(s * fps));
+    return frames;
+}
+
+// What a pass makes of a measured rung at the CRFs its search asks.
+std::vector<std::int64_t> encode_as_asked(const MeasuredRung& r, const RungCrfSearch& search) {
+    std::vector<std::int64_t> bytes;
+    for (std::size_t k = 0; k < r.chunk_seconds.size(); ++k)
+        bytes.push_back(encode_at(r, search.crf_of(k)).chunk_bytes.at(k));
+    return bytes;
+}
+
+// The highest segment rate over the average, computed here from the
+// chunks' sizes at their settled CRFs: a chunk shorter than half the
+// longest counts with the one before it.
+double peak_over_average(const MeasuredRung& r, const std::vector<int>& chunk_crf) {
+    const double longest = *std::max_element(r.chunk_seconds.begin(), r.chunk_seconds.end());
+    std::vector<std::pair<double, double>> windows;  // bytes, seconds
+    double total = 0;
+    for (std::size_t k = 0; k < chunk_crf.size(); ++k) {
+        const auto bytes = static_cast<double>(encode_at(r, chunk_crf[k]).chunk_bytes.at(k));
+        total += bytes;
+        if (!windows.empty() && r.chunk_seconds[k] < longest / 2) {
+            windows.back().first += bytes;
+            windows.back().second += r.chunk_seconds[k];
+        } else {
+            windows.emplace_back(bytes, r.chunk_seconds[k]);
+        }
+    }
+    double peak = 0;
+    for (const auto& [bytes, seconds] : windows) peak = std::max(peak, bytes / seconds);
+    return peak / (total / r.seconds);
 }
 
 TEST(RungCrfSearch, EveryMeasuredRungSettlesInTheBandOrAtTheCeilingWithinFiveEncodes) {
@@ -241,6 +283,10 @@ TEST(RungCrfSearch, EveryMeasuredRungSettlesInTheBandOrAtTheCeilingWithinFiveEnc
 
 // A rung's search over a run's passes: each pass's chunks recorded at the
 // CRF the search asked for, until it settles.
+std::vector<std::int64_t> even_frames(std::size_t chunks, std::int64_t frames) {
+    return std::vector<std::int64_t>(chunks, frames / static_cast<std::int64_t>(chunks));
+}
+
 std::vector<std::int64_t> chunks_at(int crf, double (*kbps_at)(int), int chunks, double seconds) {
     const double bytes = kbps_at(crf) * 1000 / 8 * seconds / chunks;
     return std::vector<std::int64_t>(static_cast<std::size_t>(chunks), static_cast<std::int64_t>(bytes));
@@ -253,7 +299,7 @@ TEST(RungCrfSearchPasses, RecordsEachPassAtTheCrfItAskedForUntilSettled) {
     std::vector<int> asked;
     while (!search.settled() && search.trials() < 20) {
         asked.push_back(search.choice().crf);
-        search.record(chunks_at(search.choice().crf, kbps_at, 5, 10), 250);
+        search.record(chunks_at(search.choice().crf, kbps_at, 5, 10), even_frames(5, 250));
     }
     ASSERT_TRUE(search.settled());
     EXPECT_EQ(search.choice().verdict, CrfVerdict::on_target) << search.choice().crf;
@@ -263,7 +309,7 @@ TEST(RungCrfSearchPasses, RecordsEachPassAtTheCrfItAskedForUntilSettled) {
     // A settled rung's later passes (its chunks taken back from the
     // journal) change nothing.
     const CrfChoice before = search.choice();
-    search.record(chunks_at(50, kbps_at, 5, 10), 250);
+    search.record(chunks_at(50, kbps_at, 5, 10), even_frames(5, 250));
     EXPECT_EQ(search.trials(), static_cast<int>(asked.size()));
     EXPECT_EQ(search.choice().crf, before.crf);
 }
@@ -271,7 +317,7 @@ TEST(RungCrfSearchPasses, RecordsEachPassAtTheCrfItAskedForUntilSettled) {
 TEST(RungCrfSearchPasses, AFlatPictureSettlesAtTheCeilingWithoutPadding) {
     RungCrfSearch search(600, 25);
     constexpr auto kbps_at = [](int crf) { return 200 * std::exp(-0.07 * crf); };
-    while (!search.settled()) search.record(chunks_at(search.choice().crf, kbps_at, 4, 4), 100);
+    while (!search.settled()) search.record(chunks_at(search.choice().crf, kbps_at, 4, 4), even_frames(4, 100));
     EXPECT_EQ(search.choice().verdict, CrfVerdict::at_ceiling);
     EXPECT_EQ(search.choice().crf, kCeilingCrf);
     EXPECT_LE(search.trials(), 3);
@@ -284,19 +330,104 @@ TEST(RungCrfSearchPasses, AFlatPictureSettlesAtTheCeilingWithoutPadding) {
 TEST(RungCrfSearchPasses, EndsWithinItsLimitOfEncodesNeverOverTheBandWhenATrialWasNot) {
     RungCrfSearch search(1000, 25);
     constexpr auto kbps_at = [](int crf) { return crf < 47 ? 2000.0 : 100.0; };
-    while (!search.settled()) search.record(chunks_at(search.choice().crf, kbps_at, 4, 4), 100);
+    while (!search.settled()) search.record(chunks_at(search.choice().crf, kbps_at, 4, 4), even_frames(4, 100));
     EXPECT_LE(search.trials(), RungCrfSearch::kMaxTrials);
     EXPECT_LE(search.choice().kbps, 1050);
-    EXPECT_TRUE(search.choice().verdict == CrfVerdict::mixed || search.choice().verdict == CrfVerdict::search_limit)
+    EXPECT_TRUE(search.choice().verdict == CrfVerdict::mixed || search.choice().verdict == CrfVerdict::search_limit ||
+                search.choice().verdict == CrfVerdict::under_for_peaks)
         << crf_verdict_name(search.choice().verdict);
+    EXPECT_LE(search.peak_ratio(), RungCrfSearch::kPeakLimit);
 }
 
 TEST(RungCrfSearchPasses, APassWithOtherChunksThanTheFirstIsRefused) {
     RungCrfSearch search(1000, 25);
-    search.record({1000, 1000, 1000}, 75);
+    search.record({1000, 1000, 1000}, {25, 25, 25});
     ASSERT_FALSE(search.settled());
-    EXPECT_THROW(search.record({1000, 1000}, 50), std::invalid_argument);
-    EXPECT_THROW(RungCrfSearch(1000, 25).record({}, 0), std::invalid_argument);
+    EXPECT_THROW(search.record({1000, 1000}, {25, 25}), std::invalid_argument);
+    EXPECT_THROW(search.record({1000, 1000, 1000}, {25, 25}), std::invalid_argument);
+    EXPECT_THROW(RungCrfSearch(1000, 25).record({}, {}), std::invalid_argument);
+    EXPECT_THROW(RungCrfSearch(1000, 25).record({1000}, {0}), std::invalid_argument);
+}
+
+// Content whose chunks differ: chunk k makes weight[k] x base_kbps x
+// e^(-0.07 CRF) kb/s over its seconds[k].
+struct Chunks {
+    std::vector<double> weight;
+    std::vector<double> seconds;
+    double base_kbps = 9000;
+    std::vector<std::int64_t> bytes(const RungCrfSearch& search) const {
+        std::vector<std::int64_t> out;
+        for (std::size_t k = 0; k < weight.size(); ++k)
+            out.push_back(std::llround(weight[k] * base_kbps * std::exp(-0.07 * search.crf_of(k)) * 1000 / 8 *
+                                       seconds[k]));
+        return out;
+    }
+    std::vector<std::int64_t> frames() const {
+        std::vector<std::int64_t> out;
+        for (double s : seconds) out.push_back(std::llround(s * 25));
+        return out;
+    }
+};
+
+void search_to_the_end(RungCrfSearch& search, const Chunks& content) {
+    for (int pass = 0; pass < 20 && !search.settled(); ++pass) search.record(content.bytes(search), content.frames());
+    ASSERT_TRUE(search.settled());
+}
+
+TEST(RungCrfSearchPasses, AChunkOverTheLimitGetsItsOwnCrfAndTheOthersTakeBackWhatItFreed) {
+    const Chunks content{{1, 1, 5, 1, 1}, {2, 2, 2, 2, 2}};  // one chunk 5x the others: 2.8x the average
+    RungCrfSearch search(2500, 25);
+    search_to_the_end(search, content);
+    const CrfChoice& c = search.choice();
+    EXPECT_EQ(c.verdict, CrfVerdict::on_target) << crf_verdict_name(c.verdict);
+    EXPECT_GE(c.kbps, 2500 * 0.95);
+    EXPECT_LE(c.kbps, 2500 * 1.05);
+    EXPECT_LE(search.peak_ratio(), RungCrfSearch::kPeakLimit);
+    EXPECT_GT(search.peak_ratio(), 1.5) << "capped far below the limit: quality thrown away";
+    EXPECT_EQ(search.peak_capped(), 1);
+    EXPECT_GT(c.chunk_crf[2], c.chunk_crf[0]);
+    EXPECT_EQ(c.crf, c.chunk_crf[0]);
+    EXPECT_LE(search.trials(), 5);
+    // The others are at a lower CRF than the whole rung needed at one CRF.
+    RungCrfSearch flat(2500, 25);
+    search_to_the_end(flat, Chunks{{1.8, 1.8, 1.8, 1.8, 1.8}, {2, 2, 2, 2, 2}});
+    EXPECT_LT(c.chunk_crf[0], flat.choice().crf + 8);
+}
+
+TEST(RungCrfSearchPasses, AShortLastChunkCountsWithTheOneBeforeIt) {
+    // A 0.2-s last chunk at 3x the others' rate: HLS measures it with the
+    // 2-s chunk before it, which keeps the pair under the limit.
+    RungCrfSearch search(2500, 25);
+    search_to_the_end(search, Chunks{{1, 1, 1, 1, 3}, {2, 2, 2, 2, 0.2}});
+    EXPECT_EQ(search.peak_capped(), 0);
+    EXPECT_LE(search.peak_ratio(), RungCrfSearch::kPeakLimit);
+    // The same rate over a whole 2-s chunk is a peak.
+    RungCrfSearch whole(2500, 25);
+    search_to_the_end(whole, Chunks{{1, 1, 1, 1, 3}, {2, 2, 2, 2, 2}});
+    EXPECT_EQ(whole.peak_capped(), 1);
+    EXPECT_LE(whole.peak_ratio(), RungCrfSearch::kPeakLimit);
+}
+
+TEST(RungCrfSearchPasses, AtTheQualityCeilingThePeakIsMeasuredAgainstTheRealAverage) {
+    // A flat picture with one busy chunk: far under the target at CRF 10,
+    // so the limit is twice what the rung makes, not twice its target.
+    RungCrfSearch search(2500, 25);
+    search_to_the_end(search, Chunks{{0.01, 0.01, 0.06, 0.01}, {2, 2, 2, 2}});
+    EXPECT_EQ(search.choice().verdict, CrfVerdict::at_ceiling) << crf_verdict_name(search.choice().verdict);
+    EXPECT_EQ(search.peak_capped(), 1);
+    EXPECT_LE(search.peak_ratio(), RungCrfSearch::kPeakLimit);
+    EXPECT_EQ(search.choice().chunk_crf[0], kCeilingCrf);
+}
+
+TEST(RungCrfSearchPasses, APeakPassEncodesOnlyTheCappedChunks) {
+    const Chunks content{{1, 1, 5, 1, 1}, {2, 2, 2, 2, 2}};
+    RungCrfSearch search(2500, 25);
+    while (!search.crf_found()) search.record(content.bytes(search), content.frames());
+    ASSERT_FALSE(search.settled());
+    const auto others = search.other_chunk_crfs();
+    ASSERT_EQ(others.size(), 1u);
+    EXPECT_EQ(others[0].first, 2u);
+    EXPECT_GT(others[0].second, search.choice().crf);
 }
 
 TEST(LadderCrfSearch, OnlyTheSmallestRungSearchesUntilItSettlesThenTheOthersStartAtItsCrf) {
@@ -305,11 +436,11 @@ TEST(LadderCrfSearch, OnlyTheSmallestRungSearchesUntilItSettlesThenTheOthersStar
     EXPECT_TRUE(search.searching(1));
     EXPECT_FALSE(search.searching(2));
     // 360p: 4 s at CRF 40 makes 300 kb/s, at the next CRF asked 600.
-    search.record(1, {37500, 37500, 37500, 37500}, 100);
+    search.record(1, {37500, 37500, 37500, 37500}, even_frames(4, 100));
     ASSERT_FALSE(search.rung(1).settled());
     EXPECT_FALSE(search.searching(0));
     const int next = search.rung(1).choice().crf;
-    search.record(1, {75000, 75000, 75000, 75000}, 100);
+    search.record(1, {75000, 75000, 75000, 75000}, even_frames(4, 100));
     ASSERT_TRUE(search.rung(1).settled());
     EXPECT_TRUE(search.searching(0));
     EXPECT_TRUE(search.searching(2));
@@ -317,6 +448,20 @@ TEST(LadderCrfSearch, OnlyTheSmallestRungSearchesUntilItSettlesThenTheOthersStar
     EXPECT_EQ(search.rung(0).choice().crf, next);
     EXPECT_EQ(search.rung(2).choice().crf, next);
     EXPECT_EQ(search.rung(0).trials(), 0);
+}
+
+// The lead hands its CRF over once: when it records first in a later pass
+// (capping its peaks), a rung that encoded in that pass at the CRF handed
+// over keeps it until it records.
+TEST(LadderCrfSearch, TheLeadsLaterPassesDoNotMoveAnotherRungsCrf) {
+    LadderCrfSearch search({{600, 640 * 360}, {1200, 960 * 540}}, 25);
+    const Chunks lead{{1, 1, 5, 1, 1}, {2, 2, 2, 2, 2}, 1800};
+    while (!search.rung(0).crf_found()) search.record(0, lead.bytes(search.rung(0)), lead.frames());
+    ASSERT_FALSE(search.rung(0).settled()) << "the lead's peak must need a pass";
+    ASSERT_TRUE(search.searching(1));
+    const int asked = search.rung(1).choice().crf;
+    search.record(0, lead.bytes(search.rung(0)), lead.frames());
+    EXPECT_EQ(search.rung(1).choice().crf, asked);
 }
 
 // The ladder's search on the measured curves: the smallest rung leads,
@@ -328,6 +473,7 @@ TEST(LadderCrfSearch, TheMeasuredLaddersSettleLedByTheirSmallestRungAtLessCostTh
     const std::vector<std::pair<std::string, std::int64_t>> sizes{
         {"1080p", 1920 * 1080}, {"720p", 1280 * 720}, {"540p", 960 * 540}, {"360p", 640 * 360}};
     double led_cost = 0, alone_cost = 0;
+    int capped = 0;
     for (const char* clip : {"automaton", "black-hold", "dips", "film-grain", "scene-cuts", "talking-head"}) {
         SCOPED_TRACE(clip);
         std::vector<LadderCrfSearch::Rung> spec;
@@ -336,40 +482,47 @@ TEST(LadderCrfSearch, TheMeasuredLaddersSettleLedByTheirSmallestRungAtLessCostTh
             measured.push_back(&rungs.at(std::string(clip) + " " + name));
             spec.push_back({measured.back()->target_kbps, pixels});
         }
-        const double fps = 25;  // the search needs only seconds: frames below are seconds x fps
+        const double fps = 25;  // the search needs only seconds
         LadderCrfSearch search(spec, fps);
         int passes = 0;
         while (!search.settled() && passes < 20) {
             ++passes;
             std::vector<bool> searched(search.size());
             for (std::size_t i = 0; i < search.size(); ++i) searched[i] = search.searching(i);
-            for (std::size_t i = 0; i < search.size(); ++i) {
-                if (!searched[i]) continue;
-                const CrfTrial t = encode_at(*measured[i], search.rung(i).choice().crf);
-                search.record(i, t.chunk_bytes, std::llround(measured[i]->seconds * fps));
-            }
+            for (std::size_t i = 0; i < search.size(); ++i)
+                if (searched[i])
+                    search.record(i, encode_as_asked(*measured[i], search.rung(i)), frames_at(*measured[i], fps));
         }
         ASSERT_TRUE(search.settled());
         for (std::size_t i = 0; i < search.size(); ++i) {
+            SCOPED_TRACE(sizes[i].first);
             const CrfChoice& c = search.rung(i).choice();
-            EXPECT_LE(c.kbps, spec[i].target_kbps * 1.05) << sizes[i].first;
+            EXPECT_LE(c.kbps, spec[i].target_kbps * 1.05);
             if (c.verdict != CrfVerdict::at_ceiling) {
-                EXPECT_GE(c.kbps, spec[i].target_kbps * 0.95) << sizes[i].first;
+                EXPECT_GE(c.kbps, spec[i].target_kbps * 0.95);
             }
+            // Peaks: every segment at most 1.9x the average (2x with the
+            // container's margin), from the sizes at the settled CRFs.
+            const double peak = peak_over_average(*measured[i], c.chunk_crf);
+            EXPECT_LE(peak, RungCrfSearch::kPeakLimit + 1e-9);
+            EXPECT_NEAR(peak, search.rung(i).peak_ratio(), 1e-6);
+            capped += search.rung(i).peak_capped();
             led_cost += search.rung(i).trials() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
             // The same rung searched alone from CRF 40.
             RungCrfSearch alone(spec[i].target_kbps, fps);
             while (!alone.settled())
-                alone.record(encode_at(*measured[i], alone.choice().crf).chunk_bytes,
-                             std::llround(measured[i]->seconds * fps));
+                alone.record(encode_as_asked(*measured[i], alone), frames_at(*measured[i], fps));
             alone_cost += alone.trials() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
             if (std::getenv("CRF_SEARCH_PRINT"))
-                std::printf("%s %s: %d encodes led (CRF %d), %d alone (CRF %d)\n", clip, sizes[i].first.c_str(),
-                            search.rung(i).trials(), c.crf, alone.trials(), alone.choice().crf);
+                std::printf("%s %s: %d encodes led (CRF %d, %s, %.0f kb/s, peak %.2f, %d capped), %d alone (CRF %d)\n",
+                            clip, sizes[i].first.c_str(), search.rung(i).trials(), c.crf,
+                            crf_verdict_name(c.verdict), c.kbps, peak, search.rung(i).peak_capped(), alone.trials(),
+                            alone.choice().crf);
         }
     }
-    std::printf("[ metric   ] measured ladders: %.2f 1080p-encodes led by the smallest rung, %.2f alone\n", led_cost,
-                alone_cost);
+    std::printf("[ metric   ] measured ladders: %.2f 1080p-encodes led by the smallest rung, %.2f alone; %d chunks "
+                "capped for their peaks\n",
+                led_cost, alone_cost, capped);
     EXPECT_LT(led_cost, alone_cost);
 }
 
