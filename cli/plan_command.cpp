@@ -49,6 +49,12 @@ CLI::App* add_plan_command(CLI::App& app, PlanArgs& a) {
     cmd->add_option("--splice-check", a.splice_check, "How chunks of one rung must agree, as for ladder encode")
         ->check(CLI::IsMember({"strict", "config"}))
         ->capture_default_str();
+    cmd->add_option("--rate-control", a.rate_control,
+                    "vbr = each shard's sessions at a share of the rate; budget = each rung's constant quality "
+                    "(SVT-AV1 CRF per chunk) searched here over the whole source, as ladder encode does, and stored "
+                    "in the plan (the search's chunks stay in WORKDIR, where the shards find them)")
+        ->check(CLI::IsMember({"vbr", "budget"}))
+        ->capture_default_str();
     cmd->add_flag("--overwrite", a.overwrite,
                   "Replace a plan already in WORKDIR, and remove the chunks encoded for it");
     cmd->add_flag("-q,--quiet", a.quiet, "Print only warnings, errors and the result");
@@ -88,9 +94,13 @@ int run_plan(const PlanArgs& a) {
         o.subtitles = engine::parse_subtitle_choice(a.subtitles);
         set_input_options(o, a.frame_rate, a.audio_file, a.audio);
         o.splice_check = a.splice_check == "config" ? mux::SpliceCheck::config : mux::SpliceCheck::strict;
-        const engine::JobPlan plan = engine::make_plan(o, run->progress(), signals.token());
+        engine::JobPlan plan = engine::make_plan(o, run->progress(), signals.token());
         // A new plan's chunks would not match the old ones: they go.
         if (a.overwrite) lock.folder().remove_tree(".ladder");
+        if (a.rate_control == "budget") {
+            o.rate_mode = engine::RateMode::budget;
+            plan = engine::search_plan_budgets(std::move(plan), workdir, o, run->progress(), signals.token());
+        }
         engine::write_plan(plan, workdir);
         run->succeed(run->seconds());
         fmt::print("ladder: planned {} frames ({:.2f} s at {:.3f} fps) of {}: {} rung(s) x {} chunk(s) of {} frames\n",

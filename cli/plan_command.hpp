@@ -22,6 +22,7 @@ struct PlanArgs {
     std::string audio = "aac";
     std::string subtitles = "all";
     std::string splice_check = "strict";
+    std::string rate_control = "vbr";
     bool overwrite = false;
     bool quiet = false;
     std::string progress = "auto";

@@ -151,6 +151,9 @@ struct JobReport {
     std::vector<RungReport> rungs;
     std::vector<ChunkRecord> chunks;
     std::vector<SessionRecord> sessions;  // in the order they ended
+    // --rate-control budget: every rung's settled CRF per chunk, in ladder
+    // order (also in a shard, whose report has no rungs: a plan's search).
+    std::vector<std::vector<int>> settled_chunk_crf;
     // Proof of "decode once": what the pump read and decoded from the source.
     std::int64_t source_video_packets = 0;
     std::int64_t source_frames_decoded = 0;

@@ -51,7 +51,14 @@ std::string JobPlan::fingerprint() const {
                                 kPlanVersion, source_bytes, width, height, frame_rate.num, frame_rate.den, frames,
                                 origin_pts, chunk_frames, encoder, preset, splice_name(splice_check));
     f += ladder_fingerprint(ladder);
+    if (budget) f += "|rate=budget";
     return f;
+}
+
+std::string JobPlan::journal_key(std::size_t rung, int chunk) const {
+    const std::string& name = ladder.rungs.at(rung).name;
+    if (!budget) return name;
+    return budget_journal_key(name, chunk_crf.at(rung).at(static_cast<std::size_t>(chunk)));
 }
 
 ShardSpec parse_shard(const std::string& text) {
@@ -106,6 +113,7 @@ nlohmann::json plan_to_json(const JobPlan& p) {
     // Only when set, so that plans of video files read as before.
     if (p.image_sequence) j["source"]["image_sequence"] = true;
     if (!p.audio_file.empty()) j["audio_file"] = p.audio_file.string();
+    if (p.budget) j["rate_control"] = {{"mode", "budget"}, {"chunk_crf", p.chunk_crf}};
     return j;
 }
 
@@ -137,6 +145,10 @@ JobPlan plan_from_json(const nlohmann::json& j, const std::string& origin) {
         p.segment_seconds = j.at("segment_seconds").get<double>();
         p.chunk_frames = j.at("chunk_frames").get<int>();
         p.ladder = parse_ladder_json(j.at("ladder").dump(), origin);
+        if (j.contains("rate_control")) {
+            p.budget = j.at("rate_control").at("mode").get<std::string>() == "budget";
+            p.chunk_crf = j.at("rate_control").at("chunk_crf").get<std::vector<std::vector<int>>>();
+        }
     } catch (const nlohmann::json::exception& e) {
         throw bad(e.what());
     }
@@ -145,6 +157,15 @@ JobPlan plan_from_json(const nlohmann::json& j, const std::string& origin) {
         throw bad("frames, chunk_frames, frame_rate or source path out of range");
     for (const auto& r : p.ladder.rungs)
         if (r.width <= 0 || r.height <= 0) throw bad(fmt::format("rung {} has no explicit size", r.name));
+    if (p.budget) {
+        if (p.chunk_crf.size() != p.ladder.rungs.size()) throw bad("rate_control.chunk_crf: not one list per rung");
+        for (const auto& crfs : p.chunk_crf) {
+            if (static_cast<int>(crfs.size()) != p.chunk_count())
+                throw bad("rate_control.chunk_crf: not one CRF per chunk");
+            for (int crf : crfs)
+                if (crf < 0 || crf > 63) throw bad(fmt::format("rate_control.chunk_crf: CRF {} out of 0..63", crf));
+        }
+    }
     if (j.value("fingerprint", "") != p.fingerprint()) throw bad("its fingerprint does not match its contents");
     return p;
 }

@@ -46,14 +46,24 @@ struct JobPlan {
     mux::SpliceCheck splice_check = mux::SpliceCheck::strict;
     AudioChoice audio;  // as --audio asked; disabled when the source has no audio it selects
     SubtitleChoice subtitles;  // as --subtitles asked; disabled when the source has no text subtitle it selects
+    // --rate-control budget: `ladder plan` searched each rung's CRFs over
+    // the whole source; every shard encodes its chunks at these (chunk_crf[r]
+    // is rung r's, one per chunk), and stitch reads them under those CRFs.
+    bool budget = false;
+    std::vector<std::vector<int>> chunk_crf;
 
     // The frame rate to open the input with: an image sequence's, else none.
     std::optional<AVRational> input_frame_rate() const;
     int chunk_count() const;
     std::vector<PlanChunk> chunks() const;
     // What every chunk of this job carries (no paths: the shared folder may
-    // be mounted elsewhere on each machine).
+    // be mounted elsewhere on each machine; not chunk_crf: the search that
+    // finds it journals under the plan's fingerprint, and each chunk's key
+    // names its CRF).
     std::string fingerprint() const;
+    // Where chunk `chunk` of rung `rung` is journaled: the rung's name, or
+    // under budget "<name>@crf<N>" (as Rung::journal_key).
+    std::string journal_key(std::size_t rung, int chunk) const;
 };
 
 // "I/N": shard I (0-based) of N.

@@ -233,4 +233,8 @@ FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h)
     return out;
 }
 
+std::string budget_journal_key(const std::string& rung_name, int crf) {
+    return fmt::format("{}@crf{}", rung_name, crf);
+}
+
 }  // namespace ladder::engine

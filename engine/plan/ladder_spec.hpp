@@ -75,4 +75,9 @@ struct FittedLadder {
 // one rung at the source's own size, named by its short side.
 FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h);
 
+// Where a rung's chunk encoded at a constant quality (--rate-control
+// budget) is journaled: "<name>@crf<N>" (no rung name has an '@', so it
+// never meets a rung's own key).
+std::string budget_journal_key(const std::string& rung_name, int crf);
+
 }  // namespace ladder::engine

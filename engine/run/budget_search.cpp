@@ -95,6 +95,8 @@ void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, con
 
 void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report) {
     if (!search) return;
+    for (std::size_t i = 0; i < search->size(); ++i)
+        report.settled_chunk_crf.push_back(search->rung(i).choice().chunk_crf);
     for (std::size_t i = 0; i < search->size() && i < report.rungs.size(); ++i) {
         RungReport& r = report.rungs[i];
         const CrfChoice& choice = search->rung(i).choice();
@@ -108,16 +110,28 @@ void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& re
 
 void check_budget_request(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots) {
     if (options.rate_mode != RateMode::budget) return;
-    if (options.shard)
+    if (options.shard && !options.shard->plan.budget)
         throw InputError("--rate-control budget decides each rung's quality from all of its chunks, which a shard "
-                         "does not have: encode plans and shards with --rate-control vbr, or the whole source in one "
-                         "run");
+                         "does not have: make the plan with ladder plan --rate-control budget (the plan searches "
+                         "the whole source), or encode the whole source in one run");
     for (const auto& slot : slots)
         if (!slot.traits().takes_crf)
             throw InputError(fmt::format("--rate-control budget encodes at a constant quality, which {} ({}) does not "
                                          "take: encode on the CPU with SVT-AV1 (--policy cpu --encoder libsvtav1), "
                                          "or use --rate-control vbr",
                                          slot.encoder, slot.label));
+}
+
+std::vector<ChunkCrfs> chunk_crfs_of(const JobPlan& plan) {
+    std::vector<ChunkCrfs> out;
+    for (const auto& crfs : plan.chunk_crf) {
+        ChunkCrfs c;
+        c.crf = crfs.at(0);
+        for (std::size_t k = 1; k < crfs.size(); ++k)
+            if (crfs[k] != c.crf) c.by_chunk[static_cast<int>(k)] = crfs[k];
+        out.push_back(std::move(c));
+    }
+    return out;
 }
 
 }  // namespace ladder::engine

@@ -12,6 +12,7 @@ extern "C" {
 
 #include "engine/base/job_report.hpp"
 #include "engine/base/progress_sink.hpp"
+#include "engine/plan/job_plan.hpp"
 #include "engine/plan/ladder_spec.hpp"
 #include "engine/run/job.hpp"
 #include "engine/rung/rung.hpp"
@@ -36,8 +37,12 @@ void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, con
 // Each rung's CRF, verdict, encodes and chunk CRFs into the report.
 void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report);
 
-// Budget rate control needs every chunk of a rung in one run, and an
-// encoder that takes a constant quality on every slot: InputError if not.
+// The CRFs a budget plan's search settled on, for a shard's rungs.
+std::vector<ChunkCrfs> chunk_crfs_of(const JobPlan& plan);
+
+// Budget rate control needs every chunk of a rung in one run (or a plan
+// whose search settled them), and an encoder that takes a constant quality
+// on every slot: InputError if not.
 void check_budget_request(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots);
 
 }  // namespace ladder::engine

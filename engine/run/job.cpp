@@ -456,6 +456,8 @@ StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJour
 std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& journal, const RunMedia& media,
                                               JobReport& report, StagesOutcome& outcome, std::stop_token stop) {
     if (run.options.rate_mode != RateMode::budget) return std::nullopt;
+    // A shard of a plan that searched already: its CRFs are the plan's.
+    if (run.options.shard && !run.options.shard->plan.chunk_crf.empty()) return std::nullopt;
     std::optional<LadderCrfSearch> search(ladder_search(run.source.ladder, run.source.info.frame_rate));
     outcome = search_budgets(run, *search, journal, media, report, stop);
     run.phases.mark("budget_searched");
@@ -535,7 +537,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const std::optional<LadderCrfSearch> search =
         settle_budgets(run, journal, RunMedia{frames, span}, report, outcome, external_stop);
     Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress,
-                             chunk_crfs_of(search));
+                             search || !options.shard ? chunk_crfs_of(search) : chunk_crfs_of(options.shard->plan));
 
     // 4. and 5. The data path, running until the source is encoded, a
     // stage fails or the run is stopped.

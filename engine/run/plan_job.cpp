@@ -43,6 +43,26 @@ JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_t
     return plan;
 }
 
+JobPlan search_plan_budgets(JobPlan plan, const std::filesystem::path& workdir, const JobOptions& base,
+                            ProgressSink& progress, std::stop_token stop) {
+    plan.budget = true;  // in the fingerprint the search journals under
+    plan.chunk_crf.clear();
+    JobOptions options = shard_job_options(plan, workdir, ShardSpec{0, 1}, base);
+    progress.note(NoteLevel::info, "--rate-control budget: searching each rung's quality over the whole source");
+    const JobReport report = run_job(options, progress, stop);
+    if (report.settled_chunk_crf.size() != plan.ladder.rungs.size())
+        throw RunError(fmt::format("the budget search settled {} rungs of {}", report.settled_chunk_crf.size(),
+                                   plan.ladder.rungs.size()));
+    for (std::size_t r = 0; r < plan.ladder.rungs.size(); ++r) {
+        const auto& crfs = report.settled_chunk_crf[r];
+        if (static_cast<int>(crfs.size()) != plan.chunk_count())
+            throw RunError(fmt::format("rung {}: the budget search settled {} chunks of {}", plan.ladder.rungs[r].name,
+                                       crfs.size(), plan.chunk_count()));
+        plan.chunk_crf.push_back(crfs);
+    }
+    return plan;
+}
+
 void check_source_matches_plan(const JobPlan& plan, const SourceInfo& src) {
     const auto bytes = input_bytes(plan.input);
     std::string differs;
@@ -74,6 +94,10 @@ JobOptions shard_job_options(const JobPlan& plan, const std::filesystem::path& w
     base.subtitles.enabled = false;
     base.resume = false;
     base.overwrite = false;
+    if (base.rate_mode == RateMode::budget && !plan.budget)
+        throw InputError("--rate-control budget: this plan was made for vbr; the plan decides each chunk's quality, "
+                         "so make it with ladder plan --rate-control budget");
+    base.rate_mode = plan.budget ? RateMode::budget : RateMode::vbr;
     const auto [first, end] = shard_chunks(plan.chunk_count(), shard);
     base.shard = JobOptions::Shard{plan, shard, first, end};
     return base;

@@ -16,6 +16,14 @@ namespace ladder::engine {
 // audio of options; writes nothing. Throws InputError or Cancelled.
 JobPlan make_plan(const JobOptions& options, ProgressSink& progress, std::stop_token stop = {});
 
+// --rate-control budget: searches each rung's CRFs over the whole source
+// (a run of the plan's one shard, 0/1, into workdir's journal, where the
+// shards then find every chunk at its CRF) and returns the plan with them
+// (JobPlan::chunk_crf). base as for shard_job_options. Throws what run_job
+// throws.
+JobPlan search_plan_budgets(JobPlan plan, const std::filesystem::path& workdir, const JobOptions& base,
+                            ProgressSink& progress, std::stop_token stop = {});
+
 // The source a shard or stitch opened is the one planned: same size in
 // bytes, picture size and frame rate. Throws InputError saying what differs.
 void check_source_matches_plan(const JobPlan& plan, const SourceInfo& src);

@@ -47,9 +47,10 @@ std::vector<std::unique_ptr<RungCodecInvariant>> check_chunks(const JobPlan& pla
         std::vector<int> missing, unreadable;
         for (const auto& c : chunks) {
             if (stop.stop_requested()) throw Cancelled();
-            auto chunk = journal.load(static_cast<int>(r), name, c.index);
+            const std::string key = plan.journal_key(r, c.index);
+            auto chunk = journal.load(static_cast<int>(r), key, c.index);
             if (!chunk) {
-                (journal.has_file(name, c.index) ? unreadable : missing).push_back(c.index);
+                (journal.has_file(key, c.index) ? unreadable : missing).push_back(c.index);
             } else if (chunk->first_frame != c.first_frame || chunk->frame_count != c.frames) {
                 problems.push_back(fmt::format("rung {} chunk {} has frames {}+{}, the plan says {}+{}", name, c.index,
                                                chunk->first_frame, chunk->frame_count, c.first_frame, c.frames));
@@ -107,7 +108,8 @@ void stitch_rung(Rung& rung, const JobPlan& plan, const ChunkJournal& journal, s
         stages.start(fmt::format("rung {} reader", rung.name()), [&](std::stop_token t) {
             for (const auto& c : chunks) {
                 if (!writer.wait_for_room(4, t)) throw Cancelled();
-                auto chunk = journal.load(rung.index(), rung.name(), c.index);
+                auto chunk =
+                    journal.load(rung.index(), plan.journal_key(static_cast<std::size_t>(rung.index()), c.index), c.index);
                 if (!chunk)
                     throw RunError(fmt::format("rung {} chunk {} disappeared from {} while stitching", rung.name(),
                                                c.index, journal.dir().string()));

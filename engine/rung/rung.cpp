@@ -273,7 +273,7 @@ EncoderSettings Rung::settings_for_chunk(int index) const {
 }
 
 std::string Rung::journal_key(int index) const {
-    return chunk_crfs_ ? fmt::format("{}@crf{}", spec_.name, chunk_crfs_->of(index)) : spec_.name;
+    return chunk_crfs_ ? budget_journal_key(spec_.name, chunk_crfs_->of(index)) : spec_.name;
 }
 
 std::map<int, Rung::Delivered> Rung::delivered() const {

@@ -105,12 +105,16 @@ class RungCrfSearch {
 public:
     static constexpr int kMaxTrials = 8;
     static constexpr int kMaxPeakPasses = 4;
-    // A segment's rate may reach this many times the average: 2, less a
-    // margin for the container's bytes and what the sizes do not count.
-    static constexpr double kPeakLimit = 1.9;
-    // Where a capped chunk is aimed, under the limit so that one encode
-    // usually does.
-    static constexpr double kPeakAim = 1.7;
+    // A segment's rate may reach this many times the average: 2 (HLS
+    // authoring), less a margin for rounding; the container's bytes, the
+    // same in every segment, and the audio only bring a playlist's
+    // BANDWIDTH nearer its AVERAGE-BANDWIDTH than the chunks' sizes.
+    static constexpr double kPeakLimit = 1.95;
+    // Where a capped chunk is aimed: under the limit so that one encode
+    // usually does (a CRF step moves a chunk 5-10%), no further, as every
+    // step costs that chunk quality and the rung's other chunks must take
+    // back what it frees.
+    static constexpr double kPeakAim = 1.8;
     // A made CRF that brings a capped chunk this far under the aim is not
     // taken: its own CRF is encoded instead.
     static constexpr double kFarUnderAim = 0.7;

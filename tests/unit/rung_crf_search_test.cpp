@@ -501,8 +501,8 @@ TEST(LadderCrfSearch, TheMeasuredLaddersSettleLedByTheirSmallestRungAtLessCostTh
             if (c.verdict != CrfVerdict::at_ceiling) {
                 EXPECT_GE(c.kbps, spec[i].target_kbps * 0.95);
             }
-            // Peaks: every segment at most 1.9x the average (2x with the
-            // container's margin), from the sizes at the settled CRFs.
+            // Peaks: every segment at most 1.95x the average (2x with a
+            // margin for rounding), from the sizes at the settled CRFs.
             const double peak = peak_over_average(*measured[i], c.chunk_crf);
             EXPECT_LE(peak, RungCrfSearch::kPeakLimit + 1e-9);
             EXPECT_NEAR(peak, search.rung(i).peak_ratio(), 1e-6);
