@@ -99,6 +99,9 @@ int run_plan(const PlanArgs& a) {
         if (a.overwrite) lock.folder().remove_tree(".ladder");
         if (a.rate_control == "budget") {
             o.rate_mode = engine::RateMode::budget;
+            // As ladder encode runs them: a crash in an encoder (SVT-AV1's
+            // start-up race, docs/hardening.md) costs a chunk, not the plan.
+            o.isolation = engine::EncoderIsolation::process;
             plan = engine::search_plan_budgets(std::move(plan), workdir, o, run->progress(), signals.token());
         }
         engine::write_plan(plan, workdir);

@@ -108,12 +108,20 @@ void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& re
     }
 }
 
-void check_budget_request(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots) {
+void check_budget_request(const JobOptions& options) {
     if (options.rate_mode != RateMode::budget) return;
     if (options.shard && !options.shard->plan.budget)
         throw InputError("--rate-control budget decides each rung's quality from all of its chunks, which a shard "
                          "does not have: make the plan with ladder plan --rate-control budget (the plan searches "
                          "the whole source), or encode the whole source in one run");
+    if (options.decode == DecodeMode::nvdec)
+        throw InputError("--rate-control budget decides each chunk's quality from its frames, which must be the same "
+                         "on every machine: it decodes and scales on the CPU (NVDEC and scale_cuda make other frames "
+                         "than swscale); leave --decode out, or use --rate-control vbr to decode on the GPU");
+}
+
+void check_budget_slots(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots) {
+    if (options.rate_mode != RateMode::budget) return;
     for (const auto& slot : slots)
         if (!slot.traits().takes_crf)
             throw InputError(fmt::format("--rate-control budget encodes at a constant quality, which {} ({}) does not "

@@ -41,8 +41,11 @@ void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& re
 std::vector<ChunkCrfs> chunk_crfs_of(const JobPlan& plan);
 
 // Budget rate control needs every chunk of a rung in one run (or a plan
-// whose search settled them), and an encoder that takes a constant quality
-// on every slot: InputError if not.
-void check_budget_request(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots);
+// whose search settled them) and frames decoded and scaled on the CPU:
+// InputError if not.
+void check_budget_request(const JobOptions& options);
+
+// ... and an encoder that takes a constant quality on every slot.
+void check_budget_slots(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots);
 
 }  // namespace ladder::engine

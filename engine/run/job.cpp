@@ -495,8 +495,9 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     phases.mark("source_checked");
     const SourceInfo& src = source.info;
     const FrameSpan span = frame_span(options, source.chunk_frames);
+    check_budget_request(options);
     Encoders encoders = plan_encoders(options, seams, source);
-    check_budget_request(options, encoders.devices.slots);
+    check_budget_slots(options, encoders.devices.slots);
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
     MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));

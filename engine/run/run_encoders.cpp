@@ -63,7 +63,12 @@ Encoders plan_encoders(const JobOptions& options, const JobSeams& seams, const C
     DeviceRequest request;
     request.policy = options.policy;
     request.sessions_per_gpu = options.sessions_per_gpu;
-    request.decode = options.decode;
+    // Budget's CRFs are decided on the frames: they must be the same on
+    // every machine, so it decodes and scales on the CPU (NVDEC's scaler
+    // makes other frames than swscale: docs/benchmarks.md).
+    request.decode =
+        options.rate_mode == RateMode::budget && options.decode == DecodeMode::automatic ? DecodeMode::cpu
+                                                                                          : options.decode;
     request.cpu_mix = cpu_encoder_mix(options);
     request.cpu_requested = options.cpu_slots > 0 || !options.cpu_encoders.empty();
     request.cpu_threads = options.cpu_threads;

@@ -177,7 +177,8 @@ void RungCrfSearch::cap_peaks() {
             plan_[k] = crf;
         }
         if (rest.verdict == CrfVerdict::encode_next) {
-            if (peak_passes_ >= kMaxPeakPasses) return give_up();
+            // (A CRF asked again would make the same pass forever.)
+            if (peak_passes_ >= kMaxPeakPasses || !needs_encode()) return give_up();
             return ask_pass();
         }
         verdict_ = rest.verdict;
@@ -264,11 +265,24 @@ int RungCrfSearch::predicted_crf(std::size_t chunk, double aim_bytes) const {
 // them were made at) for the target less what the capped ones make, in the
 // same band of the whole rung's target.
 CrfChoice RungCrfSearch::settle_rest() const {
+    const auto keep = [&] {
+        CrfChoice c;
+        c.verdict = verdict_;
+        for (std::size_t k = 0; k < plan_.size(); ++k)
+            if (!capped_.count(k)) c.chunk_crf.push_back(plan_[k]);
+        return c;
+    };
     const double target_bytes = budget_.target_kbps * 1000.0 / 8.0 * budget_.seconds;
     double capped_bytes = 0;
     for (std::size_t k : capped_) capped_bytes += static_cast<double>(made_[k].at(plan_[k]));
+    const double rest_bytes = target_bytes - capped_bytes;
+    // The CRFs every chunk not capped was made at (those of the first such
+    // chunk that all the others have: a capped chunk's differ).
+    std::size_t first = 0;
+    while (first < made_.size() && capped_.count(first)) ++first;
+    if (first == made_.size() || rest_bytes <= 0) return keep();
     std::vector<CrfTrial> trials;
-    for (const auto& [crf, unused] : made_.front()) {
+    for (const auto& [crf, unused] : made_[first]) {
         CrfTrial t{crf, {}, std::nullopt};
         for (std::size_t k = 0; k < made_.size(); ++k) {
             if (capped_.count(k)) continue;
@@ -278,15 +292,8 @@ CrfChoice RungCrfSearch::settle_rest() const {
         }
         if (t.chunk_bytes.size() == made_.size() - capped_.size()) trials.push_back(std::move(t));
     }
+    if (trials.empty()) return keep();
     CrfBudget rest = budget_;
-    const double rest_bytes = target_bytes - capped_bytes;
-    if (rest_bytes <= 0 || trials.empty() || capped_.size() == made_.size()) {
-        CrfChoice keep;
-        keep.verdict = verdict_;
-        for (std::size_t k = 0; k < plan_.size(); ++k)
-            if (!capped_.count(k)) keep.chunk_crf.push_back(plan_[k]);
-        return keep;
-    }
     rest.target_kbps = kbps_of(rest_bytes, budget_.seconds);
     rest.tolerance = budget_.tolerance * target_bytes / rest_bytes;
     CrfChoice choice = choose_crf(rest, trials, choice_.crf);
@@ -346,18 +353,21 @@ bool LadderCrfSearch::settled() const {
 }
 
 bool LadderCrfSearch::searching(std::size_t i) const {
-    return !searches_.at(i).settled() && (i == lead_ || searches_[lead_].crf_found());
+    return !searches_.at(i).settled() && (i == lead_ || handed_off_);
 }
 
 void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes,
                              const std::vector<std::int64_t>& chunk_frames) {
     if (!searching(i)) return;
     searches_[i].record(chunk_bytes, chunk_frames);
-    // Once: a later pass's record of the lead must not move the CRF of a
-    // rung that encoded in that pass but has not recorded yet.
-    if (i != lead_ || handed_off_ || !searches_[lead_].crf_found()) return;
+    // Once, after the lead's first pass: a later record of the lead must not
+    // move the CRF of a rung that encoded in that pass but has not recorded.
+    if (i != lead_ || handed_off_) return;
     handed_off_ = true;
-    for (auto& s : searches_) s.start_at(searches_[lead_].found_crf());
+    const RungCrfSearch& lead = searches_[lead_];
+    // The CRF its one encode predicts for it (a secant on the default slope;
+    // or the one it settled at).
+    for (auto& s : searches_) s.start_at(lead.crf_found() ? lead.found_crf() : lead.choice().crf);
 }
 
 }  // namespace ladder::engine

@@ -177,13 +177,16 @@ private:
     CrfChoice choice_;
 };
 
-// The searches of one ladder, led by its smallest rung: it searches alone
-// first (its encodes cost least), then every other rung starts at the CRF
-// the lead found. The rungs of one source need CRFs within a few steps
-// of each other (docs/benchmarks.md, "--rate-control budget": at most 7
-// apart on six kinds of content), where CRF 40 was up to 21 away. (Giving
-// the others the lead's measured slope too changed nothing on the measured
-// ladders: tests/unit/rung_crf_search_test.cpp.)
+// The searches of one ladder, led by its smallest rung: it encodes alone
+// first (its encode costs least), and from the next pass every rung
+// searches, each starting at the CRF the lead's one encode predicts for it
+// (the lead's next CRF). The rungs of one source need CRFs within a few
+// steps of each other (docs/benchmarks.md, "--rate-control budget": at
+// most 7 apart on six kinds of content), where CRF 40 was up to 21 away.
+// Waiting until the lead settled instead cost fewer encodes (22.36 against
+// 24.50 1080p-rung encodes on the measured ladders) but more passes (31
+// against 22), each decoding the source again: 15% more CPU on 2 cores
+// (docs/benchmarks.md).
 class LadderCrfSearch {
 public:
     struct Rung {

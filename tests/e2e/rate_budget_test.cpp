@@ -225,5 +225,20 @@ TEST(RateBudget, AnEncoderWithoutAConstantQualityIsRefusedBeforeAnythingIsWritte
     EXPECT_FALSE(fs::exists(out / ".ladder"));
 }
 
+// The CRFs are decided on the frames, which NVDEC's scaler would make
+// differently from the CPU's: budget decodes on the CPU, and refuses
+// --decode nvdec (before looking for a GPU, so the same on any machine).
+TEST(RateBudget, DecodingOnTheGpuIsRefusedBeforeAnythingIsWritten) {
+    const fs::path src = make_clip("budget-aom-src", {320, 180, "25", 1.0, false, ""});
+    const fs::path out = fresh_dir("budget-nvdec") / "out";
+    std::vector<std::string> args = budget_args(src, out);
+    args.push_back("--decode");
+    args.push_back("nvdec");
+    const ProcessResult r = run_ladder(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("it decodes and scales on the CPU"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out / ".ladder"));
+}
+
 }  // namespace
 }  // namespace ladder::test
