@@ -360,13 +360,13 @@ void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chu
                              const std::vector<std::int64_t>& chunk_frames) {
     if (!searching(i)) return;
     searches_[i].record(chunk_bytes, chunk_frames);
-    // Once, after the lead's first pass: a later record of the lead must not
-    // move the CRF of a rung that encoded in that pass but has not recorded.
-    if (i != lead_ || handed_off_) return;
-    handed_off_ = true;
+    // Once, after the lead's kLeadEncodes encodes or once its CRF is found:
+    // a later record of the lead must not move the CRF of a rung that
+    // encoded in that pass but has not recorded.
     const RungCrfSearch& lead = searches_[lead_];
-    // The CRF its one encode predicts for it (a secant on the default slope;
-    // or the one it settled at).
+    if (i != lead_ || handed_off_ || (lead.trials() < kLeadEncodes && !lead.crf_found())) return;
+    handed_off_ = true;
+    // The CRF the lead found, or the one its encodes predict (its next).
     for (auto& s : searches_) s.start_at(lead.crf_found() ? lead.found_crf() : lead.choice().crf);
 }
 

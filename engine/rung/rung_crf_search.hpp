@@ -178,17 +178,21 @@ private:
 };
 
 // The searches of one ladder, led by its smallest rung: it encodes alone
-// first (its encode costs least), and from the next pass every rung
-// searches, each starting at the CRF the lead's one encode predicts for it
-// (the lead's next CRF). The rungs of one source need CRFs within a few
-// steps of each other (docs/benchmarks.md, "--rate-control budget": at
-// most 7 apart on six kinds of content), where CRF 40 was up to 21 away.
-// Waiting until the lead settled instead cost fewer encodes (22.36 against
-// 24.50 1080p-rung encodes on the measured ladders) but more passes (31
-// against 22), each decoding the source again: 15% more CPU on 2 cores
-// (docs/benchmarks.md).
+// first (its encodes cost least), and once it has encoded kLeadEncodes
+// times (or found its CRF) every rung searches, the others starting at the
+// CRF the lead found or would try next. The rungs of one source need CRFs
+// within a few steps of each other (docs/benchmarks.md, "--rate-control
+// budget": at most 7 apart on six kinds of content), where CRF 40 was up
+// to 21 away. On the measured ladders (tests/unit/rung_crf_search_test.cpp)
+// waiting for the lead to settle costs 22.36 1080p-rung encodes in 31
+// passes, handing over after 2 encodes the same encodes in 26 passes, after
+// 1 encode 24.50 in 22; every pass decodes the source again, and which
+// costs more depends on how dear decoding is against encoding
+// (docs/benchmarks.md: 2 cores 720p, 1 encode 0.87x the CPU of settling;
+// 16 cores 1080p, 1.25x).
 class LadderCrfSearch {
 public:
+    static constexpr int kLeadEncodes = 2;
     struct Rung {
         double target_kbps = 0;
         std::int64_t pixels = 0;  // width x height
