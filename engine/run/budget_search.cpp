@@ -130,9 +130,10 @@ void check_budget_slots(const JobOptions& options, const std::vector<gpu::Encode
                                          slot.encoder, slot.label));
 }
 
-std::vector<ChunkCrfs> chunk_crfs_of(const JobPlan& plan) {
+std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& search, const JobOptions& options) {
+    if (search || !options.shard) return chunk_crfs_of(search);
     std::vector<ChunkCrfs> out;
-    for (const auto& crfs : plan.chunk_crf) {
+    for (const auto& crfs : options.shard->plan.chunk_crf) {
         ChunkCrfs c;
         c.crf = crfs.at(0);
         for (std::size_t k = 1; k < crfs.size(); ++k)

@@ -12,7 +12,6 @@ extern "C" {
 
 #include "engine/base/job_report.hpp"
 #include "engine/base/progress_sink.hpp"
-#include "engine/plan/job_plan.hpp"
 #include "engine/plan/ladder_spec.hpp"
 #include "engine/run/job.hpp"
 #include "engine/rung/rung.hpp"
@@ -37,8 +36,9 @@ void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, con
 // Each rung's CRF, verdict, encodes and chunk CRFs into the report.
 void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report);
 
-// The CRFs a budget plan's search settled on, for a shard's rungs.
-std::vector<ChunkCrfs> chunk_crfs_of(const JobPlan& plan);
+// The writing pass's: the search's, or in a shard of a budget plan the
+// CRFs the plan's search settled on (none for vbr).
+std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& search, const JobOptions& options);
 
 // Budget rate control needs every chunk of a rung in one run (or a plan
 // whose search settled them) and frames decoded and scaled on the CPU:

@@ -538,7 +538,7 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const std::optional<LadderCrfSearch> search =
         settle_budgets(run, journal, RunMedia{frames, span}, report, outcome, external_stop);
     Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress,
-                             search || !options.shard ? chunk_crfs_of(search) : chunk_crfs_of(options.shard->plan));
+                             chunk_crfs_of(search, options));
 
     // 4. and 5. The data path, running until the source is encoded, a
     // stage fails or the run is stopped.

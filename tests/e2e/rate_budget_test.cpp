@@ -212,32 +212,31 @@ TEST(RateBudget, ARunKilledPartWayAndResumedGivesTheSameFiles) {
     EXPECT_FALSE(fs::exists(out / ".ladder")) << "the journal goes once the run is complete";
 }
 
-TEST(RateBudget, AnEncoderWithoutAConstantQualityIsRefusedBeforeAnythingIsWritten) {
+// A budget request with `option value` is refused (exit 2) naming why,
+// before anything is written.
+void expect_refused(const std::string& name, const std::string& option, const std::string& value,
+                    const std::string& why) {
     const fs::path src = make_clip("budget-aom-src", {320, 180, "25", 1.0, false, ""});
-    const fs::path out = fresh_dir("budget-aom") / "out";
+    const fs::path out = fresh_dir(name) / "out";
     std::vector<std::string> args = budget_args(src, out);
-    args.push_back("--encoder");
-    args.push_back("aom");
+    args.push_back(option);
+    args.push_back(value);
     const ProcessResult r = run_ladder(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("--rate-control budget encodes at a constant quality"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out / "180p.mp4"));
     EXPECT_FALSE(fs::exists(out / ".ladder"));
+}
+
+TEST(RateBudget, AnEncoderWithoutAConstantQualityIsRefusedBeforeAnythingIsWritten) {
+    expect_refused("budget-aom", "--encoder", "aom", "--rate-control budget encodes at a constant quality");
 }
 
 // The CRFs are decided on the frames, which NVDEC's scaler would make
 // differently from the CPU's: budget decodes on the CPU, and refuses
 // --decode nvdec (before looking for a GPU, so the same on any machine).
 TEST(RateBudget, DecodingOnTheGpuIsRefusedBeforeAnythingIsWritten) {
-    const fs::path src = make_clip("budget-aom-src", {320, 180, "25", 1.0, false, ""});
-    const fs::path out = fresh_dir("budget-nvdec") / "out";
-    std::vector<std::string> args = budget_args(src, out);
-    args.push_back("--decode");
-    args.push_back("nvdec");
-    const ProcessResult r = run_ladder(args);
-    EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("it decodes and scales on the CPU"), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(out / ".ladder"));
+    expect_refused("budget-nvdec", "--decode", "nvdec", "it decodes and scales on the CPU");
 }
 
 }  // namespace
