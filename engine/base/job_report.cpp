@@ -222,6 +222,7 @@ nlohmann::json sessions_json(const JobReport& r) {
                        {"chunks", s.chunks},
                        {"bytes", s.bytes},
                        {"opened_encoder", s.opened_encoder},
+                       {"ended", s.ended},
                        {"start_seconds", s.start_seconds},
                        {"end_seconds", s.end_seconds}});
     return out;

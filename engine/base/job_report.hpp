@@ -42,6 +42,7 @@ struct SessionRecord {
     // false: the session went on with a GPU encoder its slot kept open
     // from an earlier session on the rung, instead of opening one.
     bool opened_encoder = true;
+    std::string ended;  // why it ended: a session_end_name (engine/schedule/schedule_policy.hpp)
     double start_seconds = 0;  // since job start
     double end_seconds = 0;
 };

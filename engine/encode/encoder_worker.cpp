@@ -228,14 +228,18 @@ bool EncoderWorker::encode_chunks(Session& session, RawChunk first, std::stop_to
         if (!ok) break;
         if (!accept(session, std::move(back))) {
             session.backend.reset();  // refused: the rest of the session went back to the queue
+            session.record.ended = session_end_name(SessionEnd::refused);
             break;
         }
         if (one_chunk_per_session(slot, session.settings)) {
             s_.dispatcher->end_session(id);
+            session.record.ended = session_end_name(SessionEnd::one_chunk);
             break;
         }
         next = s_.dispatcher->continue_session(id, stop);
+        if (!next) session.record.ended = session_end_name(s_.dispatcher->session_ended(id));
     }
+    if (!ok) session.record.ended = session_end_name(SessionEnd::failed);
     // Every chunk sent came back: the encoder may wait, open, for the
     // slot's next session on the rung.
     if (ok && session.backend && s_.idle_encoders && session.pending.empty() && !stop.stop_requested()) {

@@ -210,12 +210,15 @@ std::optional<RawChunk> ChunkDispatcher::continue_session(int worker, std::stop_
             chunk = take_queued(static_cast<std::size_t>(w.session_rung), step.index);
             break;
         }
+        w.last_end = step.ended;
         if (step.kind == SessionStep::Kind::end) break;
         // The wait is bounded, so sessions that all wait while the decoder
         // waits for memory they hold cannot stall the run for long.
         const std::uint64_t seen = generation_;
-        if (!cv_.wait_until(lock, stop, deadline, [&] { return generation_ != seen || failure_.has_value(); }))
+        if (!cv_.wait_until(lock, stop, deadline, [&] { return generation_ != seen || failure_.has_value(); })) {
+            w.last_end = stop.stop_requested() ? SessionEnd::stopped : SessionEnd::waited_too_long;
             break;
+        }
     }
     if (!chunk) {
         close_session(w);
@@ -225,6 +228,11 @@ std::optional<RawChunk> ChunkDispatcher::continue_session(int worker, std::stop_
     hand_out(worker, static_cast<std::size_t>(w.session_rung), *chunk);
     ++w.session_next;
     return chunk;
+}
+
+SessionEnd ChunkDispatcher::session_ended(int worker) const {
+    std::lock_guard lock(mu_);
+    return slot(worker).last_end;
 }
 
 int ChunkDispatcher::session_chunks(int worker) const {

@@ -105,6 +105,8 @@ public:
     std::optional<RawChunk> continue_session(int worker, std::stop_token stop = {});
     // The worker ends its session early (a failure, a refusal).
     void end_session(int worker);
+    // Why continue_session() last said the worker's session was over.
+    SessionEnd session_ended(int worker) const;
     // Chunks the worker's session is planned to have, counting those it
     // has taken (at least 1; it may end sooner, see continue_session()).
     int session_chunks(int worker) const;

@@ -325,15 +325,26 @@ SessionStep session_step(const ScheduleState& s, int worker) {
     SessionStep step;  // end
     if (w.session_rung < 0 || w.session_next >= w.session_end) return step;
     const auto rung = static_cast<std::size_t>(w.session_rung);
-    if (!can_serve(s, w, rung) || s.failed_on.count({w.session_rung, w.session_next}) != 0 ||
-        reserved_for_other(s, worker, rung, w.session_next))
+    if (!can_serve(s, w, rung) || s.failed_on.count({w.session_rung, w.session_next}) != 0) {
+        step.ended = SessionEnd::cannot_serve;
         return step;
+    }
+    if (reserved_for_other(s, worker, rung, w.session_next)) {
+        step.ended = SessionEnd::taken_over;
+        return step;
+    }
     const RungSchedule& r = s.rungs[rung];
     if (const QueuedChunk* chunk = queued(r, w.session_next)) {
         // Queued but in another GPU's memory: over.
-        if (takes(w, *chunk)) step = {SessionStep::Kind::take, w.session_next};
+        if (takes(w, *chunk)) {
+            step.kind = SessionStep::Kind::take;
+            step.index = w.session_next;
+        } else {
+            step.ended = SessionEnd::other_gpu;
+        }
         return step;
     }
+    step.ended = SessionEnd::source_done;
     if (r.closed) return step;  // nothing more coming
     // Still being decoded: while the worker has nothing else to do, a short
     // wait keeps the session (a new one costs an encoder open and, for
@@ -341,9 +352,27 @@ SessionStep session_step(const ScheduleState& s, int worker) {
     // rung's chunk ready the worker goes to help there instead; while the
     // decode waits for memory, the frames its encoder holds may be what it
     // waits for.
+    step.ended = SessionEnd::decode_behind;
     if (other_work_ready(s, worker, rung) || s.producers_waiting > 0) return step;
     step.kind = SessionStep::Kind::wait;
     return step;
+}
+
+const char* session_end_name(SessionEnd end) {
+    switch (end) {
+        case SessionEnd::run_done: return "run_done";
+        case SessionEnd::taken_over: return "taken_over";
+        case SessionEnd::cannot_serve: return "cannot_serve";
+        case SessionEnd::other_gpu: return "other_gpu";
+        case SessionEnd::source_done: return "source_done";
+        case SessionEnd::decode_behind: return "decode_behind";
+        case SessionEnd::waited_too_long: return "waited_too_long";
+        case SessionEnd::one_chunk: return "one_chunk";
+        case SessionEnd::failed: return "failed";
+        case SessionEnd::refused: return "refused";
+        case SessionEnd::stopped: return "stopped";
+    }
+    return "run_done";
 }
 
 std::optional<std::string> orphan_failure(const ScheduleState& s) {

@@ -68,6 +68,22 @@ struct RungSchedule {
     std::set<std::string> refused_kinds;  // encoder kinds its contract refused
 };
 
+// Why a session ended (report.json sessions[].ended, session_end_name()).
+enum class SessionEnd {
+    run_done,         // its reserved run is encoded (or the rest was taken by a helper)
+    taken_over,       // another session holds its next chunk
+    cannot_serve,     // the slot may no longer encode the rung, or the chunk failed here before
+    other_gpu,        // its next chunk is in another GPU's memory
+    source_done,      // the rung has no more chunks
+    decode_behind,    // its next chunk was still being decoded and other work was ready
+    waited_too_long,  // its next chunk was still being decoded after the bounded wait
+    one_chunk,        // its encoder takes one chunk per session
+    failed,           // its encoder failed
+    refused,          // a chunk came back refused: the rest went back to the queue
+    stopped,          // the run was stopped
+};
+const char* session_end_name(SessionEnd end);
+
 struct SlotState {
     std::string encoder;
     bool controls_session_rate = false;  // its encoder's record says (a GPU encoder): set once, by add_worker
@@ -84,6 +100,7 @@ struct SlotState {
     int session_first = 0;
     int session_next = 0;
     int session_end = 0;
+    SessionEnd last_end = SessionEnd::run_done;  // why its last session ended (continue_session)
     // Rungs a GPU slot has encoded: where it keeps an encoder open.
     std::set<int> encoders_on;
 };
@@ -115,15 +132,17 @@ struct Pick {
 // The worker's own session must be closed (a new one starts here).
 Pick pick_next(const ScheduleState& s, int worker);
 
+
 // What a worker in a session does next (continue_session()).
 struct SessionStep {
     enum class Kind {
         take,  // chunk `index` of the session's rung
         wait,  // its next chunk is still being decoded: wait a little for it
-        end,   // the session is over
+        end,   // the session is over, for `ended`
     };
     Kind kind = Kind::end;
     int index = -1;
+    SessionEnd ended = SessionEnd::run_done;
 };
 SessionStep session_step(const ScheduleState& s, int worker);
 

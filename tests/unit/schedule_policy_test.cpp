@@ -248,15 +248,23 @@ TEST(SchedulePolicy, ASessionGoesOnWaitsOrEnds) {
     s.rungs[0].queued.clear();
     s.producers_waiting = 1;
     EXPECT_EQ(session_step(s, w).kind, SessionStep::Kind::end) << "the decode waits for memory the session may hold";
+    EXPECT_EQ(session_step(s, w).ended, SessionEnd::decode_behind);
     s.producers_waiting = 0;
     queue(s, 1, 0, 1);
     EXPECT_EQ(session_step(s, w).kind, SessionStep::Kind::end) << "another rung has a chunk ready";
+    EXPECT_EQ(session_step(s, w).ended, SessionEnd::decode_behind);
     s.rungs[1].queued.clear();
     s.rungs[0].closed = true;
     EXPECT_EQ(session_step(s, w).kind, SessionStep::Kind::end) << "nothing more is coming";
+    EXPECT_EQ(session_step(s, w).ended, SessionEnd::source_done);
     s.rungs[0].closed = false;
     s.failed_on[{0, 1}] = {0};
     EXPECT_EQ(session_step(s, w).kind, SessionStep::Kind::end) << "a chunk that failed before goes alone";
+    EXPECT_EQ(session_step(s, w).ended, SessionEnd::cannot_serve);
+    s.failed_on.clear();
+    s.workers[0].session_next = s.workers[0].session_end;
+    EXPECT_EQ(session_step(s, w).ended, SessionEnd::run_done);
+    EXPECT_STREQ(session_end_name(SessionEnd::decode_behind), "decode_behind");
 }
 
 TEST(SchedulePolicy, GpuChunksGoOnlyToSessionsOnTheirGpu) {
@@ -276,6 +284,10 @@ TEST(SchedulePolicy, GpuChunksGoOnlyToSessionsOnTheirGpu) {
     s.rungs[0].queued.erase(s.rungs[0].queued.begin() + 4, s.rungs[0].queued.end());  // 5-7 taken in its session
     s.workers[static_cast<std::size_t>(on1)].session_next = 8;
     EXPECT_EQ(session_step(s, on1).kind, SessionStep::Kind::end);
+    EXPECT_EQ(session_step(s, on1).ended, SessionEnd::run_done);
+    s.workers[static_cast<std::size_t>(on1)].session_next = 7;
+    queue(s, 0, 7, 8, 0);
+    EXPECT_EQ(session_step(s, on1).ended, SessionEnd::other_gpu) << "chunk 7 is in GPU 0's memory";
     s.workers[static_cast<std::size_t>(on1)].session_rung = -1;
     EXPECT_EQ(pick_next(s, on1).kind, Pick::Kind::wait) << "GPU 0's chunks are not GPU 1's: it waits for its own";
 }
