@@ -1,5 +1,5 @@
-// RungCrfSearch and LadderCrfSearch (rung_crf_search.hpp): a rung's CRF
-// and its peaks, decided pass by pass from the sizes of its chunks.
+// RungCrfSearch and LadderCrfSearch (rung_crf_search.hpp): a rung's base
+// CRF and its segments' caps, decided pass by pass from its chunks' sizes.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -11,52 +11,32 @@
 namespace ladder::engine {
 namespace {
 
-// The search's last word when it ran out of encodes: the lowest CRF whose
-// rate is not over the band, else the highest CRF tried (the smallest).
-CrfChoice best_trial(const CrfBudget& budget, const std::vector<CrfTrial>& trials) {
-    const CrfTrial* best = nullptr;
-    const double top = budget.target_kbps * (1 + budget.tolerance);
-    for (const auto& t : trials)
-        if (trial_kbps(budget, t) <= top && (!best || t.crf < best->crf)) best = &t;
-    if (!best)
-        for (const auto& t : trials)
-            if (!best || t.crf > best->crf) best = &t;
-    CrfChoice c;
-    c.verdict = CrfVerdict::search_limit;
-    c.crf = best->crf;
-    c.chunk_crf.assign(best->chunk_bytes.size(), best->crf);
-    c.kbps = trial_kbps(budget, *best);
-    return c;
-}
-
-// The runs of chunks whose rate HLS measures as one (mux::peak_bandwidth:
-// runs of 0.5 to 1.5 target durations): each chunk, with a chunk shorter
-// than half the longest joined to the one before it (a short last chunk).
-struct Window {
-    std::size_t first = 0;
-    std::size_t last = 0;
-};
-
-std::vector<Window> segment_windows(const std::vector<double>& seconds) {
+std::vector<RungCrfSearch::Window> segment_windows(const std::vector<double>& seconds) {
     const double longest = *std::max_element(seconds.begin(), seconds.end());
-    std::vector<Window> windows;
+    std::vector<RungCrfSearch::Window> windows;
     for (std::size_t k = 0; k < seconds.size(); ++k) {
-        if (!windows.empty() && seconds[k] < longest / 2)
+        if (!windows.empty() && seconds[k] < longest / 2) {
             windows.back().last = k;
-        else
-            windows.push_back({k, k});
+            windows.back().seconds += seconds[k];
+        } else {
+            windows.push_back({k, k, seconds[k]});
+        }
     }
     return windows;
 }
 
 double kbps_of(double bytes, double seconds) { return bytes * 8.0 / 1000.0 / seconds; }
 
+// Bytes per second of a rate in kb/s.
+double bytes_per_second(double kbps) { return kbps * 1000.0 / 8.0; }
+
 }  // namespace
 
 RungCrfSearch::RungCrfSearch(double target_kbps, double frame_rate, int first_crf)
-    : frame_rate_(frame_rate), first_crf_(first_crf) {
+    : frame_rate_(frame_rate), first_crf_(std::clamp(first_crf, kCeilingCrf, kMaxCrf)) {
     budget_.target_kbps = target_kbps;
-    choice_.crf = std::clamp(first_crf, budget_.ceiling_crf, kMaxCrf);
+    choice_.crf = first_crf_;
+    base_ = first_crf_;
 }
 
 bool RungCrfSearch::made(std::size_t chunk, int crf) const { return made_.at(chunk).count(crf) > 0; }
@@ -70,26 +50,15 @@ std::vector<std::pair<std::size_t, int>> RungCrfSearch::other_chunk_crfs() const
     return out;
 }
 
-double RungCrfSearch::plan_kbps() const {
-    double bytes = 0;
-    for (std::size_t k = 0; k < plan_.size(); ++k) bytes += static_cast<double>(made_[k].at(plan_[k]));
-    return kbps_of(bytes, budget_.seconds);
+int RungCrfSearch::peak_capped() const {
+    return static_cast<int>(std::count_if(plan_.begin(), plan_.end(), [&](int crf) { return crf > base_; }));
 }
 
 double RungCrfSearch::peak_ratio() const {
-    if (plan_.empty() || made_.empty()) return 0;
+    if (plan_.empty() || !all_made(plan_)) return 0;
     double peak = 0;
-    for (const Window& w : segment_windows(chunk_seconds_)) {
-        double bytes = 0, seconds = 0;
-        for (std::size_t k = w.first; k <= w.last; ++k) {
-            const auto it = made_[k].find(plan_[k]);
-            if (it == made_[k].end()) return 0;
-            bytes += static_cast<double>(it->second);
-            seconds += chunk_seconds_[k];
-        }
-        peak = std::max(peak, kbps_of(bytes, seconds));
-    }
-    const double average = plan_kbps();
+    for (const Window& w : windows_) peak = std::max(peak, kbps_of(window_bytes(w, plan_), w.seconds));
+    const double average = kbps_of(bytes_of(plan_), budget_.seconds);
     return average > 0 ? peak / average : 0;
 }
 
@@ -107,237 +76,216 @@ void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, const s
             chunk_seconds_.push_back(static_cast<double>(frames) / frame_rate_);
         }
         budget_.seconds = std::accumulate(chunk_seconds_.begin(), chunk_seconds_.end(), 0.0);
+        windows_ = segment_windows(chunk_seconds_);
     }
     bool encoded = false;
     for (std::size_t k = 0; k < chunk_bytes.size(); ++k) {
-        encoded = encoded || !made(k, plan_[k]);
-        made_[k][plan_[k]] = chunk_bytes[k];
+        if (!made(k, plan_[k])) {
+            encoded = true;
+            encoded_seconds_ += chunk_seconds_[k];
+        }
+        made_[k][plan_[k]] = std::max<std::int64_t>(chunk_bytes[k], 1);
     }
     if (encoded) ++encodes_;
-    if (stage_ == Stage::rung_crf) {
-        search_crf();
-    } else {
-        ++peak_passes_;
-        cap_peaks();
-    }
+    decide();
 }
 
-void RungCrfSearch::search_crf() {
-    CrfTrial trial{choice_.crf, {}, std::nullopt};
-    for (const auto& sizes : made_) trial.chunk_bytes.push_back(sizes.at(choice_.crf));
-    trials_.push_back(std::move(trial));
-    choice_ = choose_crf(budget_, trials_, first_crf_);
-    if (choice_.verdict == CrfVerdict::encode_next && static_cast<int>(trials_.size()) >= kMaxTrials)
-        choice_ = best_trial(budget_, trials_);
-    if (choice_.verdict == CrfVerdict::encode_next) {
-        plan_.assign(made_.size(), choice_.crf);
-        return;
+// The plan the sizes predict: the lowest base at which the capped rung is
+// not over its band, mixed down a step where that leaves it under; the
+// peaks measured against the target, or against what the rung makes when
+// that is less (under the band: at the quality ceiling, or capped).
+void RungCrfSearch::decide() {
+    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
+    const double top = target_bytes * (1 + budget_.tolerance);
+    const double bottom = target_bytes * (1 - budget_.tolerance);
+    double reference = bytes_per_second(budget_.target_kbps);
+    std::vector<int> plan;
+    int base = kMaxCrf;
+    for (int round = 0; round < 8; ++round) {
+        base = kMaxCrf;
+        for (int crf = budget_.ceiling_crf; crf <= kMaxCrf; ++crf)
+            if (bytes_of(plan_at(crf, reference)) <= top) {
+                base = crf;
+                break;
+            }
+        plan = plan_at(base, reference);
+        double total = bytes_of(plan);
+        if (total < bottom && base > budget_.ceiling_crf) {
+            plan = mix_down(std::move(plan), base, total, reference);
+            total = bytes_of(plan);
+        }
+        const double average = total / budget_.seconds;
+        if (total >= bottom || average >= reference * 0.99) break;
+        reference = average;
     }
-    verdict_ = choice_.verdict;
-    found_crf_ = choice_.crf;
-    plan_ = choice_.chunk_crf;
-    stage_ = Stage::peaks;
-    cap_peaks();
+    plan_ = std::move(plan);
+    // Every segment capped above the base: the lowest of their CRFs is.
+    base_ = std::max(base, *std::min_element(plan_.begin(), plan_.end()));
+    reference_rate_ = reference;
+    if (all_made(plan_)) return settle(verdict_of(plan_));
+    if (encodes_ >= kMaxTrials) return give_up();
+    ask();
 }
 
-// Each round either raises a chunk over the limit, or re-settles the
-// chunks not capped on what the capped ones left, or settles; a round that
-// needs a chunk at a CRF not made yet ends the pass's decision.
-void RungCrfSearch::cap_peaks() {
-    if (verdict_ == CrfVerdict::over_at_max_crf) return settle();
-    const auto needs_encode = [&] {
-        for (std::size_t k = 0; k < plan_.size(); ++k)
-            if (!made(k, plan_[k])) return true;
-        return false;
-    };
-    // Settling under the band (the other chunks could not take back what
-    // capping freed): from here on the limit is the real average's.
-    const auto limit_to_average = [&] {
-        if (strict_peaks_ || plan_kbps() >= budget_.target_kbps * (1 - budget_.tolerance)) return false;
-        strict_peaks_ = true;
-        return true;
-    };
-    for (int round = 0; round < 4 * kMaxCrf; ++round) {
-        if (raise_peaks()) {
-            if (!needs_encode()) continue;
-            if (peak_passes_ >= kMaxPeakPasses) return give_up();
-            return ask_pass();
-        }
-        if (capped_.empty()) {
-            if (limit_to_average()) continue;
-            return settle();
-        }
-        const CrfChoice rest = settle_rest();
-        bool changed = false;
-        std::size_t j = 0;
-        for (std::size_t k = 0; k < plan_.size(); ++k) {
-            if (capped_.count(k)) continue;
-            const int crf = rest.verdict == CrfVerdict::encode_next ? rest.crf : rest.chunk_crf.at(j++);
-            changed = changed || plan_[k] != crf;
-            plan_[k] = crf;
-        }
-        if (rest.verdict == CrfVerdict::encode_next) {
-            // (A CRF asked again would make the same pass forever.)
-            if (peak_passes_ >= kMaxPeakPasses || !needs_encode()) return give_up();
-            return ask_pass();
-        }
-        verdict_ = rest.verdict;
-        if (changed) continue;
-        if (limit_to_average()) continue;
-        return settle();
+// Each segment at the base, or at the lowest CRF that keeps it at
+// kPeakAim x the reference rate (bytes per second) when that is higher.
+std::vector<int> RungCrfSearch::plan_at(int base, double reference_rate) const {
+    std::vector<int> plan(made_.size(), base);
+    for (const Window& w : windows_) {
+        const double aim = kPeakAim * reference_rate * w.seconds;
+        int crf = base;
+        while (crf < kMaxCrf && window_bytes_at(w, crf) > aim) ++crf;
+        for (std::size_t k = w.first; k <= w.last; ++k) plan[k] = crf;
     }
-    settle();
+    return plan;
 }
 
-// The windows over kPeakLimit x the average the rung ends at (at least
-// the band's bottom while the other chunks can still take what capping
-// frees): each one's largest chunk gets the CRF that brings the window to
-// kPeakAim x that average. True when a CRF went up.
-bool RungCrfSearch::raise_peaks() {
-    const double average = plan_kbps();
-    const bool refills = verdict_ == CrfVerdict::on_target || verdict_ == CrfVerdict::mixed;
-    const double expected =
-        refills && !strict_peaks_ ? std::max(average, budget_.target_kbps * (1 - budget_.tolerance)) : average;
-    bool raised = false;
-    for (const Window& w : segment_windows(chunk_seconds_)) {
-        double bytes = 0, seconds = 0;
-        std::optional<std::size_t> largest;
-        for (std::size_t k = w.first; k <= w.last; ++k) {
-            const auto size = static_cast<double>(made_[k].at(plan_[k]));
-            bytes += size;
-            seconds += chunk_seconds_[k];
-            if (plan_[k] < kMaxCrf && (!largest || size > static_cast<double>(made_[k].at(plan_[*largest]))))
-                largest = k;
-        }
-        if (kbps_of(bytes, seconds) <= kPeakLimit * expected || !largest) continue;
-        const double others = bytes - static_cast<double>(made_[*largest].at(plan_[*largest]));
-        const double aim = std::max(1.0, kPeakAim * expected * 1000.0 / 8.0 * seconds - others);
-        const int crf = peak_crf(*largest, aim);
-        if (crf <= plan_[*largest]) continue;
-        plan_[*largest] = crf;
-        capped_.insert(*largest);
-        raised = true;
+// Segments at the base (not capped, nor capped a step lower) one step
+// lower, fewest extra bytes first (ties: the earlier), while the rung stays at or under its target;
+// then, if it is still under the band, the one more that brings it nearest
+// the target inside the band.
+std::vector<int> RungCrfSearch::mix_down(std::vector<int> plan, int base, double total, double reference_rate) const {
+    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
+    const double top = target_bytes * (1 + budget_.tolerance);
+    std::vector<std::pair<double, std::size_t>> lowerings;  // extra bytes, window
+    for (std::size_t i = 0; i < windows_.size(); ++i) {
+        const Window& w = windows_[i];
+        if (plan[w.first] != base || window_bytes_at(w, base - 1) > kPeakAim * reference_rate * w.seconds) continue;
+        lowerings.emplace_back(window_bytes_at(w, base - 1) - window_bytes_at(w, base), i);
     }
-    return raised;
+    std::stable_sort(lowerings.begin(), lowerings.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<bool> lowered(windows_.size(), false);
+    for (const auto& [extra, i] : lowerings) {
+        if (total + extra > target_bytes) continue;
+        total += extra;
+        lowered[i] = true;
+    }
+    if (total < target_bytes * (1 - budget_.tolerance)) {
+        std::optional<std::pair<double, std::size_t>> closing;
+        for (const auto& [extra, i] : lowerings)
+            if (!lowered[i] && total + extra <= top &&
+                (!closing || std::abs(total + extra - target_bytes) < std::abs(total + closing->first - target_bytes)))
+                closing = std::make_pair(extra, i);
+        if (closing && std::abs(total + closing->first - target_bytes) < target_bytes - total)
+            lowered[closing->second] = true;
+    }
+    for (std::size_t i = 0; i < windows_.size(); ++i)
+        if (lowered[i])
+            for (std::size_t k = windows_[i].first; k <= windows_[i].last; ++k) plan[k] = base - 1;
+    return plan;
 }
 
-// The CRF that brings a chunk to aim_bytes: the lowest already made above
-// its CRF that does without falling far under it (a made CRF far higher
-// would throw the chunk's quality away to save a pass), else the one its
-// sizes predict (a secant in log size between the made CRFs around the
-// aim; past the highest made, with the slope of its two highest).
-int RungCrfSearch::peak_crf(std::size_t chunk, double aim_bytes) const {
+double RungCrfSearch::window_bytes(const Window& w, const std::vector<int>& plan) const {
+    double bytes = 0;
+    for (std::size_t k = w.first; k <= w.last; ++k) bytes += size_at(k, plan[k]);
+    return bytes;
+}
+
+double RungCrfSearch::window_bytes_at(const Window& w, int crf) const {
+    double bytes = 0;
+    for (std::size_t k = w.first; k <= w.last; ++k) bytes += size_at(k, crf);
+    return bytes;
+}
+
+double RungCrfSearch::bytes_of(const std::vector<int>& plan) const {
+    double bytes = 0;
+    for (std::size_t k = 0; k < plan.size(); ++k) bytes += size_at(k, plan[k]);
+    return bytes;
+}
+
+bool RungCrfSearch::all_made(const std::vector<int>& plan) const {
+    for (std::size_t k = 0; k < plan.size(); ++k)
+        if (!made(k, plan[k])) return false;
+    return true;
+}
+
+// A chunk's size at a CRF: made, or between two made CRFs log-linearly, or
+// past them with the slope of its two nearest (one made: the rung's).
+double RungCrfSearch::size_at(std::size_t chunk, int crf) const {
     const auto& sizes = made_[chunk];
-    for (const auto& [crf, bytes] : sizes)
-        if (crf > plan_[chunk] && static_cast<double>(bytes) <= aim_bytes)
-            return static_cast<double>(bytes) >= kFarUnderAim * aim_bytes ? crf : predicted_crf(chunk, aim_bytes);
-    if (std::prev(sizes.end())->first >= kMaxCrf) return plan_[chunk];
-    return predicted_crf(chunk, aim_bytes);
+    if (const auto it = sizes.find(crf); it != sizes.end()) return static_cast<double>(it->second);
+    const auto above = sizes.upper_bound(crf);
+    if (above != sizes.begin() && above != sizes.end()) {
+        const auto below = std::prev(above);
+        const double t = static_cast<double>(crf - below->first) / (above->first - below->first);
+        const double a = std::log(static_cast<double>(below->second));
+        const double b = std::log(static_cast<double>(above->second));
+        return std::exp(a + t * (b - a));
+    }
+    // Past the made CRFs: from the nearest, with its neighbour's slope.
+    const auto nearest = above == sizes.end() ? std::prev(sizes.end()) : above;
+    double slope = rung_slope();
+    if (sizes.size() > 1) {
+        const auto other = above == sizes.end() ? std::prev(nearest) : std::next(nearest);
+        slope = log_size_slope(nearest->first, static_cast<double>(nearest->second), other->first,
+                               static_cast<double>(other->second));
+    }
+    return static_cast<double>(nearest->second) * std::exp(slope * (crf - nearest->first));
 }
 
-int RungCrfSearch::predicted_crf(std::size_t chunk, double aim_bytes) const {
-    const auto& sizes = made_[chunk];
-    // The closest made over the aim (the highest such CRF), and the one
-    // under it if any: a bracket, else the two highest.
-    auto over = sizes.end();
-    auto under = sizes.end();
-    for (auto it = sizes.begin(); it != sizes.end(); ++it) {
-        if (static_cast<double>(it->second) > aim_bytes) over = it;
-        else if (under == sizes.end()) under = it;
+// The median over the chunks made at two CRFs or more of the slope between
+// their lowest and highest; none: kDefaultLogRatePerCrf.
+double RungCrfSearch::rung_slope() const {
+    std::vector<double> slopes;
+    for (const auto& sizes : made_) {
+        if (sizes.size() < 2) continue;
+        const auto& lo = *sizes.begin();
+        const auto& hi = *std::prev(sizes.end());
+        slopes.push_back(log_size_slope(lo.first, static_cast<double>(lo.second), hi.first,
+                                        static_cast<double>(hi.second)));
     }
-    if (over == sizes.end()) return std::max(plan_[chunk], sizes.begin()->first);  // every size fits
-    double slope = kDefaultLogRatePerCrf;
-    int highest = kMaxCrf;
-    if (under != sizes.end()) {
-        slope = log_size_slope(over->first, static_cast<double>(over->second), under->first,
-                               static_cast<double>(under->second));
-        highest = under->first;
-    } else if (over != sizes.begin()) {
-        const auto below = std::prev(over);
-        slope = log_size_slope(over->first, static_cast<double>(over->second), below->first,
-                               static_cast<double>(below->second));
-    }
-    const double steps = std::log(aim_bytes / static_cast<double>(over->second)) / slope;
-    return std::clamp(over->first + static_cast<int>(std::ceil(steps)), over->first + 1, highest);
+    if (slopes.empty()) return kDefaultLogRatePerCrf;
+    const auto middle = slopes.begin() + static_cast<std::ptrdiff_t>(slopes.size() / 2);
+    std::nth_element(slopes.begin(), middle, slopes.end());
+    return *middle;
 }
 
-// The chunks not capped, searched again (choose_crf over the CRFs all of
-// them were made at) for the target less what the capped ones make, in the
-// same band of the whole rung's target.
-CrfChoice RungCrfSearch::settle_rest() const {
-    const auto keep = [&] {
-        CrfChoice c;
-        c.verdict = verdict_;
-        for (std::size_t k = 0; k < plan_.size(); ++k)
-            if (!capped_.count(k)) c.chunk_crf.push_back(plan_[k]);
-        return c;
-    };
-    const double target_bytes = budget_.target_kbps * 1000.0 / 8.0 * budget_.seconds;
-    double capped_bytes = 0;
-    for (std::size_t k : capped_) capped_bytes += static_cast<double>(made_[k].at(plan_[k]));
-    const double rest_bytes = target_bytes - capped_bytes;
-    // The CRFs every chunk not capped was made at (those of the first such
-    // chunk that all the others have: a capped chunk's differ).
-    std::size_t first = 0;
-    while (first < made_.size() && capped_.count(first)) ++first;
-    if (first == made_.size() || rest_bytes <= 0) return keep();
-    std::vector<CrfTrial> trials;
-    for (const auto& [crf, unused] : made_[first]) {
-        CrfTrial t{crf, {}, std::nullopt};
-        for (std::size_t k = 0; k < made_.size(); ++k) {
-            if (capped_.count(k)) continue;
-            const auto it = made_[k].find(crf);
-            if (it == made_[k].end()) break;
-            t.chunk_bytes.push_back(it->second);
-        }
-        if (t.chunk_bytes.size() == made_.size() - capped_.size()) trials.push_back(std::move(t));
-    }
-    if (trials.empty()) return keep();
-    CrfBudget rest = budget_;
-    rest.target_kbps = kbps_of(rest_bytes, budget_.seconds);
-    rest.tolerance = budget_.tolerance * target_bytes / rest_bytes;
-    CrfChoice choice = choose_crf(rest, trials, choice_.crf);
-    if (choice.verdict == CrfVerdict::encode_next && peak_passes_ >= kMaxPeakPasses)
-        choice = best_trial(rest, trials);
-    return choice;
+CrfVerdict RungCrfSearch::verdict_of(const std::vector<int>& plan) const {
+    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
+    const double total = bytes_of(plan);
+    const bool mixed = std::any_of(plan.begin(), plan.end(), [&](int crf) { return crf < base_; });
+    if (total > target_bytes * (1 + budget_.tolerance)) return CrfVerdict::over_at_max_crf;
+    if (total >= target_bytes * (1 - budget_.tolerance)) return mixed ? CrfVerdict::mixed : CrfVerdict::on_target;
+    if (base_ <= budget_.ceiling_crf) return CrfVerdict::at_ceiling;
+    // Under the band above the ceiling: a step lower would put a segment
+    // over its cap, or the chunks are too coarse for the band.
+    const std::vector<int> lower = plan_at(base_ - 1, reference_rate_);
+    const bool held_back = std::any_of(lower.begin(), lower.end(), [&](int crf) { return crf > base_ - 1; });
+    return held_back ? CrfVerdict::under_for_peaks : CrfVerdict::mixed;
 }
 
-// Out of passes: every chunk whose CRF was not made yet takes the nearest
-// made above it (smaller, so never over the band), else its highest made.
+// The rung's CRF is its segments' not capped (mixed: the lower).
+void RungCrfSearch::ask() {
+    choice_.verdict = CrfVerdict::encode_next;
+    choice_.crf = *std::min_element(plan_.begin(), plan_.end());
+    choice_.chunk_crf = plan_;
+    choice_.kbps = 0;
+}
+
+void RungCrfSearch::settle(CrfVerdict verdict) {
+    settled_ = true;
+    ask();
+    choice_.verdict = verdict;
+    choice_.kbps = kbps_of(bytes_of(plan_), budget_.seconds);
+}
+
+// Out of encodes: every chunk whose CRF was not made takes the nearest
+// made above it (smaller, so never further over the band), else its
+// highest made.
 void RungCrfSearch::give_up() {
     for (std::size_t k = 0; k < plan_.size(); ++k) {
         if (made(k, plan_[k])) continue;
         const auto above = made_[k].lower_bound(plan_[k]);
         plan_[k] = above != made_[k].end() ? above->first : std::prev(made_[k].end())->first;
     }
-    verdict_ = verdict_ == CrfVerdict::encode_next ? CrfVerdict::search_limit : verdict_;
-    settle();
-}
-
-// The rung's CRF is its chunks' not capped (mixed: the lower), in a pass
-// as once settled.
-void RungCrfSearch::ask_pass() {
-    std::optional<int> lowest;
-    for (std::size_t k = 0; k < plan_.size(); ++k)
-        if (!capped_.count(k) && (!lowest || plan_[k] < *lowest)) lowest = plan_[k];
-    if (lowest) choice_.crf = *lowest;
-    choice_.chunk_crf = plan_;
-}
-
-void RungCrfSearch::settle() {
-    stage_ = Stage::settled;
-    choice_.kbps = plan_kbps();
-    const bool refills = verdict_ == CrfVerdict::on_target || verdict_ == CrfVerdict::mixed;
-    if (refills && !capped_.empty() && choice_.kbps < budget_.target_kbps * (1 - budget_.tolerance))
-        verdict_ = CrfVerdict::under_for_peaks;
-    choice_.verdict = verdict_;
-    ask_pass();
+    settle(CrfVerdict::search_limit);
 }
 
 void RungCrfSearch::start_at(int crf) {
     if (!made_.empty()) return;
     first_crf_ = std::clamp(crf, budget_.ceiling_crf, kMaxCrf);
     choice_.crf = first_crf_;
+    base_ = first_crf_;
 }
 
 LadderCrfSearch::LadderCrfSearch(const std::vector<Rung>& rungs, double frame_rate, int first_crf) {

@@ -93,46 +93,49 @@ CrfChoice choose_crf(const CrfBudget& budget, std::span<const CrfTrial> trials, 
 
 // The search of one rung over a run's passes: each pass encodes the rung's
 // chunks at the CRFs asked (or takes them from the journal) and records what
-// they made. First the rung's CRF (choose_crf, at most kMaxTrials encodes
-// of the whole rung); then its peaks: a segment (a chunk; a short last
-// chunk with the one before it) whose rate passes kPeakLimit x the rung's
-// average gets a higher CRF of its own (HLS authoring: BANDWIDTH at most
-// 2x AVERAGE-BANDWIDTH), and the other chunks search again for what the
-// capped ones left of the budget, until no segment passes the limit (at
-// most kMaxPeakPasses more passes, each encoding only the chunks whose CRF
-// changed). Every decision comes from chunk sizes alone.
+// they made. The rung has one CRF, its base, capped per segment: a segment
+// (a chunk; a short last chunk with the one before it, as HLS measures
+// BANDWIDTH) whose rate at the base would pass kPeakAim x the rung's target
+// takes the lowest CRF that keeps it under (HLS authoring: BANDWIDTH at most
+// 2x AVERAGE-BANDWIDTH), and the base is the lowest CRF at which the rung,
+// so capped, is not over its band; where no whole CRF lands in the band,
+// some segments take the base's next lower CRF (fewest extra bytes first).
+// Every chunk's size at a CRF it was not made at is predicted from its own
+// sizes (log-linear between them, past them with its own slope, else the
+// rung's median slope, else kDefaultLogRatePerCrf); a pass encodes what the
+// plan needs and was not made, so the base and the caps are settled
+// together and a pass after the first often encodes only some chunks. The
+// rung settles once its plan is all made (its rate then known exactly).
+// Every decision comes from chunk sizes alone.
 class RungCrfSearch {
 public:
     static constexpr int kMaxTrials = 8;
-    static constexpr int kMaxPeakPasses = 4;
     // A segment's rate may reach this many times the average: 2 (HLS
     // authoring), less a margin for rounding; the container's bytes, the
     // same in every segment, and the audio only bring a playlist's
     // BANDWIDTH nearer its AVERAGE-BANDWIDTH than the chunks' sizes.
     static constexpr double kPeakLimit = 1.95;
-    // Where a capped chunk is aimed: under the limit so that one encode
-    // usually does (a CRF step moves a chunk 5-10%), no further, as every
-    // step costs that chunk quality and the rung's other chunks must take
-    // back what it frees.
+    // Where a capped segment is aimed: under the limit by what a rung in
+    // its band may be under its target (1.8 / 0.95 < 1.95), no further, as
+    // every step costs that segment quality.
     static constexpr double kPeakAim = 1.8;
-    // A made CRF that brings a capped chunk this far under the aim is not
-    // taken: its own CRF is encoded instead.
-    static constexpr double kFarUnderAim = 0.7;
 
     RungCrfSearch(double target_kbps, double frame_rate, int first_crf = 40);
 
-    // The rung's CRF (mixed: the lower), verdict, each chunk's CRF and
-    // average rate; while its CRF is searched, the CRF asked next.
+    // The rung's CRF (the lowest of its segments not capped), verdict, each
+    // chunk's CRF and average rate; while it searches, what it asks next.
     const CrfChoice& choice() const { return choice_; }
-    bool settled() const { return stage_ == Stage::settled; }
-    // Its CRF is found (the peaks may still be capped): found_crf(), the
-    // one CRF for all its chunks, before the peaks moved any.
-    bool crf_found() const { return stage_ != Stage::rung_crf; }
-    int found_crf() const { return found_crf_; }
+    bool settled() const { return settled_; }
+    // Its CRF is found: it settled (found_crf() is its base).
+    bool crf_found() const { return settled_; }
+    int found_crf() const { return base_; }
     // Passes in which the rung encoded (a chunk at a CRF not yet made).
     int trials() const { return encodes_; }
-    // Chunks given a higher CRF than the rung's for the peak.
-    int peak_capped() const { return static_cast<int>(capped_.size()); }
+    // What those passes encoded, in whole rungs (seconds encoded over the
+    // rung's seconds: a pass that encoded half the chunks adds about 0.5).
+    double encoded_rungs() const { return budget_.seconds > 0 ? encoded_seconds_ / budget_.seconds : 0; }
+    // Chunks given a higher CRF than the base for their segment's peak.
+    int peak_capped() const;
     // The highest segment rate over the average, as settled.
     double peak_ratio() const;
     // The CRF chunk k takes in the next pass (once settled, for good).
@@ -146,34 +149,42 @@ public:
     // A rung that has not encoded yet starts at this CRF instead.
     void start_at(int crf);
 
+    // HLS's segments: each chunk, a chunk shorter than half the longest
+    // with the one before it.
+    struct Window {
+        std::size_t first = 0;
+        std::size_t last = 0;
+        double seconds = 0;
+    };
+
 private:
-    enum class Stage { rung_crf, peaks, settled };
-    void search_crf();
-    void cap_peaks();
-    bool raise_peaks();
-    CrfChoice settle_rest() const;
-    int peak_crf(std::size_t chunk, double aim_bytes) const;
-    int predicted_crf(std::size_t chunk, double aim_bytes) const;
-    void ask_pass();
-    void settle();
+    void decide();
+    std::vector<int> plan_at(int base, double reference_rate) const;
+    std::vector<int> mix_down(std::vector<int> plan, int base, double total, double reference_rate) const;
+    double window_bytes(const Window& w, const std::vector<int>& plan) const;
+    double window_bytes_at(const Window& w, int crf) const;
+    double bytes_of(const std::vector<int>& plan) const;
+    double size_at(std::size_t chunk, int crf) const;
+    double rung_slope() const;
+    bool all_made(const std::vector<int>& plan) const;
+    CrfVerdict verdict_of(const std::vector<int>& plan) const;
+    void ask();
+    void settle(CrfVerdict verdict);
     void give_up();
     bool made(std::size_t chunk, int crf) const;
-    double plan_kbps() const;
 
     CrfBudget budget_;
     double frame_rate_;
     int first_crf_;
-    Stage stage_ = Stage::rung_crf;
+    bool settled_ = false;
     int encodes_ = 0;
-    int peak_passes_ = 0;
-    std::vector<CrfTrial> trials_;                      // of the whole rung at one CRF
-    std::vector<std::map<int, std::int64_t>> made_;     // per chunk: CRF -> bytes
+    double encoded_seconds_ = 0;
+    std::vector<std::map<int, std::int64_t>> made_;  // per chunk: CRF -> bytes
     std::vector<double> chunk_seconds_;
-    std::vector<int> plan_;                             // per chunk, once the chunks are known
-    std::set<std::size_t> capped_;
-    bool strict_peaks_ = false;  // the limit is the average's, not the band's
-    CrfVerdict verdict_ = CrfVerdict::encode_next;      // once the CRF is found
-    int found_crf_ = 0;
+    std::vector<Window> windows_;
+    std::vector<int> plan_;  // per chunk, once the chunks are known
+    int base_ = 0;
+    double reference_rate_ = 0;  // bytes per second the caps were measured against
     CrfChoice choice_;
 };
 

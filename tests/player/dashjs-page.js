@@ -215,12 +215,24 @@
     }
     return out;
   }
-  video.addEventListener('ended', () => report('ended', {
-    currentTime: video.currentTime, duration: video.duration, switches, audioSwitch, textTracks: textCues(),
-    quality: video.getVideoPlaybackQuality ? { totalVideoFrames: video.getVideoPlaybackQuality().totalVideoFrames,
-                                               droppedVideoFrames: video.getVideoPlaybackQuality().droppedVideoFrames }
-      : null,
-  }));
+  // The end of the stream, once: the 'ended' event, or a pause at the end.
+  // The element fires 'ended' only when it reaches the end while playing;
+  // paused there first (the player stalled on the last segment and then
+  // found nothing more), it has ended playback without the event.
+  let endReported = false;
+  function reportEnd() {
+    if (endReported || !video.ended) return;
+    endReported = true;
+    report('ended', {
+      currentTime: video.currentTime, duration: video.duration, switches, audioSwitch, textTracks: textCues(),
+      quality: video.getVideoPlaybackQuality ? { totalVideoFrames: video.getVideoPlaybackQuality().totalVideoFrames,
+                                                 droppedVideoFrames: video.getVideoPlaybackQuality().droppedVideoFrames }
+        : null,
+    });
+  }
+  video.addEventListener('ended', reportEnd);
+  video.addEventListener('pause', reportEnd);
+  video.addEventListener('timeupdate', () => { if (video.paused) reportEnd(); });
   function bufferedRanges(ranges) {
     const out = [];
     for (let i = 0; ranges && i < ranges.length; i++)

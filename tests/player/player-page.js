@@ -391,13 +391,21 @@
     return near(w, lv.width) && near(h, lv.height);
   }
   video.addEventListener('durationchange', () => report('durationchange', { duration: video.duration }));
-  video.addEventListener('ended', () => {
+  // The end of the stream, once: the 'ended' event, or a pause at the end
+  // (paused there before reaching it, the element ends without the event).
+  let endReported = false;
+  function reportEnd() {
+    if (endReported || !video.ended) return;
+    endReported = true;
     report('ended', {
       currentTime: video.currentTime, duration: video.duration, buffered: bufferedRanges(),
       quality: quality(), videoWidth: video.videoWidth, videoHeight: video.videoHeight,
       textTracks: textTracks(), trackBuffered,
     });
-  });
+  }
+  video.addEventListener('ended', reportEnd);
+  video.addEventListener('pause', reportEnd);
+  video.addEventListener('timeupdate', () => { if (video.paused) reportEnd(); });
   video.addEventListener('error', () => {
     const err = video.error;
     report('videoError', { code: err ? err.code : null, message: err ? err.message : null, at: t() });

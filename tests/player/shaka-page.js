@@ -115,8 +115,18 @@
     for (const type of ['audio', 'video']) out[type] = (info[type] || []).map((r) => [r.start, r.end]);
     return out;
   }
-  video.addEventListener('ended', () => report('ended', { currentTime: video.currentTime, duration: video.duration, switches,
-                                                          textTracks: textCues(), trackBuffered: trackBuffered() }));
+  // The end of the stream, once: the 'ended' event, or a pause at the end
+  // (paused there before reaching it, the element ends without the event).
+  let endReported = false;
+  function reportEnd() {
+    if (endReported || !video.ended) return;
+    endReported = true;
+    report('ended', { currentTime: video.currentTime, duration: video.duration, switches, textTracks: textCues(),
+                      trackBuffered: trackBuffered() });
+  }
+  video.addEventListener('ended', reportEnd);
+  video.addEventListener('pause', reportEnd);
+  video.addEventListener('timeupdate', () => { if (video.paused) reportEnd(); });
   (async () => {
     try {
       await player.attach(video);
