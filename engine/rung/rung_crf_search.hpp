@@ -1,32 +1,26 @@
 #pragma once
 // The constant-quality level of one rung, found from the rung's own encodes
 // at the preset it is delivered at (issue 43's closed loop; measured in
-// docs/benchmarks.md, "Constant quality per rung"). A rung is encoded at a
-// CRF; what it made decides whether that CRF stands or which one to try
-// next. Pure: no clock, no threads, no encoder, so the same encodes give
-// the same decision on any machine, in any order of arrival, in a shard or
-// a resumed run (the decisions can be recorded and replayed).
+// docs/benchmarks.md, "Constant quality per rung"). A rung is encoded at
+// CRFs; what its chunks made decides which CRF each chunk takes. Pure: no
+// clock, no threads, no encoder, so the same encodes give the same
+// decision on any machine, in a shard or a resumed run (the decisions can
+// be recorded and replayed).
 //
 // The rule for a rung's rate (README "What a rung's bit rate means"): the
 // target is both the average to aim for and a ceiling. A rung settles
 //  - on target: its average within ±tolerance of the target;
 //  - at the quality ceiling: under the band at ladder's best quality for it
-//    (the ceiling CRF, or a PSNR at or above the ceiling PSNR, where more
-//    bits buy nothing visible); never padded;
+//    (the ceiling CRF, where more bits buy nothing visible); never padded;
 //  - over at the largest CRF: the encoder's smallest output is still over
 //    the band (the caller must report it: the rung cannot meet its target);
 //  - mixed: no whole CRF lands in the band (a CRF step moves the rate 5-10%
-//    on most content, more on some), so some chunks keep CRF c and the rest
-//    take c+1, chosen from both encodes' sizes to come as close to the
-//    target as the chunks allow without passing it.
-// Otherwise the answer is the next CRF to encode: a secant on the logarithm
-// of the rate (rate falls about exponentially with CRF), between the
-// closest encodes over and under the target once both exist.
+//    on most content, more on some), so some segments take the next lower
+//    CRF, to come as close to the target as the chunks allow without
+//    passing it;
+//  - under for peaks: more would put a segment over twice the average.
 #include <cstdint>
 #include <map>
-#include <optional>
-#include <set>
-#include <span>
 #include <utility>
 #include <vector>
 
@@ -34,36 +28,26 @@ namespace ladder::engine {
 
 // SVT-AV1's CRF range as libavcodec takes it.
 inline constexpr int kMaxCrf = 63;
-// Ladder's best quality for a rung: this CRF, or this PSNR of the rung
-// against its scaled source, whichever comes first (docs/benchmarks.md,
-// "Where is the quality ceiling?": 50 dB alone never stops a grainy 360p
-// that spends its target near CRF 14 at 48 dB; CRF 10 alone would spend
-// 3027 kb/s on talking-head's 1080p, at 50 dB from CRF 31 and 861 kb/s).
+// Ladder's best quality for a rung (docs/benchmarks.md, "Where is the
+// quality ceiling?": CRF 10 spends 3027 kb/s on talking-head's 1080p, at
+// 50 dB from CRF 31 and 861 kb/s; a grainy 360p spends its target near
+// CRF 14 at 48 dB).
 inline constexpr int kCeilingCrf = 10;
-inline constexpr double kCeilingPsnrDb = 50.0;
-// When only one encode exists: the rate falls by half every 10 CRF steps
+// When a chunk has one encode: the rate falls by half every 10 CRF steps
 // (the corpus's median, docs/data/cq-budget-16cores/fixed-slope.md).
 inline constexpr double kDefaultLogRatePerCrf = -0.0693;
-
-// One encode of the rung's chunks at one CRF.
-struct CrfTrial {
-    int crf = 0;
-    std::vector<std::int64_t> chunk_bytes;  // each chunk's size, in the rung's order
-    std::optional<double> psnr_db;          // the rung's, when measured
-};
 
 struct CrfBudget {
     double target_kbps = 0;
     double seconds = 0;  // the rung's length
     double tolerance = 0.05;
     int ceiling_crf = kCeilingCrf;
-    double ceiling_psnr_db = kCeilingPsnrDb;
 };
 
 // search_limit: the search ended at its limit of encodes (RungCrfSearch):
-// the best trial not over the band, else the smallest. under_for_peaks:
-// under the band because a segment would pass RungCrfSearch::kPeakLimit x
-// the average at any higher rate the encodes made (RungCrfSearch only).
+// each chunk at the nearest CRF made above the one planned.
+// under_for_peaks: under the band because a segment would pass
+// RungCrfSearch::kPeakLimit x the average at a lower CRF.
 enum class CrfVerdict { on_target, at_ceiling, over_at_max_crf, mixed, encode_next, search_limit, under_for_peaks };
 
 // "on_target", "at_quality_ceiling", ...: report.json's words.
@@ -71,10 +55,10 @@ const char* crf_verdict_name(CrfVerdict verdict);
 
 struct CrfChoice {
     CrfVerdict verdict = CrfVerdict::encode_next;
-    // encode_next: the CRF to encode next; otherwise the rung's CRF (mixed:
-    // the lower of the two).
+    // encode_next: the CRF asked next for the segments not capped;
+    // otherwise the rung's CRF (mixed: the lower).
     int crf = 0;
-    // Settled: each chunk's CRF and the average rate they make.
+    // Each chunk's CRF; settled: the average rate they make.
     std::vector<int> chunk_crf;
     double kbps = 0;
 };
@@ -83,13 +67,6 @@ struct CrfChoice {
 // what encoders do (size always falls as CRF rises; a flat or rising pair
 // is noise, and a single encode takes kDefaultLogRatePerCrf).
 double log_size_slope(int crf_a, double size_a, int crf_b, double size_b);
-
-// The average rate of a trial over the budget's seconds.
-double trial_kbps(const CrfBudget& budget, const CrfTrial& trial);
-
-// What the trials so far say. Trials must cover the same chunks; an empty
-// list asks for `first` (the caller's first guess, clamped to the range).
-CrfChoice choose_crf(const CrfBudget& budget, std::span<const CrfTrial> trials, int first = 40);
 
 // The search of one rung over a run's passes: each pass encodes the rung's
 // chunks at the CRFs asked (or takes them from the journal) and records what
