@@ -30,8 +30,8 @@ PassMade pass_made(const Rung& rung) {
     return made;
 }
 
-// "rung 720p: CRF 26 made 3532 kb/s of 2500 kb/s: trying CRF 31", or what
-// its peaks asked, or how it settled.
+// "rung 720p: CRF 26 made 3532 kb/s of 2500 kb/s: trying CRF 31" (and the
+// chunks asked at other CRFs), or how it settled.
 std::string search_note(const Rung& rung, const std::vector<int>& crfs, const PassMade& made,
                         const RungCrfSearch& search, double frame_rate) {
     std::int64_t bytes = 0, frames = 0;
@@ -50,11 +50,11 @@ std::string search_note(const Rung& rung, const std::vector<int>& crfs, const Pa
                            choice.verdict == CrfVerdict::mixed ? fmt::format(" and {}", choice.crf + 1) : "",
                            search.peak_capped() > 0 ? fmt::format(", {} chunks capped", search.peak_capped()) : "",
                            search.peak_ratio());
-    if (!search.crf_found()) return fmt::format("{}: trying CRF {}", made_at, choice.crf);
     std::vector<std::string> asked;
     for (const auto& [chunk, crf] : search.other_chunk_crfs()) asked.push_back(fmt::format("{}:{}", chunk, crf));
-    return fmt::format("{}: capping its peaks, next CRF {} with chunk:CRF {}", made_at, choice.crf,
-                       fmt::join(asked, " "));
+    if (asked.empty()) return fmt::format("{}: trying CRF {}", made_at, choice.crf);
+    return fmt::format("{}: trying CRF {} with chunk:CRF {} (segments capped for their peaks or mixed a step)",
+                       made_at, choice.crf, fmt::join(asked, " "));
 }
 
 }  // namespace
