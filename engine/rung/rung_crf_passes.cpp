@@ -50,9 +50,7 @@ std::vector<std::pair<std::size_t, int>> RungCrfSearch::other_chunk_crfs() const
     return out;
 }
 
-int RungCrfSearch::peak_capped() const {
-    return static_cast<int>(std::count_if(plan_.begin(), plan_.end(), [&](int crf) { return crf > base_; }));
-}
+int RungCrfSearch::peak_capped() const { return static_cast<int>(std::count(capped_.begin(), capped_.end(), true)); }
 
 double RungCrfSearch::peak_ratio() const {
     if (plan_.empty() || !all_made(plan_)) return 0;
@@ -122,6 +120,9 @@ void RungCrfSearch::decide() {
     // Every segment capped above the base: the lowest of their CRFs is.
     base_ = std::max(base, *std::min_element(plan_.begin(), plan_.end()));
     reference_rate_ = reference;
+    const std::vector<int> uncapped_mix = plan_at(base_, reference);
+    capped_.assign(plan_.size(), false);
+    for (std::size_t k = 0; k < plan_.size(); ++k) capped_[k] = uncapped_mix[k] > base_ && plan_[k] > base_;
     if (all_made(plan_)) return settle(verdict_of(plan_));
     if (encodes_ >= kMaxTrials) return give_up();
     ask();
@@ -166,13 +167,50 @@ std::vector<int> RungCrfSearch::mix_down(std::vector<int> plan, int base, double
             if (!lowered[i] && total + extra <= top &&
                 (!closing || std::abs(total + extra - target_bytes) < std::abs(total + closing->first - target_bytes)))
                 closing = std::make_pair(extra, i);
-        if (closing && std::abs(total + closing->first - target_bytes) < target_bytes - total)
+        if (closing && std::abs(total + closing->first - target_bytes) < target_bytes - total) {
+            total += closing->first;
             lowered[closing->second] = true;
+        }
     }
+    std::optional<std::size_t> raised;
+    if (total < target_bytes * (1 - budget_.tolerance))
+        if (const auto pair = paired_step(plan, base, total, lowerings, lowered)) {
+            lowered[pair->first] = true;
+            raised = pair->second;
+        }
     for (std::size_t i = 0; i < windows_.size(); ++i)
-        if (lowered[i])
-            for (std::size_t k = windows_[i].first; k <= windows_[i].last; ++k) plan[k] = base - 1;
+        for (std::size_t k = windows_[i].first; k <= windows_[i].last; ++k)
+            plan[k] = lowered[i] ? base - 1 : raised == i ? base + 1 : plan[k];
     return plan;
+}
+
+// A rung of few segments, where one segment a step moves the rung more
+// than the band is wide (three 2-s chunks of grain: 5-8% a step): one more
+// segment a step down and another a step up, the pair that lands nearest
+// the target inside the band; none when no pair does.
+std::optional<std::pair<std::size_t, std::size_t>> RungCrfSearch::paired_step(
+    const std::vector<int>& plan, int base, double total, const std::vector<std::pair<double, std::size_t>>& lowerings,
+    const std::vector<bool>& lowered) const {
+    if (windows_.size() > kPairedStepWindows || base >= kMaxCrf) return std::nullopt;
+    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
+    const double top = target_bytes * (1 + budget_.tolerance);
+    const double bottom = target_bytes * (1 - budget_.tolerance);
+    std::optional<std::pair<std::size_t, std::size_t>> best;
+    double best_distance = 0;
+    for (const auto& [extra, down] : lowerings) {
+        if (lowered[down]) continue;
+        for (std::size_t up = 0; up < windows_.size(); ++up) {
+            const Window& w = windows_[up];
+            if (up == down || lowered[up] || plan[w.first] != base) continue;
+            const double after = total + extra - (window_bytes_at(w, base) - window_bytes_at(w, base + 1));
+            if (after < bottom || after > top) continue;
+            if (!best || std::abs(after - target_bytes) < best_distance) {
+                best = std::make_pair(down, up);
+                best_distance = std::abs(after - target_bytes);
+            }
+        }
+    }
+    return best;
 }
 
 double RungCrfSearch::window_bytes(const Window& w, const std::vector<int>& plan) const {

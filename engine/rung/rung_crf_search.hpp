@@ -21,6 +21,7 @@
 //  - under for peaks: more would put a segment over twice the average.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -96,6 +97,10 @@ public:
     // its band may be under its target (1.8 / 0.95 < 1.95), no further, as
     // every step costs that segment quality.
     static constexpr double kPeakAim = 1.8;
+    // Rungs of at most this many segments may also mix a segment a step
+    // up against one a step down (coarse rungs: a short clip); more
+    // segments land in the band with one lower step alone.
+    static constexpr std::size_t kPairedStepWindows = 64;
 
     RungCrfSearch(double target_kbps, double frame_rate, int first_crf = 40);
 
@@ -138,6 +143,9 @@ private:
     void decide();
     std::vector<int> plan_at(int base, double reference_rate) const;
     std::vector<int> mix_down(std::vector<int> plan, int base, double total, double reference_rate) const;
+    std::optional<std::pair<std::size_t, std::size_t>> paired_step(
+        const std::vector<int>& plan, int base, double total,
+        const std::vector<std::pair<double, std::size_t>>& lowerings, const std::vector<bool>& lowered) const;
     double window_bytes(const Window& w, const std::vector<int>& plan) const;
     double window_bytes_at(const Window& w, int crf) const;
     double bytes_of(const std::vector<int>& plan) const;
@@ -160,6 +168,7 @@ private:
     std::vector<double> chunk_seconds_;
     std::vector<Window> windows_;
     std::vector<int> plan_;  // per chunk, once the chunks are known
+    std::vector<bool> capped_;  // per chunk: above the base for its segment's peak
     int base_ = 0;
     double reference_rate_ = 0;  // bytes per second the caps were measured against
     CrfChoice choice_;

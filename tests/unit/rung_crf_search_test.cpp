@@ -437,6 +437,24 @@ TEST(RungCrfSearchPasses, NoWholeCrfInTheBandMixesSegmentsUpToTheTarget) {
     EXPECT_EQ(c.crf, *lo);
 }
 
+// Two chunks whose rate moves 28% a CRF step: one chunk a step lower
+// moves the rung 14%, more than the band is wide, so no mix of two CRFs
+// lands in it; one chunk a step down and the other a step up does.
+TEST(RungCrfSearchPasses, ACoarseRungMixesOneSegmentUpAndOneDown) {
+    const Chunks content{{1, 1}, {2, 2}, 1000 * std::exp(0.25 * 42), 0.25};  // 1000 kb/s at CRF 42
+    const double target = 1000 / 0.93;                                        // CRF 42 is 7% under
+    RungCrfSearch search(target, 25);
+    search_to_the_end(search, content);
+    const CrfChoice& c = search.choice();
+    EXPECT_EQ(c.verdict, CrfVerdict::mixed) << crf_verdict_name(c.verdict);
+    EXPECT_GE(c.kbps, target * 0.95);
+    EXPECT_LE(c.kbps, target * 1.05);
+    std::vector<int> crfs = c.chunk_crf;
+    std::sort(crfs.begin(), crfs.end());
+    EXPECT_EQ(crfs, (std::vector<int>{41, 43}));
+    EXPECT_EQ(search.peak_capped(), 0) << "the segment a step up is not capped for a peak";
+}
+
 TEST(LadderCrfSearch, TheSmallestRungEncodesAloneTwiceThenEveryRungStartsAtTheCrfItPredicts) {
     LadderCrfSearch search({{2500, 1280 * 720}, {600, 640 * 360}, {1200, 960 * 540}}, 25);
     EXPECT_FALSE(search.searching(0));
