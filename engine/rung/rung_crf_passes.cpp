@@ -85,7 +85,20 @@ void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, const s
         made_[k][plan_[k]] = std::max<std::int64_t>(chunk_bytes[k], 1);
     }
     if (encoded) ++encodes_;
+    predict_sizes();
     decide();
+}
+
+// What decide() reads again and again, once per pass: the rung's median
+// slope, and each segment's predicted size at every CRF (a long source has
+// thousands of segments: computed per question, a decision took minutes).
+void RungCrfSearch::predict_sizes() {
+    rung_slope_ = rung_slope();
+    window_sizes_.assign(windows_.size(), std::vector<double>(kMaxCrf + 1, 0.0));
+    for (std::size_t i = 0; i < windows_.size(); ++i)
+        for (int crf = 0; crf <= kMaxCrf; ++crf)
+            for (std::size_t k = windows_[i].first; k <= windows_[i].last; ++k)
+                window_sizes_[i][static_cast<std::size_t>(crf)] += size_at(k, crf);
 }
 
 // The plan the sizes predict: the lowest base at which the capped rung is
@@ -220,9 +233,8 @@ double RungCrfSearch::window_bytes(const Window& w, const std::vector<int>& plan
 }
 
 double RungCrfSearch::window_bytes_at(const Window& w, int crf) const {
-    double bytes = 0;
-    for (std::size_t k = w.first; k <= w.last; ++k) bytes += size_at(k, crf);
-    return bytes;
+    const auto window = static_cast<std::size_t>(&w - windows_.data());
+    return window_sizes_.at(window).at(static_cast<std::size_t>(crf));
 }
 
 double RungCrfSearch::bytes_of(const std::vector<int>& plan) const {
@@ -252,7 +264,7 @@ double RungCrfSearch::size_at(std::size_t chunk, int crf) const {
     }
     // Past the made CRFs: from the nearest, with its neighbour's slope.
     const auto nearest = above == sizes.end() ? std::prev(sizes.end()) : above;
-    double slope = rung_slope();
+    double slope = rung_slope_;
     if (sizes.size() > 1) {
         const auto other = above == sizes.end() ? std::prev(nearest) : std::next(nearest);
         slope = log_size_slope(nearest->first, static_cast<double>(nearest->second), other->first,

@@ -140,6 +140,7 @@ public:
     };
 
 private:
+    void predict_sizes();
     void decide();
     std::vector<int> plan_at(int base, double reference_rate) const;
     std::vector<int> mix_down(std::vector<int> plan, int base, double total, double reference_rate) const;
@@ -167,6 +168,8 @@ private:
     std::vector<std::map<int, std::int64_t>> made_;  // per chunk: CRF -> bytes
     std::vector<double> chunk_seconds_;
     std::vector<Window> windows_;
+    double rung_slope_ = kDefaultLogRatePerCrf;   // predict_sizes()
+    std::vector<std::vector<double>> window_sizes_;  // per segment, per CRF: predicted bytes (predict_sizes())
     std::vector<int> plan_;  // per chunk, once the chunks are known
     std::vector<bool> capped_;  // per chunk: above the base for its segment's peak
     int base_ = 0;

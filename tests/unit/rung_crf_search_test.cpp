@@ -418,6 +418,22 @@ TEST(RungCrfSearchPasses, ContentThatChangesSettlesInTheBandWithEverySegmentUnde
     EXPECT_LT(search.encoded_rungs(), static_cast<double>(search.trials())) << "some pass encoded only some chunks";
 }
 
+// A two-hour source's rung (3600 chunks of 2 s), every seventh chunk a
+// burst: it settles in the band with every segment under the limit.
+TEST(RungCrfSearchPasses, ATwoHourRungSettlesInTheBand) {
+    Chunks content;
+    for (int k = 0; k < 3600; ++k) {
+        content.weight.push_back((k % 7 == 3 ? 8.0 : 1.0) * (1 + 0.3 * std::sin(k * 0.1)));
+        content.seconds.push_back(2.0);
+    }
+    RungCrfSearch search(2500, 25);
+    search_to_the_end(search, content);
+    EXPECT_GE(search.choice().kbps, 2500 * 0.95);
+    EXPECT_LE(search.choice().kbps, 2500 * 1.05);
+    EXPECT_LE(search.peak_ratio(), RungCrfSearch::kPeakLimit);
+    EXPECT_GE(search.peak_capped(), 3600 / 7);
+}
+
 // A rate that moves 15% per CRF step, target between two steps: no whole
 // CRF is in the band, so some segments take the lower CRF, never passing
 // the band's top.
