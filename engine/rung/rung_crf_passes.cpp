@@ -50,7 +50,20 @@ std::vector<std::pair<std::size_t, int>> RungCrfSearch::other_chunk_crfs() const
     return out;
 }
 
-int RungCrfSearch::peak_capped() const { return static_cast<int>(std::count(capped_.begin(), capped_.end(), true)); }
+// Segments above the base because the base would put them over their cap
+// (a segment a step up in a paired mix is not one).
+int RungCrfSearch::peak_capped() const {
+    if (plan_.empty() || windows_.empty() || window_sizes_.empty()) return 0;
+    const std::vector<int> capped_at_base = plan_at(base_, reference_rate_);
+    int capped = 0;
+    for (std::size_t k = 0; k < plan_.size(); ++k) capped += capped_at_base[k] > base_ && plan_[k] > base_;
+    return capped;
+}
+
+RungCrfSearch::Band RungCrfSearch::band() const {
+    const double target = bytes_per_second(budget_.target_kbps) * budget_.seconds;
+    return {target, target * (1 - budget_.tolerance), target * (1 + budget_.tolerance)};
+}
 
 double RungCrfSearch::peak_ratio() const {
     if (plan_.empty() || !all_made(plan_)) return 0;
@@ -106,9 +119,7 @@ void RungCrfSearch::predict_sizes() {
 // peaks measured against the target, or against what the rung makes when
 // that is less (under the band: at the quality ceiling, or capped).
 void RungCrfSearch::decide() {
-    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
-    const double top = target_bytes * (1 + budget_.tolerance);
-    const double bottom = target_bytes * (1 - budget_.tolerance);
+    const auto [target_bytes, bottom, top] = band();
     double reference = bytes_per_second(budget_.target_kbps);
     std::vector<int> plan;
     int base = kMaxCrf;
@@ -133,9 +144,6 @@ void RungCrfSearch::decide() {
     // Every segment capped above the base: the lowest of their CRFs is.
     base_ = std::max(base, *std::min_element(plan_.begin(), plan_.end()));
     reference_rate_ = reference;
-    const std::vector<int> uncapped_mix = plan_at(base_, reference);
-    capped_.assign(plan_.size(), false);
-    for (std::size_t k = 0; k < plan_.size(); ++k) capped_[k] = uncapped_mix[k] > base_ && plan_[k] > base_;
     if (all_made(plan_)) return settle(verdict_of(plan_));
     if (encodes_ >= kMaxTrials) return give_up();
     ask();
@@ -145,10 +153,11 @@ void RungCrfSearch::decide() {
 // kPeakAim x the reference rate (bytes per second) when that is higher.
 std::vector<int> RungCrfSearch::plan_at(int base, double reference_rate) const {
     std::vector<int> plan(made_.size(), base);
-    for (const Window& w : windows_) {
+    for (std::size_t i = 0; i < windows_.size(); ++i) {
+        const Window& w = windows_[i];
         const double aim = kPeakAim * reference_rate * w.seconds;
         int crf = base;
-        while (crf < kMaxCrf && window_bytes_at(w, crf) > aim) ++crf;
+        while (crf < kMaxCrf && window_bytes_at(i, crf) > aim) ++crf;
         for (std::size_t k = w.first; k <= w.last; ++k) plan[k] = crf;
     }
     return plan;
@@ -159,13 +168,12 @@ std::vector<int> RungCrfSearch::plan_at(int base, double reference_rate) const {
 // then, if it is still under the band, the one more that brings it nearest
 // the target inside the band.
 std::vector<int> RungCrfSearch::mix_down(std::vector<int> plan, int base, double total, double reference_rate) const {
-    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
-    const double top = target_bytes * (1 + budget_.tolerance);
+    const auto [target_bytes, bottom, top] = band();
     std::vector<std::pair<double, std::size_t>> lowerings;  // extra bytes, window
     for (std::size_t i = 0; i < windows_.size(); ++i) {
         const Window& w = windows_[i];
-        if (plan[w.first] != base || window_bytes_at(w, base - 1) > kPeakAim * reference_rate * w.seconds) continue;
-        lowerings.emplace_back(window_bytes_at(w, base - 1) - window_bytes_at(w, base), i);
+        if (plan[w.first] != base || window_bytes_at(i, base - 1) > kPeakAim * reference_rate * w.seconds) continue;
+        lowerings.emplace_back(window_bytes_at(i, base - 1) - window_bytes_at(i, base), i);
     }
     std::stable_sort(lowerings.begin(), lowerings.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<bool> lowered(windows_.size(), false);
@@ -174,7 +182,7 @@ std::vector<int> RungCrfSearch::mix_down(std::vector<int> plan, int base, double
         total += extra;
         lowered[i] = true;
     }
-    if (total < target_bytes * (1 - budget_.tolerance)) {
+    if (total < bottom) {
         std::optional<std::pair<double, std::size_t>> closing;
         for (const auto& [extra, i] : lowerings)
             if (!lowered[i] && total + extra <= top &&
@@ -186,7 +194,7 @@ std::vector<int> RungCrfSearch::mix_down(std::vector<int> plan, int base, double
         }
     }
     std::optional<std::size_t> raised;
-    if (total < target_bytes * (1 - budget_.tolerance))
+    if (total < bottom)
         if (const auto pair = paired_step(plan, base, total, lowerings, lowered)) {
             lowered[pair->first] = true;
             raised = pair->second;
@@ -205,17 +213,14 @@ std::optional<std::pair<std::size_t, std::size_t>> RungCrfSearch::paired_step(
     const std::vector<int>& plan, int base, double total, const std::vector<std::pair<double, std::size_t>>& lowerings,
     const std::vector<bool>& lowered) const {
     if (windows_.size() > kPairedStepWindows || base >= kMaxCrf) return std::nullopt;
-    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
-    const double top = target_bytes * (1 + budget_.tolerance);
-    const double bottom = target_bytes * (1 - budget_.tolerance);
+    const auto [target_bytes, bottom, top] = band();
     std::optional<std::pair<std::size_t, std::size_t>> best;
     double best_distance = 0;
     for (const auto& [extra, down] : lowerings) {
         if (lowered[down]) continue;
         for (std::size_t up = 0; up < windows_.size(); ++up) {
-            const Window& w = windows_[up];
-            if (up == down || lowered[up] || plan[w.first] != base) continue;
-            const double after = total + extra - (window_bytes_at(w, base) - window_bytes_at(w, base + 1));
+            if (up == down || lowered[up] || plan[windows_[up].first] != base) continue;
+            const double after = total + extra - (window_bytes_at(up, base) - window_bytes_at(up, base + 1));
             if (after < bottom || after > top) continue;
             if (!best || std::abs(after - target_bytes) < best_distance) {
                 best = std::make_pair(down, up);
@@ -232,8 +237,7 @@ double RungCrfSearch::window_bytes(const Window& w, const std::vector<int>& plan
     return bytes;
 }
 
-double RungCrfSearch::window_bytes_at(const Window& w, int crf) const {
-    const auto window = static_cast<std::size_t>(&w - windows_.data());
+double RungCrfSearch::window_bytes_at(std::size_t window, int crf) const {
     return window_sizes_.at(window).at(static_cast<std::size_t>(crf));
 }
 
@@ -291,11 +295,11 @@ double RungCrfSearch::rung_slope() const {
 }
 
 CrfVerdict RungCrfSearch::verdict_of(const std::vector<int>& plan) const {
-    const double target_bytes = bytes_per_second(budget_.target_kbps) * budget_.seconds;
+    const auto [target_bytes, bottom, top] = band();
     const double total = bytes_of(plan);
     const bool mixed = std::any_of(plan.begin(), plan.end(), [&](int crf) { return crf < base_; });
-    if (total > target_bytes * (1 + budget_.tolerance)) return CrfVerdict::over_at_max_crf;
-    if (total >= target_bytes * (1 - budget_.tolerance)) return mixed ? CrfVerdict::mixed : CrfVerdict::on_target;
+    if (total > top) return CrfVerdict::over_at_max_crf;
+    if (total >= bottom) return mixed ? CrfVerdict::mixed : CrfVerdict::on_target;
     if (base_ <= budget_.ceiling_crf) return CrfVerdict::at_ceiling;
     // Under the band above the ceiling: a step lower would put a segment
     // over its cap, or the chunks are too coarse for the band.

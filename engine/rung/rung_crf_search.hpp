@@ -148,7 +148,14 @@ private:
         const std::vector<int>& plan, int base, double total,
         const std::vector<std::pair<double, std::size_t>>& lowerings, const std::vector<bool>& lowered) const;
     double window_bytes(const Window& w, const std::vector<int>& plan) const;
-    double window_bytes_at(const Window& w, int crf) const;
+    double window_bytes_at(std::size_t window, int crf) const;  // predicted (predict_sizes())
+    // The rung's target and its band, in bytes.
+    struct Band {
+        double target = 0;
+        double bottom = 0;
+        double top = 0;
+    };
+    Band band() const;
     double bytes_of(const std::vector<int>& plan) const;
     double size_at(std::size_t chunk, int crf) const;
     double rung_slope() const;
@@ -171,7 +178,6 @@ private:
     double rung_slope_ = kDefaultLogRatePerCrf;   // predict_sizes()
     std::vector<std::vector<double>> window_sizes_;  // per segment, per CRF: predicted bytes (predict_sizes())
     std::vector<int> plan_;  // per chunk, once the chunks are known
-    std::vector<bool> capped_;  // per chunk: above the base for its segment's peak
     int base_ = 0;
     double reference_rate_ = 0;  // bytes per second the caps were measured against
     CrfChoice choice_;

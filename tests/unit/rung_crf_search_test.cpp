@@ -434,6 +434,19 @@ TEST(RungCrfSearchPasses, ATwoHourRungSettlesInTheBand) {
     EXPECT_GE(search.peak_capped(), 3600 / 7);
 }
 
+// Searches the content to the end (in `search` when given) and checks it
+// settled mixed, inside the band; its choice.
+CrfChoice settle_mixed_in_band(const Chunks& content, double target, RungCrfSearch* search = nullptr) {
+    RungCrfSearch own(target, 25);
+    RungCrfSearch& s = search ? *search : own;
+    search_to_the_end(s, content);
+    const CrfChoice& c = s.choice();
+    EXPECT_EQ(c.verdict, CrfVerdict::mixed) << crf_verdict_name(c.verdict);
+    EXPECT_GE(c.kbps, target * 0.95);
+    EXPECT_LE(c.kbps, target * 1.05);
+    return c;
+}
+
 // A rate that moves 15% per CRF step, target between two steps: no whole
 // CRF is in the band, so some segments take the lower CRF, never passing
 // the band's top.
@@ -442,12 +455,7 @@ TEST(RungCrfSearchPasses, NoWholeCrfInTheBandMixesSegmentsUpToTheTarget) {
     // At CRF c the rung makes 2000 e^(-0.14 (c - 40)) x the mean weight
     // (1): the target sits halfway between two CRFs in log rate.
     const double target = 2000 * std::exp(-0.14 * 3.5);
-    RungCrfSearch search(target, 25);
-    search_to_the_end(search, content);
-    const CrfChoice& c = search.choice();
-    EXPECT_EQ(c.verdict, CrfVerdict::mixed) << crf_verdict_name(c.verdict);
-    EXPECT_LE(c.kbps, target * 1.05);
-    EXPECT_GE(c.kbps, target * 0.95);
+    const CrfChoice c = settle_mixed_in_band(content, target);
     const auto [lo, hi] = std::minmax_element(c.chunk_crf.begin(), c.chunk_crf.end());
     EXPECT_EQ(*hi - *lo, 1) << "two adjacent CRFs";
     EXPECT_EQ(c.crf, *lo);
@@ -460,11 +468,7 @@ TEST(RungCrfSearchPasses, ACoarseRungMixesOneSegmentUpAndOneDown) {
     const Chunks content{{1, 1}, {2, 2}, 1000 * std::exp(0.25 * 42), 0.25};  // 1000 kb/s at CRF 42
     const double target = 1000 / 0.93;                                        // CRF 42 is 7% under
     RungCrfSearch search(target, 25);
-    search_to_the_end(search, content);
-    const CrfChoice& c = search.choice();
-    EXPECT_EQ(c.verdict, CrfVerdict::mixed) << crf_verdict_name(c.verdict);
-    EXPECT_GE(c.kbps, target * 0.95);
-    EXPECT_LE(c.kbps, target * 1.05);
+    const CrfChoice c = settle_mixed_in_band(content, target, &search);
     std::vector<int> crfs = c.chunk_crf;
     std::sort(crfs.begin(), crfs.end());
     EXPECT_EQ(crfs, (std::vector<int>{41, 43}));
