@@ -77,17 +77,15 @@ void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, const s
     if (settled()) return;
     if (chunk_bytes.empty() || chunk_frames.size() != chunk_bytes.size() || !(frame_rate_ > 0))
         throw std::invalid_argument("RungCrfSearch::record: a pass with no chunks");
-    if (!made_.empty() && made_.size() != chunk_bytes.size())
+    if (!chunk_seconds_.empty() && chunk_seconds_.size() != chunk_bytes.size())
         throw std::invalid_argument("RungCrfSearch::record: a pass with other chunks than the first");
-    if (made_.empty()) {
-        made_.resize(chunk_bytes.size());
-        plan_.assign(chunk_bytes.size(), choice_.crf);
+    if (chunk_seconds_.empty()) {
+        std::vector<double> seconds;
         for (auto frames : chunk_frames) {
             if (frames <= 0) throw std::invalid_argument("RungCrfSearch::record: a chunk with no frames");
-            chunk_seconds_.push_back(static_cast<double>(frames) / frame_rate_);
+            seconds.push_back(static_cast<double>(frames) / frame_rate_);
         }
-        budget_.seconds = std::accumulate(chunk_seconds_.begin(), chunk_seconds_.end(), 0.0);
-        windows_ = segment_windows(chunk_seconds_);
+        set_up_chunks(seconds);
     }
     bool encoded = false;
     for (std::size_t k = 0; k < chunk_bytes.size(); ++k) {
@@ -99,7 +97,53 @@ void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, const s
     }
     if (encoded) ++encodes_;
     predict_sizes();
+    if (settle_if_in_band()) return;
     decide();
+}
+
+void RungCrfSearch::set_up_chunks(const std::vector<double>& seconds) {
+    chunk_seconds_ = seconds;
+    made_.assign(seconds.size(), {});
+    plan_.assign(seconds.size(), choice_.crf);
+    budget_.seconds = std::accumulate(chunk_seconds_.begin(), chunk_seconds_.end(), 0.0);
+    windows_ = segment_windows(chunk_seconds_);
+}
+
+void RungCrfSearch::follow(const std::vector<std::vector<double>>& lead_sizes, const std::vector<double>& chunk_seconds,
+                           double size_ratio) {
+    if (settled_ || lead_sizes.empty() || lead_sizes.size() != chunk_seconds.size()) return;
+    if (!chunk_seconds_.empty() && chunk_seconds_.size() != lead_sizes.size()) return;
+    shape_ = lead_sizes;
+    if (!chunk_seconds_.empty()) return;
+    shape_ratio_ = size_ratio;
+    set_up_chunks(chunk_seconds);
+    predict_sizes();
+    decide();
+}
+
+std::vector<std::vector<double>> RungCrfSearch::predicted_sizes() const {
+    std::vector<std::vector<double>> sizes(made_.size(), std::vector<double>(kMaxCrf + 1, 0.0));
+    for (std::size_t k = 0; k < made_.size(); ++k) {
+        if (made_[k].empty() && shape_.empty()) return {};
+        for (int crf = 0; crf <= kMaxCrf; ++crf) sizes[k][static_cast<std::size_t>(crf)] = size_at(k, crf);
+    }
+    return sizes;
+}
+
+// The plan just encoded, in the band with no segment over the peak limit
+// of what it made: settled. The search stops at the first plan that lands
+// rather than seek the lowest CRF the band allows (a pass more is an
+// encode more, for a step of quality at most).
+bool RungCrfSearch::settle_if_in_band() {
+    if (plan_.empty() || !all_made(plan_)) return false;
+    const auto [target_bytes, bottom, top] = band();
+    const double total = bytes_of(plan_);
+    if (total < bottom || total > top) return false;
+    const double average = total / budget_.seconds;
+    for (const Window& w : windows_)
+        if (window_bytes(w, plan_) > kPeakLimit * average * w.seconds) return false;
+    settle(verdict_of(plan_));
+    return true;
 }
 
 // What decide() reads again and again, once per pass: the rung's median
@@ -132,6 +176,18 @@ void RungCrfSearch::decide() {
             }
         plan = plan_at(base, reference);
         double total = bytes_of(plan);
+        // A step higher nearer the target and still in the band: aim at
+        // the band's middle, where a prediction's error lands inside it
+        // most often.
+        if (total > target_bytes && base < kMaxCrf) {
+            std::vector<int> higher = plan_at(base + 1, reference);
+            const double higher_total = bytes_of(higher);
+            if (higher_total >= bottom && target_bytes - higher_total < total - target_bytes) {
+                ++base;
+                plan = std::move(higher);
+                total = higher_total;
+            }
+        }
         if (total < bottom && base > budget_.ceiling_crf) {
             plan = mix_down(std::move(plan), base, total, reference);
             total = bytes_of(plan);
@@ -254,10 +310,17 @@ bool RungCrfSearch::all_made(const std::vector<int>& plan) const {
 }
 
 // A chunk's size at a CRF: made, or between two made CRFs log-linearly, or
-// past them with the slope of its two nearest (one made: the rung's).
+// past them with the slope of its two nearest; one made: the lead's shape
+// from there (follow()), else the rung's median slope; none: the lead's.
 double RungCrfSearch::size_at(std::size_t chunk, int crf) const {
     const auto& sizes = made_[chunk];
+    const auto shape_at = [&](int c) { return shape_[chunk][static_cast<std::size_t>(std::clamp(c, 0, kMaxCrf))]; };
+    if (sizes.empty()) return shape_at(crf) * shape_ratio_;
     if (const auto it = sizes.find(crf); it != sizes.end()) return static_cast<double>(it->second);
+    if (sizes.size() == 1 && !shape_.empty()) {
+        const auto& [made_crf, made_bytes] = *sizes.begin();
+        return static_cast<double>(made_bytes) * shape_at(crf) / std::max(shape_at(made_crf), 1e-3);
+    }
     const auto above = sizes.upper_bound(crf);
     if (above != sizes.begin() && above != sizes.end()) {
         const auto below = std::prev(above);
@@ -346,6 +409,7 @@ LadderCrfSearch::LadderCrfSearch(const std::vector<Rung>& rungs, double frame_ra
     if (rungs.empty()) throw std::invalid_argument("LadderCrfSearch: no rungs");
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         searches_.emplace_back(rungs[i].target_kbps, frame_rate, first_crf);
+        pixels_.push_back(std::max<std::int64_t>(rungs[i].pixels, 1));
         if (rungs[i].pixels < rungs[lead_].pixels) lead_ = i;
     }
 }
@@ -361,6 +425,8 @@ bool LadderCrfSearch::searching(std::size_t i) const {
 void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes,
                              const std::vector<std::int64_t>& chunk_frames) {
     if (!searching(i)) return;
+    // The lead's latest sizes shape this rung's next decision.
+    if (i != lead_) follow_lead(i);
     searches_[i].record(chunk_bytes, chunk_frames);
     // Once, after the lead's kLeadEncodes encodes or once its CRF is found:
     // a later record of the lead must not move the CRF of a rung that
@@ -368,8 +434,15 @@ void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chu
     const RungCrfSearch& lead = searches_[lead_];
     if (i != lead_ || handed_off_ || (lead.trials() < kLeadEncodes && !lead.crf_found())) return;
     handed_off_ = true;
-    // The CRF the lead found, or the one its encodes predict (its next).
-    for (auto& s : searches_) s.start_at(lead.crf_found() ? lead.found_crf() : lead.choice().crf);
+    // Every other rung plans its first encode from the lead's sizes.
+    for (std::size_t k = 0; k < searches_.size(); ++k)
+        if (k != lead_) follow_lead(k);
+}
+
+void LadderCrfSearch::follow_lead(std::size_t i) {
+    const double pixels_over_lead = static_cast<double>(pixels_[i]) / static_cast<double>(pixels_[lead_]);
+    searches_[i].follow(searches_[lead_].predicted_sizes(), searches_[lead_].chunk_seconds(),
+                        std::pow(pixels_over_lead, kBytesPerPixelExponent));
 }
 
 }  // namespace ladder::engine

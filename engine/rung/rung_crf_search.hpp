@@ -130,6 +130,19 @@ public:
 
     // A rung that has not encoded yet starts at this CRF instead.
     void start_at(int crf);
+    // Another rung of the same source (the ladder's lead) as this one's
+    // prior: its chunks' predicted sizes at every CRF (predicted_sizes())
+    // and lengths. Before this rung encodes, its sizes are taken as the
+    // lead's times size_ratio (its first plan, caps included, comes from
+    // them); a chunk it has made at one CRF takes the lead's shape from
+    // there (how a chunk's size falls with CRF carries over between sizes
+    // of the same pictures far better than one slope for all content:
+    // docs/benchmarks.md). Later calls refresh the shape only.
+    void follow(const std::vector<std::vector<double>>& lead_sizes, const std::vector<double>& chunk_seconds,
+                double size_ratio);
+    // Each chunk's predicted size at CRF 0..kMaxCrf (empty before it records).
+    std::vector<std::vector<double>> predicted_sizes() const;
+    const std::vector<double>& chunk_seconds() const { return chunk_seconds_; }
 
     // HLS's segments: each chunk, a chunk shorter than half the longest
     // with the one before it.
@@ -140,8 +153,10 @@ public:
     };
 
 private:
+    void set_up_chunks(const std::vector<double>& seconds);
     void predict_sizes();
     void decide();
+    bool settle_if_in_band();
     std::vector<int> plan_at(int base, double reference_rate) const;
     std::vector<int> mix_down(std::vector<int> plan, int base, double total, double reference_rate) const;
     std::optional<std::pair<std::size_t, std::size_t>> paired_step(
@@ -173,6 +188,8 @@ private:
     int encodes_ = 0;
     double encoded_seconds_ = 0;
     std::vector<std::map<int, std::int64_t>> made_;  // per chunk: CRF -> bytes
+    std::vector<std::vector<double>> shape_;          // per chunk, per CRF: the lead's predicted bytes (follow())
+    double shape_ratio_ = 1;                          // this rung's bytes over the lead's, before it encodes
     std::vector<double> chunk_seconds_;
     std::vector<Window> windows_;
     double rung_slope_ = kDefaultLogRatePerCrf;   // predict_sizes()
@@ -199,6 +216,12 @@ private:
 class LadderCrfSearch {
 public:
     static constexpr int kLeadEncodes = 2;
+    // A rung's bytes over the lead's at the same CRF, before it has
+    // encoded: their pixels' ratio to this power (the measured ladders'
+    // median, docs/data/cq-budget-16cores/chunks.csv: 0.84; 0.55-1.47 by
+    // content, so a rung's first encode can miss by half and its second
+    // starts from its own sizes).
+    static constexpr double kBytesPerPixelExponent = 0.84;
     struct Rung {
         double target_kbps = 0;
         std::int64_t pixels = 0;  // width x height
@@ -216,7 +239,10 @@ public:
                 const std::vector<std::int64_t>& chunk_frames);
 
 private:
+    void follow_lead(std::size_t i);
+
     std::vector<RungCrfSearch> searches_;
+    std::vector<std::int64_t> pixels_;
     std::size_t lead_ = 0;
     bool handed_off_ = false;
 };
