@@ -202,17 +202,16 @@ private:
 
 // The searches of one ladder, led by its smallest rung: it encodes alone
 // first (its encodes cost least), and once it has encoded kLeadEncodes
-// times (or found its CRF) every rung searches, the others starting at the
-// CRF the lead found or would try next. The rungs of one source need CRFs
-// within a few steps of each other (docs/benchmarks.md, "--rate-control
-// budget": at most 7 apart on six kinds of content), where CRF 40 was up
-// to 21 away. On the measured ladders (tests/unit/rung_crf_search_test.cpp)
-// waiting for the lead to settle costs 22.36 1080p-rung encodes in 31
-// passes, handing over after 2 encodes the same encodes in 26 passes, after
-// 1 encode 24.50 in 22; every pass decodes the source again, and which
-// costs more depends on how dear decoding is against encoding
-// (docs/benchmarks.md: 2 cores 720p, 1 encode 0.87x the CPU of settling;
-// 16 cores 1080p, 1.25x).
+// times (or found its CRF) every rung searches, the others planning their
+// first encode from the lead's chunk sizes (RungCrfSearch::follow) and
+// taking the lead's fall with CRF for a chunk they have made once. On the
+// measured ladders (tests/unit/rung_crf_search_test.cpp) that costs 22.75
+// 1080p-rung encodes, where starting the others at the lead's CRF with one
+// slope for all cost 26.82, each rung alone 32.73 (handing over after 1
+// lead encode: 25.68 in 24 passes instead of 31; after 3: 22.15 in 36).
+// Every pass decodes the source again, and which costs more depends on how
+// dear decoding is against encoding (docs/benchmarks.md: 2 cores 720p, 1
+// encode 0.87x the CPU of settling; 16 cores 1080p, 1.25x).
 class LadderCrfSearch {
 public:
     static constexpr int kLeadEncodes = 2;
