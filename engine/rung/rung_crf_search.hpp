@@ -205,7 +205,7 @@ private:
 // times (or found its CRF) every rung searches, the others planning their
 // first encode from the lead's chunk sizes (RungCrfSearch::follow) and
 // taking the lead's fall with CRF for a chunk they have made once. On the
-// measured ladders (tests/unit/rung_crf_search_test.cpp) that costs 22.75
+// measured ladders (tests/unit/ladder_crf_search_test.cpp) that costs 22.75
 // 1080p-rung encodes, where starting the others at the lead's CRF with one
 // slope for all cost 26.82, each rung alone 32.73 (handing over after 1
 // lead encode: 25.68 in 24 passes instead of 31; after 3: 22.15 in 36).

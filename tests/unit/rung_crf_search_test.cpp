@@ -1,6 +1,6 @@
 #include "engine/rung/rung_crf_search.hpp"
 
-#include "mux/hls_bandwidth.hpp"
+#include "tests/unit/crf_search_replay.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,18 +8,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <set>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ladder::engine {
 namespace {
 
-namespace fs = std::filesystem;
+using namespace crf_replay;
 
 // 4 chunks of 2 s at 25 fps, each making kbps.
 std::vector<std::int64_t> even_bytes(double kbps) {
@@ -105,113 +102,6 @@ TEST(RungCrfSearch, EveryPassEncodesSomethingNewAndTheSearchStopsAtItsLimit) {
     EXPECT_LE(search.choice().kbps, 1050);
 }
 
-// The measured curves: every chunk of six clips' four rungs at CRF 20, 30,
-// 40, 50 and 63, SVT-AV1 preset 8 on 16 cores
-// (docs/data/cq-budget-16cores/chunks.csv). A CRF between two measured ones
-// is interpolated per chunk in log size; below 20, extrapolated with the
-// 20-30 slope.
-struct MeasuredRung {
-    double target_kbps = 0;
-    double seconds = 0;
-    std::map<int, std::vector<std::int64_t>> chunks_at;  // CRF -> chunk bytes
-    std::vector<double> chunk_seconds;
-};
-
-std::map<std::string, MeasuredRung> measured_rungs() {
-    const char* dir = std::getenv("LADDER_SOURCE_DIR");
-    const fs::path csv =
-        fs::path(dir ? dir : LADDER_SOURCE_DIR_DEFAULT) / "docs" / "data" / "cq-budget-16cores" / "chunks.csv";
-    std::ifstream in(csv);
-    std::map<std::string, MeasuredRung> rungs;
-    std::string line;
-    std::getline(in, line);  // clip,rung,target_kbps,fps,gop,crf,chunk,frames,bytes
-    while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-        if (f.size() != 9) continue;
-        auto& r = rungs[f[0] + " " + f[1]];
-        r.target_kbps = std::stod(f[2]);
-        const auto slash = f[3].find('/');
-        const double fps = std::stod(f[3].substr(0, slash)) / std::stod(f[3].substr(slash + 1));
-        const int crf = std::stoi(f[5]);
-        const auto chunk = static_cast<std::size_t>(std::stoi(f[6]));
-        auto& sizes = r.chunks_at[crf];
-        if (sizes.size() <= chunk) sizes.resize(chunk + 1);
-        sizes[chunk] = std::stoll(f[8]);
-        if (crf == 20) {
-            r.seconds += std::stod(f[7]) / fps;
-            if (r.chunk_seconds.size() <= chunk) r.chunk_seconds.resize(chunk + 1);
-            r.chunk_seconds[chunk] = std::stod(f[7]) / fps;
-        }
-    }
-    return rungs;
-}
-
-// A rung of mixed content, longer than any measured one: the six clips'
-// chunks of one rung size one after the other (each chunk was its own
-// encode, so their sizes add up as they would in one 48-s source).
-void add_mixed_rungs(std::map<std::string, MeasuredRung>& rungs) {
-    for (const char* size : {"1080p", "720p", "540p", "360p"}) {
-        MeasuredRung mixed;
-        for (const char* clip : {"automaton", "black-hold", "dips", "film-grain", "scene-cuts", "talking-head"}) {
-            const MeasuredRung& r = rungs.at(std::string(clip) + " " + size);
-            mixed.target_kbps = r.target_kbps;
-            mixed.seconds += r.seconds;
-            mixed.chunk_seconds.insert(mixed.chunk_seconds.end(), r.chunk_seconds.begin(), r.chunk_seconds.end());
-            for (const auto& [crf, sizes] : r.chunks_at)
-                mixed.chunks_at[crf].insert(mixed.chunks_at[crf].end(), sizes.begin(), sizes.end());
-        }
-        rungs[std::string("mixed ") + size] = std::move(mixed);
-    }
-}
-
-// Each chunk's bytes at a CRF.
-std::vector<std::int64_t> encode_at(const MeasuredRung& r, int crf) {
-    auto hi = r.chunks_at.upper_bound(crf);
-    if (hi == r.chunks_at.begin()) ++hi;
-    if (hi == r.chunks_at.end()) --hi;
-    auto lo = std::prev(hi);
-    const double t = static_cast<double>(crf - lo->first) / (hi->first - lo->first);
-    std::vector<std::int64_t> bytes;
-    for (std::size_t i = 0; i < lo->second.size(); ++i) {
-        const double a = std::log(static_cast<double>(lo->second[i]));
-        const double b = std::log(static_cast<double>(hi->second[i]));
-        bytes.push_back(static_cast<std::int64_t>(std::llround(std::exp(a + t * (b - a)))));
-    }
-    return bytes;
-}
-
-// Each chunk's frames at `fps` (the search needs only their seconds).
-std::vector<std::int64_t> frames_at(const MeasuredRung& r, double fps) {
-    std::vector<std::int64_t> frames;
-    for (double s : r.chunk_seconds) frames.push_back(std::llround(s * fps));
-    return frames;
-}
-
-// What a pass makes of a measured rung at the CRFs its search asks.
-std::vector<std::int64_t> encode_as_asked(const MeasuredRung& r, const RungCrfSearch& search) {
-    std::vector<std::int64_t> bytes;
-    for (std::size_t k = 0; k < r.chunk_seconds.size(); ++k)
-        bytes.push_back(encode_at(r, search.crf_of(k)).at(k));
-    return bytes;
-}
-
-// BANDWIDTH over AVERAGE-BANDWIDTH as the playlists compute them
-// (mux::peak_bandwidth, RFC 8216's rule, not the search's own windows),
-// from the chunks' sizes at their settled CRFs, one segment per chunk.
-double peak_over_average(const MeasuredRung& r, const std::vector<int>& chunk_crf) {
-    std::vector<mux::SegmentSize> segments;
-    std::vector<double> durations;
-    for (std::size_t k = 0; k < chunk_crf.size(); ++k) {
-        const auto bytes = encode_at(r, chunk_crf[k]).at(k);
-        segments.push_back({r.chunk_seconds[k], static_cast<std::uint64_t>(bytes)});
-        durations.push_back(r.chunk_seconds[k]);
-    }
-    return static_cast<double>(mux::peak_bandwidth(segments, mux::target_duration(durations))) /
-           static_cast<double>(mux::average_bandwidth(segments));
-}
-
 TEST(RungCrfSearch, EveryMeasuredRungSettlesInTheBandOrAtTheCeilingAlone) {
     const auto rungs = measured_rungs();
     ASSERT_EQ(rungs.size(), 24u) << "docs/data/cq-budget-16cores/chunks.csv: six clips x four rungs";
@@ -239,15 +129,6 @@ TEST(RungCrfSearch, EveryMeasuredRungSettlesInTheBandOrAtTheCeilingAlone) {
 
 // A rung's search over a run's passes: each pass's chunks recorded at the
 // CRF the search asked for, until it settles.
-std::vector<std::int64_t> even_frames(std::size_t chunks, std::int64_t frames) {
-    return std::vector<std::int64_t>(chunks, frames / static_cast<std::int64_t>(chunks));
-}
-
-std::vector<std::int64_t> chunks_at(int crf, double (*kbps_at)(int), int chunks, double seconds) {
-    const double bytes = kbps_at(crf) * 1000 / 8 * seconds / chunks;
-    return std::vector<std::int64_t>(static_cast<std::size_t>(chunks), static_cast<std::int64_t>(bytes));
-}
-
 TEST(RungCrfSearchPasses, RecordsEachPassAtTheCrfItAskedForUntilSettled) {
     RungCrfSearch search(2500, 25);  // 10 s at 25 fps below
     constexpr auto kbps_at = [](int crf) { return 9000 * std::exp(-0.07 * crf); };
@@ -303,32 +184,6 @@ TEST(RungCrfSearchPasses, APassWithOtherChunksThanTheFirstIsRefused) {
     EXPECT_THROW(search.record({1000, 1000, 1000}, {25, 25}), std::invalid_argument);
     EXPECT_THROW(RungCrfSearch(1000, 25).record({}, {}), std::invalid_argument);
     EXPECT_THROW(RungCrfSearch(1000, 25).record({1000}, {0}), std::invalid_argument);
-}
-
-// Content whose chunks differ: chunk k makes weight[k] x base_kbps x
-// e^(-slope CRF) kb/s over its seconds[k].
-struct Chunks {
-    std::vector<double> weight;
-    std::vector<double> seconds;
-    double base_kbps = 9000;
-    double slope = 0.07;  // log rate per CRF step
-    std::vector<std::int64_t> bytes(const RungCrfSearch& search) const {
-        std::vector<std::int64_t> out;
-        for (std::size_t k = 0; k < weight.size(); ++k)
-            out.push_back(std::llround(weight[k] * base_kbps * std::exp(-slope * search.crf_of(k)) * 1000 / 8 *
-                                       seconds[k]));
-        return out;
-    }
-    std::vector<std::int64_t> frames() const {
-        std::vector<std::int64_t> out;
-        for (double s : seconds) out.push_back(std::llround(s * 25));
-        return out;
-    }
-};
-
-void search_to_the_end(RungCrfSearch& search, const Chunks& content) {
-    for (int pass = 0; pass < 20 && !search.settled(); ++pass) search.record(content.bytes(search), content.frames());
-    ASSERT_TRUE(search.settled());
 }
 
 TEST(RungCrfSearchPasses, AChunkOverTheLimitGetsItsOwnCrfAndTheOthersTakeBackWhatItFreed) {
@@ -473,151 +328,6 @@ TEST(RungCrfSearchPasses, ACoarseRungMixesOneSegmentUpAndOneDown) {
     std::sort(crfs.begin(), crfs.end());
     EXPECT_EQ(crfs, (std::vector<int>{41, 43}));
     EXPECT_EQ(search.peak_capped(), 0) << "the segment a step up is not capped for a peak";
-}
-
-TEST(LadderCrfSearch, TheSmallestRungEncodesAloneTwiceThenEveryRungPlansFromItsSizes) {
-    LadderCrfSearch search({{2500, 1280 * 720}, {600, 640 * 360}, {1200, 960 * 540}}, 25);
-    EXPECT_FALSE(search.searching(0));
-    EXPECT_TRUE(search.searching(1));
-    EXPECT_FALSE(search.searching(2));
-    // 360p: 4 s at CRF 40 makes 150 kb/s, at the next CRF asked 300: not
-    // settled after two encodes, it asks a third CRF; the others plan from
-    // its sizes.
-    search.record(1, {18750, 18750, 18750, 18750}, even_frames(4, 100));
-    EXPECT_FALSE(search.searching(0));
-    search.record(1, {37500, 37500, 37500, 37500}, even_frames(4, 100));
-    ASSERT_FALSE(search.rung(1).crf_found());
-    EXPECT_TRUE(search.searching(0));
-    EXPECT_TRUE(search.searching(1));
-    EXPECT_TRUE(search.searching(2));
-    EXPECT_EQ(search.rung(0).trials(), 0);
-    // A lead that settles at once hands over at once: at CRF 40 it made
-    // 600 kb/s, so 720p is predicted at 600 x 4^0.84 = 1922 kb/s there,
-    // and at 2536 (in the band of 2500) four steps lower with the one
-    // slope a single encode has.
-    LadderCrfSearch quick({{2500, 1280 * 720}, {600, 640 * 360}}, 25);
-    quick.record(1, {75000, 75000, 75000, 75000}, even_frames(4, 100));  // 600 kb/s at CRF 40
-    ASSERT_TRUE(quick.rung(1).settled());
-    EXPECT_TRUE(quick.searching(0));
-    EXPECT_EQ(quick.rung(0).choice().crf, 36);
-    EXPECT_EQ(quick.rung(0).crf_of(3), 36);
-    // A rung that waits records nothing.
-    LadderCrfSearch waiting({{2500, 1280 * 720}, {600, 640 * 360}}, 25);
-    waiting.record(0, {1, 1, 1, 1}, even_frames(4, 100));
-    EXPECT_EQ(waiting.rung(0).trials(), 0);
-}
-
-// Content whose size falls twice as fast with CRF as the one slope a
-// search assumes for a chunk made once, and a big rung that makes twice
-// what the pixels' rule predicts from the lead (its first encode misses):
-// led by a lead that has measured that fall, it takes it over and lands
-// with its second encode; the same rung alone needs more.
-TEST(LadderCrfSearch, ARungTakesTheLeadsFallWithCrfForChunksItMadeOnce) {
-    const Chunks lead{{1, 3, 1, 0.5}, {2, 2, 2, 2}, 600 * std::exp(0.14 * 40), 0.14};
-    const Chunks big{{1, 3, 1, 0.5}, {2, 2, 2, 2}, 8000 * std::exp(0.14 * 40), 0.14};
-    const double target = 8000 * std::exp(-0.14 * 6);  // at CRF 46
-    LadderCrfSearch search({{target, 1920 * 1080}, {600, 640 * 360}}, 25);
-    for (int pass = 0; pass < 20 && !search.settled(); ++pass) {
-        const bool big_searches = search.searching(0);
-        const bool lead_searches = search.searching(1);
-        if (lead_searches) search.record(1, lead.bytes(search.rung(1)), lead.frames());
-        if (big_searches) search.record(0, big.bytes(search.rung(0)), big.frames());
-    }
-    ASSERT_TRUE(search.settled());
-    EXPECT_EQ(search.rung(0).choice().verdict, CrfVerdict::on_target) << crf_verdict_name(search.rung(0).choice().verdict);
-    EXPECT_EQ(search.rung(0).trials(), 2);
-    RungCrfSearch alone(target, 25);
-    search_to_the_end(alone, big);
-    EXPECT_GT(alone.trials(), search.rung(0).trials());
-}
-
-// The lead hands its CRF over once: when it records first in a later pass,
-// a rung that encoded in that pass at the CRF handed over keeps it until
-// it records.
-TEST(LadderCrfSearch, TheLeadsLaterPassesDoNotMoveAnotherRungsCrf) {
-    LadderCrfSearch search({{600, 640 * 360}, {1200, 960 * 540}}, 25);
-    // Its rate falls three times as fast with CRF as the search first
-    // assumes: it needs three passes or more.
-    const Chunks lead{{1, 1, 5, 1, 1}, {2, 2, 2, 2, 2}, 1800 * std::exp(0.14 * 40), 0.21};
-    while (!search.searching(1)) search.record(0, lead.bytes(search.rung(0)), lead.frames());
-    ASSERT_FALSE(search.rung(0).settled()) << "the lead must still need a pass";
-    const int asked = search.rung(1).choice().crf;
-    search.record(0, lead.bytes(search.rung(0)), lead.frames());
-    EXPECT_EQ(search.rung(1).choice().crf, asked);
-    EXPECT_EQ(search.rung(1).trials(), 0);
-}
-
-// The ladder's search on the measured curves: the smallest rung encodes
-// twice first, the others start at the CRF it found or predicts. Cost in 1080p-rung encodes
-// (a rung's encode costs its pixels); the four rungs are 1920x1080,
-// 1280x720, 960x540, 640x360.
-TEST(LadderCrfSearch, TheMeasuredLaddersSettleLedByTheirSmallestRungAtLessCostThanAlone) {
-    auto rungs = measured_rungs();
-    add_mixed_rungs(rungs);
-    const std::vector<std::pair<std::string, std::int64_t>> sizes{
-        {"1080p", 1920 * 1080}, {"720p", 1280 * 720}, {"540p", 960 * 540}, {"360p", 640 * 360}};
-    double led_cost = 0, alone_cost = 0, mixed_cost = 0;
-    int capped = 0;
-    int total_passes = 0;
-    for (const char* clip : {"automaton", "black-hold", "dips", "film-grain", "scene-cuts", "talking-head", "mixed"}) {
-        SCOPED_TRACE(clip);
-        std::vector<LadderCrfSearch::Rung> spec;
-        std::vector<const MeasuredRung*> measured;
-        for (const auto& [name, pixels] : sizes) {
-            measured.push_back(&rungs.at(std::string(clip) + " " + name));
-            spec.push_back({measured.back()->target_kbps, pixels});
-        }
-        const double fps = 25;  // the search needs only seconds
-        LadderCrfSearch search(spec, fps);
-        int passes = 0;
-        while (!search.settled() && passes < 20) {
-            ++passes;
-            std::vector<bool> searched(search.size());
-            for (std::size_t i = 0; i < search.size(); ++i) searched[i] = search.searching(i);
-            for (std::size_t i = 0; i < search.size(); ++i)
-                if (searched[i]) {
-                    if (std::getenv("CRF_SEARCH_TRACE") && std::string(clip) == std::getenv("CRF_SEARCH_TRACE")) {
-                        std::printf("pass %d %s asks:", passes, sizes[i].first.c_str());
-                        for (std::size_t k = 0; k < measured[i]->chunk_seconds.size(); ++k) std::printf(" %d", search.rung(i).crf_of(k));
-                        std::printf("\n");
-                    }
-                    search.record(i, encode_as_asked(*measured[i], search.rung(i)), frames_at(*measured[i], fps));
-                }
-        }
-        ASSERT_TRUE(search.settled());
-        total_passes += passes;
-        for (std::size_t i = 0; i < search.size(); ++i) {
-            SCOPED_TRACE(sizes[i].first);
-            const CrfChoice& c = search.rung(i).choice();
-            EXPECT_LE(c.kbps, spec[i].target_kbps * 1.05);
-            if (c.verdict != CrfVerdict::at_ceiling) {
-                EXPECT_GE(c.kbps, spec[i].target_kbps * 0.95);
-            }
-            // Peaks: every segment at most 1.95x the average (2x with a
-            // margin for rounding), from the sizes at the settled CRFs.
-            const double peak = peak_over_average(*measured[i], c.chunk_crf);
-            EXPECT_LE(peak, RungCrfSearch::kPeakLimit + 1e-3);
-            EXPECT_NEAR(peak, search.rung(i).peak_ratio(), 1e-3);
-            capped += search.rung(i).peak_capped();
-            led_cost += search.rung(i).encoded_rungs() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
-            if (std::string(clip) == "mixed")
-                mixed_cost += search.rung(i).encoded_rungs() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
-            // The same rung searched alone from CRF 40.
-            RungCrfSearch alone(spec[i].target_kbps, fps);
-            while (!alone.settled())
-                alone.record(encode_as_asked(*measured[i], alone), frames_at(*measured[i], fps));
-            alone_cost += alone.encoded_rungs() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
-            if (std::getenv("CRF_SEARCH_PRINT"))
-                std::printf("%s %s: %.2f encodes led (CRF %d, %s, %.0f kb/s, peak %.2f, %d capped), %.2f alone (CRF %d)\n",
-                            clip, sizes[i].first.c_str(), search.rung(i).encoded_rungs(), c.crf,
-                            crf_verdict_name(c.verdict), c.kbps, peak, search.rung(i).peak_capped(), alone.encoded_rungs(),
-                            alone.choice().crf);
-        }
-    }
-    std::printf("[ metric   ] measured ladders: %.2f 1080p-encodes led by the smallest rung (%.2f of them the mixed "
-                "ladder's), %.2f alone; %d passes; %d chunks capped for their peaks\n",
-                led_cost, mixed_cost, alone_cost, total_passes, capped);
-    EXPECT_LT(led_cost, alone_cost);
 }
 
 }  // namespace

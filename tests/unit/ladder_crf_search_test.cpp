@@ -1,0 +1,167 @@
+// LadderCrfSearch: the ladder's rungs searched together, led by the
+// smallest; and the cost of the whole search replayed on measured ladders.
+#include "engine/rung/rung_crf_search.hpp"
+
+#include "tests/unit/crf_search_replay.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ladder::engine {
+namespace {
+
+using namespace crf_replay;
+
+TEST(LadderCrfSearch, TheSmallestRungEncodesAloneTwiceThenEveryRungPlansFromItsSizes) {
+    LadderCrfSearch search({{2500, 1280 * 720}, {600, 640 * 360}, {1200, 960 * 540}}, 25);
+    EXPECT_FALSE(search.searching(0));
+    EXPECT_TRUE(search.searching(1));
+    EXPECT_FALSE(search.searching(2));
+    // 360p: 4 s at CRF 40 makes 150 kb/s, at the next CRF asked 300: not
+    // settled after two encodes, it asks a third CRF; the others plan from
+    // its sizes.
+    search.record(1, {18750, 18750, 18750, 18750}, even_frames(4, 100));
+    EXPECT_FALSE(search.searching(0));
+    search.record(1, {37500, 37500, 37500, 37500}, even_frames(4, 100));
+    ASSERT_FALSE(search.rung(1).crf_found());
+    EXPECT_TRUE(search.searching(0));
+    EXPECT_TRUE(search.searching(1));
+    EXPECT_TRUE(search.searching(2));
+    EXPECT_EQ(search.rung(0).trials(), 0);
+    // A lead that settles at once hands over at once: at CRF 40 it made
+    // 600 kb/s, so 720p is predicted at 600 x 4^0.84 = 1922 kb/s there,
+    // and at 2536 (in the band of 2500) four steps lower with the one
+    // slope a single encode has.
+    LadderCrfSearch quick({{2500, 1280 * 720}, {600, 640 * 360}}, 25);
+    quick.record(1, {75000, 75000, 75000, 75000}, even_frames(4, 100));  // 600 kb/s at CRF 40
+    ASSERT_TRUE(quick.rung(1).settled());
+    EXPECT_TRUE(quick.searching(0));
+    EXPECT_EQ(quick.rung(0).choice().crf, 36);
+    EXPECT_EQ(quick.rung(0).crf_of(3), 36);
+    // A rung that waits records nothing.
+    LadderCrfSearch waiting({{2500, 1280 * 720}, {600, 640 * 360}}, 25);
+    waiting.record(0, {1, 1, 1, 1}, even_frames(4, 100));
+    EXPECT_EQ(waiting.rung(0).trials(), 0);
+}
+
+// Content whose size falls twice as fast with CRF as the one slope a
+// search assumes for a chunk made once, and a big rung that makes twice
+// what the pixels' rule predicts from the lead (its first encode misses):
+// led by a lead that has measured that fall, it takes it over and lands
+// with its second encode; the same rung alone needs more.
+TEST(LadderCrfSearch, ARungTakesTheLeadsFallWithCrfForChunksItMadeOnce) {
+    const Chunks lead{{1, 3, 1, 0.5}, {2, 2, 2, 2}, 600 * std::exp(0.14 * 40), 0.14};
+    const Chunks big{{1, 3, 1, 0.5}, {2, 2, 2, 2}, 8000 * std::exp(0.14 * 40), 0.14};
+    const double target = 8000 * std::exp(-0.14 * 6);  // at CRF 46
+    LadderCrfSearch search({{target, 1920 * 1080}, {600, 640 * 360}}, 25);
+    for (int pass = 0; pass < 20 && !search.settled(); ++pass) {
+        const bool big_searches = search.searching(0);
+        const bool lead_searches = search.searching(1);
+        if (lead_searches) search.record(1, lead.bytes(search.rung(1)), lead.frames());
+        if (big_searches) search.record(0, big.bytes(search.rung(0)), big.frames());
+    }
+    ASSERT_TRUE(search.settled());
+    EXPECT_EQ(search.rung(0).choice().verdict, CrfVerdict::on_target) << crf_verdict_name(search.rung(0).choice().verdict);
+    EXPECT_EQ(search.rung(0).trials(), 2);
+    RungCrfSearch alone(target, 25);
+    search_to_the_end(alone, big);
+    EXPECT_GT(alone.trials(), search.rung(0).trials());
+}
+
+// The lead hands its CRF over once: when it records first in a later pass,
+// a rung that encoded in that pass at the CRF handed over keeps it until
+// it records.
+TEST(LadderCrfSearch, TheLeadsLaterPassesDoNotMoveAnotherRungsCrf) {
+    LadderCrfSearch search({{600, 640 * 360}, {1200, 960 * 540}}, 25);
+    // Its rate falls three times as fast with CRF as the search first
+    // assumes: it needs three passes or more.
+    const Chunks lead{{1, 1, 5, 1, 1}, {2, 2, 2, 2, 2}, 1800 * std::exp(0.14 * 40), 0.21};
+    while (!search.searching(1)) search.record(0, lead.bytes(search.rung(0)), lead.frames());
+    ASSERT_FALSE(search.rung(0).settled()) << "the lead must still need a pass";
+    const int asked = search.rung(1).choice().crf;
+    search.record(0, lead.bytes(search.rung(0)), lead.frames());
+    EXPECT_EQ(search.rung(1).choice().crf, asked);
+    EXPECT_EQ(search.rung(1).trials(), 0);
+}
+
+// The ladder's search on the measured curves: the smallest rung encodes
+// twice first, the others start at the CRF it found or predicts. Cost in 1080p-rung encodes
+// (a rung's encode costs its pixels); the four rungs are 1920x1080,
+// 1280x720, 960x540, 640x360.
+TEST(LadderCrfSearch, TheMeasuredLaddersSettleLedByTheirSmallestRungAtLessCostThanAlone) {
+    auto rungs = measured_rungs();
+    add_mixed_rungs(rungs);
+    const std::vector<std::pair<std::string, std::int64_t>> sizes{
+        {"1080p", 1920 * 1080}, {"720p", 1280 * 720}, {"540p", 960 * 540}, {"360p", 640 * 360}};
+    double led_cost = 0, alone_cost = 0, mixed_cost = 0;
+    int capped = 0;
+    int total_passes = 0;
+    for (const char* clip : {"automaton", "black-hold", "dips", "film-grain", "scene-cuts", "talking-head", "mixed"}) {
+        SCOPED_TRACE(clip);
+        std::vector<LadderCrfSearch::Rung> spec;
+        std::vector<const MeasuredRung*> measured;
+        for (const auto& [name, pixels] : sizes) {
+            measured.push_back(&rungs.at(std::string(clip) + " " + name));
+            spec.push_back({measured.back()->target_kbps, pixels});
+        }
+        const double fps = 25;  // the search needs only seconds
+        LadderCrfSearch search(spec, fps);
+        int passes = 0;
+        while (!search.settled() && passes < 20) {
+            ++passes;
+            std::vector<bool> searched(search.size());
+            for (std::size_t i = 0; i < search.size(); ++i) searched[i] = search.searching(i);
+            for (std::size_t i = 0; i < search.size(); ++i)
+                if (searched[i]) {
+                    if (std::getenv("CRF_SEARCH_TRACE") && std::string(clip) == std::getenv("CRF_SEARCH_TRACE")) {
+                        std::printf("pass %d %s asks:", passes, sizes[i].first.c_str());
+                        for (std::size_t k = 0; k < measured[i]->chunk_seconds.size(); ++k) std::printf(" %d", search.rung(i).crf_of(k));
+                        std::printf("\n");
+                    }
+                    search.record(i, encode_as_asked(*measured[i], search.rung(i)), frames_at(*measured[i], fps));
+                }
+        }
+        ASSERT_TRUE(search.settled());
+        total_passes += passes;
+        for (std::size_t i = 0; i < search.size(); ++i) {
+            SCOPED_TRACE(sizes[i].first);
+            const CrfChoice& c = search.rung(i).choice();
+            EXPECT_LE(c.kbps, spec[i].target_kbps * 1.05);
+            if (c.verdict != CrfVerdict::at_ceiling) {
+                EXPECT_GE(c.kbps, spec[i].target_kbps * 0.95);
+            }
+            // Peaks: every segment at most 1.95x the average (2x with a
+            // margin for rounding), from the sizes at the settled CRFs.
+            const double peak = peak_over_average(*measured[i], c.chunk_crf);
+            EXPECT_LE(peak, RungCrfSearch::kPeakLimit + 1e-3);
+            EXPECT_NEAR(peak, search.rung(i).peak_ratio(), 1e-3);
+            capped += search.rung(i).peak_capped();
+            led_cost += search.rung(i).encoded_rungs() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
+            if (std::string(clip) == "mixed")
+                mixed_cost += search.rung(i).encoded_rungs() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
+            // The same rung searched alone from CRF 40.
+            RungCrfSearch alone(spec[i].target_kbps, fps);
+            while (!alone.settled())
+                alone.record(encode_as_asked(*measured[i], alone), frames_at(*measured[i], fps));
+            alone_cost += alone.encoded_rungs() * static_cast<double>(spec[i].pixels) / (1920 * 1080);
+            if (std::getenv("CRF_SEARCH_PRINT"))
+                std::printf("%s %s: %.2f encodes led (CRF %d, %s, %.0f kb/s, peak %.2f, %d capped), %.2f alone (CRF %d)\n",
+                            clip, sizes[i].first.c_str(), search.rung(i).encoded_rungs(), c.crf,
+                            crf_verdict_name(c.verdict), c.kbps, peak, search.rung(i).peak_capped(), alone.encoded_rungs(),
+                            alone.choice().crf);
+        }
+    }
+    std::printf("[ metric   ] measured ladders: %.2f 1080p-encodes led by the smallest rung (%.2f of them the mixed "
+                "ladder's), %.2f alone; %d passes; %d chunks capped for their peaks\n",
+                led_cost, mixed_cost, alone_cost, total_passes, capped);
+    EXPECT_LT(led_cost, alone_cost);
+}
+
+}  // namespace
+}  // namespace ladder::engine
