@@ -196,6 +196,14 @@ void RungCrfSearch::decide() {
         if (total >= bottom || average >= reference * 0.99) break;
         reference = average;
     }
+    // The plan just made, with some segments a step toward the band,
+    // when that lands in it with fewer seconds to encode than the plan.
+    if (!plan.empty() && all_made(plan_) && !all_made(plan))
+        if (auto stepped = step_some(reference);
+            stepped && seconds_to_encode(stepped->first) < seconds_to_encode(plan)) {
+            plan = std::move(stepped->first);
+            base = stepped->second;
+        }
     plan_ = std::move(plan);
     // Every segment capped above the base: the lowest of their CRFs is.
     base_ = std::max(base, *std::min_element(plan_.begin(), plan_.end()));
@@ -203,6 +211,57 @@ void RungCrfSearch::decide() {
     if (all_made(plan_)) return settle(verdict_of(plan_));
     if (encodes_ >= kMaxTrials) return give_up();
     ask();
+}
+
+// The plan just made (every chunk made, over or under the band), with
+// segments of its uncapped ones moved a step toward the band, most bytes
+// moved per second encoded first, until the rung is predicted in the band;
+// the segments not capped stay within one step of each other (a step up
+// from the lower of them, or down from the higher), and a step down never
+// passes a segment's cap. With its base; none when no such plan lands.
+std::optional<std::pair<std::vector<int>, int>> RungCrfSearch::step_some(double reference_rate) const {
+    const auto [target_bytes, bottom, top] = band();
+    double total = bytes_of(plan_);
+    if (total >= bottom && total <= top) return std::nullopt;
+    const bool up = total > top;
+    int lo = kMaxCrf, hi = 0;
+    for (std::size_t i = 0; i < windows_.size(); ++i) {
+        const int crf = plan_[windows_[i].first];
+        if (crf > base_) continue;  // capped for its peak
+        lo = std::min(lo, crf);
+        hi = std::max(hi, crf);
+    }
+    const int from = up ? lo : hi;
+    const int to = up ? lo + 1 : hi - 1;
+    if (lo > hi || to < budget_.ceiling_crf || to > kMaxCrf) return std::nullopt;
+    std::vector<std::pair<double, std::size_t>> moves;  // bytes moved per second, window
+    for (std::size_t i = 0; i < windows_.size(); ++i) {
+        const Window& w = windows_[i];
+        if (plan_[w.first] != from) continue;
+        if (!up && window_bytes_at(i, to) > kPeakAim * reference_rate * w.seconds) continue;
+        moves.emplace_back(std::abs(window_bytes_at(i, to) - window_bytes_at(i, from)) / w.seconds, i);
+    }
+    std::stable_sort(moves.begin(), moves.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int> plan = plan_;
+    for (const auto& [per_second, i] : moves) {
+        const double after = total + window_bytes_at(i, to) - window_bytes_at(i, from);
+        if (up ? after < bottom : after > top) continue;  // past the band's far side
+        total = after;
+        for (std::size_t k = windows_[i].first; k <= windows_[i].last; ++k) plan[k] = to;
+        if (total >= bottom && total <= top) break;
+    }
+    if (total < bottom || total > top) return std::nullopt;
+    for (std::size_t i = 0; i < windows_.size(); ++i)
+        if (window_bytes(windows_[i], plan) > kPeakAim * reference_rate * windows_[i].seconds) return std::nullopt;
+    return std::make_pair(plan, up ? to : from);
+}
+
+// Seconds of chunks a plan would encode (those not made at its CRF).
+double RungCrfSearch::seconds_to_encode(const std::vector<int>& plan) const {
+    double seconds = 0;
+    for (std::size_t k = 0; k < plan.size(); ++k)
+        if (!made(k, plan[k])) seconds += chunk_seconds_[k];
+    return seconds;
 }
 
 // Each segment at the base, or at the lowest CRF that keeps it at

@@ -47,7 +47,22 @@ TEST(RungCrfSearch, JustOverTheBandIsNotOnTarget) {
     RungCrfSearch search(1000, 25);
     search.record(even_bytes(1060), kFourChunks);
     EXPECT_FALSE(search.settled());
-    EXPECT_EQ(search.choice().crf, 41) << "one step (about 7%) brings it into the band";
+    // One chunk of four a step higher (about 7% of it) brings the rung into
+    // the band: a quarter of an encode instead of a whole one at CRF 41.
+    EXPECT_EQ(search.choice().crf, 40);
+    const auto others = search.other_chunk_crfs();
+    ASSERT_EQ(others.size(), 1u);
+    EXPECT_EQ(others.front().second, 41);
+    // That chunk made 7% less at 41: the rung settles in the band, its
+    // chunks a step apart.
+    std::vector<std::int64_t> bytes = even_bytes(1060);
+    bytes[others.front().first] = std::llround(static_cast<double>(bytes[others.front().first]) * 0.93);
+    search.record(bytes, kFourChunks);
+    ASSERT_TRUE(search.settled());
+    EXPECT_EQ(search.choice().verdict, CrfVerdict::mixed) << crf_verdict_name(search.choice().verdict);
+    EXPECT_LE(search.choice().kbps, 1050);
+    EXPECT_EQ(search.trials(), 2);
+    EXPECT_NEAR(search.encoded_rungs(), 1.25, 1e-9);
 }
 
 TEST(RungCrfSearch, OneEncodeOverTheTargetAsksForAHigherCrfBySlope) {
