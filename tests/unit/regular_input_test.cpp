@@ -26,12 +26,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_folder(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / ("ladder-unit-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
+// A folder of the test's own under the temporary directory, removed with
+// it (FIFOs and frames included).
+class ScratchFolder {
+public:
+    explicit ScratchFolder(const std::string& name)
+        : path_(fs::temp_directory_path() / ("ladder-unit-" + name + "-" + std::to_string(::getpid()))) {
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~ScratchFolder() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
 
 fs::path fifo_in(const fs::path& dir) {
     const fs::path fifo = dir / "stream.mp4";
@@ -64,13 +78,15 @@ void expect_refused_without_blocking(const fs::path& fifo, Open open) {
 }
 
 TEST(RegularInput, AFifoIsRefusedWithoutWaitingForAWriter) {
-    const fs::path fifo = fifo_in(fresh_folder("fifo-input"));
+    const ScratchFolder folder("fifo-input");
+    const fs::path fifo = fifo_in(folder.path());
     expect_refused_without_blocking(fifo, [&] { av::InputFile input(fifo.string()); });
     expect_refused_without_blocking(fifo, [&] { av::read_regular_file(fifo.string(), "input"); });
 }
 
 TEST(RegularInput, DevicesSocketsAndFoldersAreNotRead) {
-    const fs::path dir = fresh_folder("odd-inputs");
+    const ScratchFolder folder("odd-inputs");
+    const fs::path& dir = folder.path();
     try {
         av::read_regular_file("/dev/zero", "ladder file");
         ADD_FAILURE() << "/dev/zero was read";
@@ -98,7 +114,8 @@ TEST(RegularInput, DevicesSocketsAndFoldersAreNotRead) {
 }
 
 TEST(RegularInput, AnImageSequenceFrameThatIsAFifoIsNamed) {
-    const fs::path dir = fresh_folder("fifo-frame");
+    const ScratchFolder folder("fifo-frame");
+    const fs::path& dir = folder.path();
     for (const char* name : {"img_1.png", "img_2.png", "img_4.png"}) std::ofstream(dir / name) << name;
     if (::mkfifo((dir / "img_3.png").c_str(), 0600) != 0) FAIL() << "mkfifo";
     try {
@@ -127,7 +144,8 @@ av::InputSpec raw_video(const fs::path& dir, std::stop_token stop) {
 
 TEST(InputInterrupt, AStopEndsTheReadsOfAnOpenInput) {
     std::stop_source stop;
-    av::InputFile input(raw_video(fresh_folder("interrupt-reads"), stop.get_token()));
+    const ScratchFolder folder("interrupt-reads");
+    av::InputFile input(raw_video(folder.path(), stop.get_token()));
     av::PacketPtr pkt = av::make_packet();
     ASSERT_TRUE(input.read(pkt.get()));
     av_packet_unref(pkt.get());
@@ -150,7 +168,8 @@ TEST(InputInterrupt, AStopEndsTheReadsOfAnOpenInput) {
 TEST(InputInterrupt, AStopBeforeOpeningEndsTheProbe) {
     std::stop_source stop;
     stop.request_stop();
-    av::InputSpec spec = raw_video(fresh_folder("interrupt-open"), stop.get_token());
+    const ScratchFolder folder("interrupt-open");
+    av::InputSpec spec = raw_video(folder.path(), stop.get_token());
     spec.format.clear();  // probed from its first bytes, which are not read
     spec.options.clear();
     try {
