@@ -83,8 +83,11 @@ double log_size_slope(int crf_a, double size_a, int crf_b, double size_b);
 // rung's median slope, else kDefaultLogRatePerCrf); a pass encodes what the
 // plan needs and was not made, so the base and the caps are settled
 // together and a pass after the first often encodes only some chunks. The
-// rung settles once its plan is all made (its rate then known exactly).
-// Every decision comes from chunk sizes alone.
+// rung settles once its plan is all made (its rate then known exactly),
+// or as soon as a plan it made lands in the band with its peaks within
+// kPeakLimit; a plan just outside the band may move only some segments a
+// step toward it when that encodes fewer seconds than a new plan
+// (step_some). Every decision comes from chunk sizes alone.
 class RungCrfSearch {
 public:
     static constexpr int kMaxTrials = 8;
