@@ -308,6 +308,7 @@ std::vector<int> RungCrfSearch::mix_down(std::vector<int> plan, int base, double
             lowered[closing->second] = true;
         }
     }
+    if (total < bottom) total = swap_lowered(total, lowerings, lowered);
     std::optional<std::size_t> raised;
     if (total < bottom)
         if (const auto pair = paired_step(plan, base, total, lowerings, lowered)) {
@@ -318,6 +319,35 @@ std::vector<int> RungCrfSearch::mix_down(std::vector<int> plan, int base, double
         for (std::size_t k = windows_[i].first; k <= windows_[i].last; ++k)
             plan[k] = lowered[i] ? base - 1 : raised == i ? base + 1 : plan[k];
     return plan;
+}
+
+// Still under the band after the fewest-bytes-first fill (three chunks of
+// which one is most of the rung: the small ones fill up to the target and
+// the big one does not fit): one segment a step down traded for another,
+// the trade that lands nearest the target inside the band (rungs of at
+// most kPairedStepWindows segments). Returns the new total.
+double RungCrfSearch::swap_lowered(double total, const std::vector<std::pair<double, std::size_t>>& lowerings,
+                                   std::vector<bool>& lowered) const {
+    if (windows_.size() > kPairedStepWindows) return total;
+    const auto [target_bytes, bottom, top] = band();
+    std::optional<std::pair<std::size_t, std::size_t>> best;  // out, in
+    double best_total = total;
+    for (const auto& [extra_out, out] : lowerings) {
+        if (!lowered[out]) continue;
+        for (const auto& [extra_in, in] : lowerings) {
+            if (lowered[in]) continue;
+            const double after = total - extra_out + extra_in;
+            if (after < bottom || after > top) continue;
+            if (!best || std::abs(after - target_bytes) < std::abs(best_total - target_bytes)) {
+                best = std::make_pair(out, in);
+                best_total = after;
+            }
+        }
+    }
+    if (!best) return total;
+    lowered[best->first] = false;
+    lowered[best->second] = true;
+    return best_total;
 }
 
 // A rung of few segments, where one segment a step moves the rung more

@@ -163,6 +163,8 @@ private:
     std::vector<int> plan_at(int base, double reference_rate) const;
     std::vector<int> mix_down(std::vector<int> plan, int base, double total, double reference_rate) const;
     std::optional<std::pair<std::vector<int>, int>> step_some(double reference_rate) const;
+    double swap_lowered(double total, const std::vector<std::pair<double, std::size_t>>& lowerings,
+                        std::vector<bool>& lowered) const;
     double seconds_to_encode(const std::vector<int>& plan) const;
     std::optional<std::pair<std::size_t, std::size_t>> paired_step(
         const std::vector<int>& plan, int base, double total,

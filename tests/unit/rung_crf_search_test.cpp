@@ -345,5 +345,30 @@ TEST(RungCrfSearchPasses, ACoarseRungMixesOneSegmentUpAndOneDown) {
     EXPECT_EQ(search.peak_capped(), 0) << "the segment a step up is not capped for a peak";
 }
 
+// Three chunks, one half of the rung and growing 28% a step lower, two
+// small ones 4% (as dips at 540p): all a step lower is over the band, the
+// small ones a step lower under it (they fill up to the target first and
+// the big one no longer fits); trading one small one for the big one lands
+// inside.
+TEST(RungCrfSearchPasses, AStepOfTheBigSegmentTradedForASmallOneLandsInTheBand) {
+    const std::vector<double> at_36{50, 25, 25};  // thousands of bytes over 2 s each
+    const std::vector<double> slope{std::log(64.0 / 50), std::log(26.0 / 25), std::log(26.0 / 25)};
+    const double target = 110.0 * 1000 * 8 / 1000 / 6;  // 110 000 bytes over 6 s
+    RungCrfSearch search(target, 25);
+    for (int pass = 0; pass < 20 && !search.settled(); ++pass) {
+        std::vector<std::int64_t> bytes;
+        for (std::size_t k = 0; k < 3; ++k)
+            bytes.push_back(std::llround(at_36[k] * 1000 * std::exp(-slope[k] * (search.crf_of(k) - 36))));
+        search.record(bytes, {50, 50, 50});
+    }
+    ASSERT_TRUE(search.settled());
+    const CrfChoice& c = search.choice();
+    EXPECT_EQ(c.verdict, CrfVerdict::mixed) << crf_verdict_name(c.verdict);
+    EXPECT_GE(c.kbps, target * 0.95);
+    EXPECT_LE(c.kbps, target * 1.05);
+    EXPECT_EQ(c.chunk_crf.at(0), 35) << "the big segment a step lower";
+    EXPECT_EQ(c.chunk_crf.at(1) + c.chunk_crf.at(2), 35 + 36) << "one small one a step lower";
+}
+
 }  // namespace
 }  // namespace ladder::engine
