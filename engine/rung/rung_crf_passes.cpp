@@ -487,13 +487,6 @@ void RungCrfSearch::give_up() {
     settle(CrfVerdict::search_limit);
 }
 
-void RungCrfSearch::start_at(int crf) {
-    if (!made_.empty()) return;
-    first_crf_ = std::clamp(crf, budget_.ceiling_crf, kMaxCrf);
-    choice_.crf = first_crf_;
-    base_ = first_crf_;
-}
-
 LadderCrfSearch::LadderCrfSearch(const std::vector<Rung>& rungs, double frame_rate, int first_crf) {
     if (rungs.empty()) throw std::invalid_argument("LadderCrfSearch: no rungs");
     for (std::size_t i = 0; i < rungs.size(); ++i) {

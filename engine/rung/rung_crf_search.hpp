@@ -111,9 +111,8 @@ public:
     // chunk's CRF and average rate; while it searches, what it asks next.
     const CrfChoice& choice() const { return choice_; }
     bool settled() const { return settled_; }
-    // Its CRF is found: it settled (found_crf() is its base).
+    // Its CRF is found: it settled.
     bool crf_found() const { return settled_; }
-    int found_crf() const { return base_; }
     // Passes in which the rung encoded (a chunk at a CRF not yet made).
     int trials() const { return encodes_; }
     // What those passes encoded, in whole rungs (seconds encoded over the
@@ -131,16 +130,14 @@ public:
     // chunk order from chunk 0 (a settled rung's are not a trial: ignored).
     void record(const std::vector<std::int64_t>& chunk_bytes, const std::vector<std::int64_t>& chunk_frames);
 
-    // A rung that has not encoded yet starts at this CRF instead.
-    void start_at(int crf);
     // Another rung of the same source (the ladder's lead) as this one's
     // prior: its chunks' predicted sizes at every CRF (predicted_sizes())
     // and lengths. Before this rung encodes, its sizes are taken as the
     // lead's times size_ratio (its first plan, caps included, comes from
     // them); a chunk it has made at one CRF takes the lead's shape from
-    // there (how a chunk's size falls with CRF carries over between sizes
-    // of the same pictures far better than one slope for all content:
-    // docs/benchmarks.md). Later calls refresh the shape only.
+    // there (on the measured ladders that costs fewer encodes than one
+    // slope for all content: docs/benchmarks.md). Later calls refresh the
+    // shape only.
     void follow(const std::vector<std::vector<double>>& lead_sizes, const std::vector<double>& chunk_seconds,
                 double size_ratio);
     // Each chunk's predicted size at CRF 0..kMaxCrf (empty before it records).
@@ -212,10 +209,11 @@ private:
 // times (or found its CRF) every rung searches, the others planning their
 // first encode from the lead's chunk sizes (RungCrfSearch::follow) and
 // taking the lead's fall with CRF for a chunk they have made once. On the
-// measured ladders (tests/unit/ladder_crf_search_test.cpp) that costs 22.75
+// measured ladders (tests/unit/ladder_crf_search_test.cpp) that cost 22.75
 // 1080p-rung encodes, where starting the others at the lead's CRF with one
-// slope for all cost 26.82, each rung alone 32.73 (handing over after 1
-// lead encode: 25.68 in 24 passes instead of 31; after 3: 22.15 in 36).
+// slope for all cost 26.82 (handing over after 1 lead encode: 25.68 in 24
+// passes instead of 31; after 3: 22.15 in 36); with step_some and
+// swap_lowered, 21.54 (each rung alone: 31.18).
 // Every pass decodes the source again, and which costs more depends on how
 // dear decoding is against encoding (docs/benchmarks.md: 2 cores 720p, 1
 // encode 0.87x the CPU of settling; 16 cores 1080p, 1.25x).
