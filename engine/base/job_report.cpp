@@ -248,6 +248,9 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"gpu_memory_budget", r.gpu_memory_budget},
                        {"peak_gpu_queued_bytes", r.peak_gpu_queued_bytes},
                        {"resumed_chunks", r.resumed_chunks},
+                       {"source_passes", r.source_passes},
+                       {"replayed_passes", r.replayed_passes},
+                       {"kept_frame_bytes", r.kept_frame_bytes},
                        {"wall_seconds", r.wall_seconds}};
     j["gpu_memory"] = gpu_memory_json(r);
     j["phase_seconds"] = phase_seconds_json(r);

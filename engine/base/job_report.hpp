@@ -183,6 +183,11 @@ struct JobReport {
     std::vector<GpuMemory> gpu_memory;  // each GPU whose memory held chunks
     std::uint64_t peak_queued_bytes = 0;   // the most that were queued at once
     int resumed_chunks = 0;  // taken from the journal instead of encoded
+    // Passes over the source (budget rate control makes several), of which
+    // replayed handed on the frames the first pass kept instead of decoding.
+    int source_passes = 0;
+    int replayed_passes = 0;
+    std::uint64_t kept_frame_bytes = 0;  // the frames kept for those passes
     double wall_seconds = 0;
     // When each step ended, since the start: preflight (source, devices,
     // encoders checked), stages_started, stages_joined (every frame

@@ -8,6 +8,10 @@
 
 #include "engine/base/errors.hpp"
 
+extern "C" {
+#include <libavutil/imgutils.h>
+}
+
 namespace ladder::engine {
 
 namespace {
@@ -141,6 +145,28 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
         out.push_back(std::move(c));
     }
     return out;
+}
+
+bool budget_searches(const JobOptions& options) {
+    return options.rate_mode == RateMode::budget && !(options.shard && !options.shard->plan.chunk_crf.empty());
+}
+
+std::unique_ptr<DecodedFrames> keep_frames_for_passes(const JobOptions& options, const SourceInfo& source,
+                                                      std::int64_t frames, MemoryBudget& memory) {
+    if (!budget_searches(options) || frames <= 0) return nullptr;
+    const bool display_larger =
+        source.display_width * source.display_height > source.width * source.height;
+    const int tight = av_image_get_buffer_size(source.pix_fmt, display_larger ? source.display_width : source.width,
+                                               display_larger ? source.display_height : source.height, 1);
+    if (tight <= 0) return nullptr;
+    // Decoders and filters pad their buffers (aligned lines, a few rows
+    // more); the frame count is the container's estimate.
+    const auto limit = static_cast<std::uint64_t>(static_cast<double>(tight) * 1.25) *
+                       static_cast<std::uint64_t>(frames + frames / 20 + 2);
+    if (limit > memory.limit() / 2) return nullptr;
+    auto reservation = memory.try_reserve(limit);
+    if (!reservation) return nullptr;
+    return std::make_unique<DecodedFrames>(std::move(*reservation), limit);
 }
 
 }  // namespace ladder::engine

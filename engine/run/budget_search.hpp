@@ -3,6 +3,8 @@
 // search_budgets (which runs the passes themselves) asks for: what each
 // rung's chunks take in the next pass, what a pass made of a rung, what
 // the report says of each search, and what the mode refuses.
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -11,11 +13,14 @@ extern "C" {
 }
 
 #include "engine/base/job_report.hpp"
+#include "engine/base/memory_budget.hpp"
 #include "engine/base/progress_sink.hpp"
 #include "engine/plan/ladder_spec.hpp"
 #include "engine/run/job.hpp"
 #include "engine/rung/rung.hpp"
 #include "engine/rung/rung_crf_search.hpp"
+#include "engine/source/decoded_frames.hpp"
+#include "engine/source/source_info.hpp"
 #include "gpu/gpu_pool.hpp"
 
 namespace ladder::engine {
@@ -44,6 +49,17 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
 // whose search settled them) and frames decoded and scaled on the CPU:
 // InputError if not.
 void check_budget_request(const JobOptions& options);
+
+// Whether the run searches: budget rate control, not in a shard of a plan
+// that searched already (its CRFs are the plan's).
+bool budget_searches(const JobOptions& options);
+
+// Where the run searches (budget_searches) and the source's normalized frames (frames
+// of them, estimated) take at most half of the run's memory budget: a store
+// for them that holds their bytes from that budget for the run, so that the
+// passes after the first decode nothing. Null otherwise: every pass decodes.
+std::unique_ptr<DecodedFrames> keep_frames_for_passes(const JobOptions& options, const SourceInfo& source,
+                                                      std::int64_t frames, MemoryBudget& memory);
 
 // ... and an encoder that takes a constant quality on every slot.
 void check_budget_slots(const JobOptions& options, const std::vector<gpu::EncoderSlot>& slots);

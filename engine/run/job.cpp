@@ -349,6 +349,10 @@ struct RunContext {
     Phases& phases;
     ProgressSink& progress;
     int passes = 0;  // over the source (budget rate control makes several)
+    // Budget rate control's first pass keeps the source's frames here, when
+    // they fit, and the later passes hand them on instead of decoding.
+    DecodedFrames* kept = nullptr;
+    int replayed = 0;  // passes that decoded nothing
 };
 
 // The frames the data path encodes, the tracks that go with them and where
@@ -376,11 +380,14 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     Encoders& encoders = run.encoders;
     GpuFrameBudgets& gpu_memory = run.gpu_memory;
     ProgressSink& progress = run.progress;
+    const DecodedFrames* replay = run.kept && run.kept->complete() ? run.kept : nullptr;
     // Lanes start where a seek by time lands: not on a timeline with jumps.
-    const LaneCounts lane_counts =
-        src.timestamp_jumps.empty() ? decode_lanes_wanted(options, encoders.devices, run.cpu) : LaneCounts{1, 1};
+    const LaneCounts lane_counts = src.timestamp_jumps.empty() && !replay
+                                       ? decode_lanes_wanted(options, encoders.devices, run.cpu)
+                                       : LaneCounts{1, 1};
     const std::vector<std::int64_t> cuts =
-        find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
+        replay ? std::vector<std::int64_t>{}
+               : find_decode_cuts(source.input->spec(), src.video_stream, lane_counts.first, 2 * options.segment_seconds);
     std::unique_ptr<ChunkAnalyzer> analyzer =
         make_analyzer(options, source, rungs.size(), media.frames, static_cast<int>(cuts.size()) + 1,
                       encoders.processes.get(), static_cast<int>(run.pool.size()), progress);
@@ -388,10 +395,13 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     // The pre-flight's demuxer serves the first pass; a later one reads the
     // source again from the start, on a demuxer of its own.
     std::unique_ptr<av::InputFile> reopened;
-    if (run.passes++ > 0) reopened = std::make_unique<av::InputFile>(source.input->spec());
+    if (run.passes++ > 0 && !replay) reopened = std::make_unique<av::InputFile>(source.input->spec());
+    if (replay) ++run.replayed;
     DecodeLanes lanes(reopened ? *reopened : *source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
                       static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), media.audio, progress,
-                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first);
+                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first, replay);
+    const bool keeping = run.kept && run.kept->keeping();
+    if (keeping) lanes.keep_in(run.kept);
     note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
     if (!gpu_memory.empty())
         note_gpus_without_lanes(static_cast<int>(gpu_memory.gpus().size()), lanes.size(),
@@ -414,6 +424,7 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     const StagesOutcome outcome =
         run_stages(options, run.seams.start_thread, lanes, lane_counts.most, rungs, consumers, run.pool, *dispatcher,
                    analyzer.get(), media.output, media.subtitles, workers, run.phases, stop);
+    if (keeping) run.kept->seal(lanes.totals(), !outcome.stopped);
     if (outcome.stopped) {
         if (encoders.processes) encoders.processes->kill_all();
         return outcome;
@@ -441,10 +452,11 @@ StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJour
                                  chunk_crfs_of(search));
         // Slots retire from their pool as a pass ends: each pass has its own.
         gpu::GpuPool pool(run.encoders.devices.slots);
-        RunContext pass{run.options, run.seams,  run.source, run.encoders, run.cpu,      run.memory,
-                        run.gpu_memory, pool,    run.phases, run.progress, run.passes};
+        RunContext pass{run.options, run.seams,  run.source, run.encoders, run.cpu,    run.memory, run.gpu_memory,
+                        pool,        run.phases, run.progress, run.passes, run.kept, run.replayed};
         const StagesOutcome outcome = encode_rungs(pass, rungs, RunMedia{media.frames, media.span}, report, stop);
         run.passes = pass.passes;
+        run.replayed = pass.replayed;
         if (outcome.stopped) return outcome;
         record_pass(search, searched, rungs, av_q2d(run.source.info.frame_rate), run.progress);
     }
@@ -455,9 +467,7 @@ StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJour
 // outcome says whether a pass stopped.
 std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& journal, const RunMedia& media,
                                               JobReport& report, StagesOutcome& outcome, std::stop_token stop) {
-    if (run.options.rate_mode != RateMode::budget) return std::nullopt;
-    // A shard of a plan that searched already: its CRFs are the plan's.
-    if (run.options.shard && !run.options.shard->plan.chunk_crf.empty()) return std::nullopt;
+    if (!budget_searches(run.options)) return std::nullopt;
     std::optional<LadderCrfSearch> search(ladder_search(run.source.ladder, run.source.info.frame_rate));
     outcome = search_budgets(run, *search, journal, media, report, stop);
     run.phases.mark("budget_searched");
@@ -472,6 +482,9 @@ void finish_report(RunContext& run, const Rungs& rungs, const std::optional<Ladd
     report_memory(report, run.memory, run.gpu_memory);
     OutputStage::fill_report(rungs, report);
     report_searches(search, report);
+    report.source_passes = run.passes;
+    report.replayed_passes = run.replayed;
+    report.kept_frame_bytes = run.kept ? run.kept->bytes() : 0;
     run.phases.mark("reported");
     report.phase_seconds = run.phases.list();
     report.wall_seconds = run.phases.seconds_since_start(std::chrono::steady_clock::now());
@@ -534,6 +547,8 @@ JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_t
     const std::int64_t frames = options.shard ? span.end - span.first : src.estimated_frames;
     JobReport report;
     RunContext run{options, seams, source, encoders, cpu, memory, gpu_memory, pool, phases, progress};
+    const std::unique_ptr<DecodedFrames> kept = keep_frames_for_passes(options, src, frames, memory);
+    run.kept = kept.get();
     StagesOutcome outcome;
     const std::optional<LadderCrfSearch> search =
         settle_budgets(run, journal, RunMedia{frames, span}, report, outcome, external_stop);

@@ -210,6 +210,10 @@ void RungScaler::emit(std::stop_token stop, bool last) {
 
 void RungScaler::queue(RawChunk chunk, std::stop_token stop) {
     if (resume_ && resume_(chunk)) return;
+    // Host frames are scaled only now: a chunk the journal gives (or a
+    // budget pass drops) is never scaled.
+    for (auto& frame : chunk.frames)
+        if (frame->format != AV_PIX_FMT_CUDA) frame = scale(std::move(frame));
     MemoryBudget* budget = chunk.gpu >= 0 && gpu_budget_ ? gpu_budget_(chunk.gpu) : budget_;
     if (budget) {
         auto reservation = budget->try_reserve(chunk.bytes);
@@ -238,7 +242,9 @@ void RungScaler::run(std::stop_token stop) {
             pending_.first_frame = n;
             pending_.index = index;
         }
-        pending_.frames.push_back(scale(std::move(*frame)));
+        // Frames in GPU memory are scaled there at once (the chunk's GPU
+        // comes from them); host frames when the chunk is queued.
+        pending_.frames.push_back((*frame)->format == AV_PIX_FMT_CUDA ? scale(std::move(*frame)) : std::move(*frame));
         if (pending_.frames.size() == 1)
             pending_.gpu = pending_.frames.front()->format == AV_PIX_FMT_CUDA ? gpu_ : -1;
         pending_.bytes += frame_bytes;

@@ -96,9 +96,10 @@ void RungCrfSearch::record(const std::vector<std::int64_t>& chunk_bytes, const s
         made_[k][plan_[k]] = std::max<std::int64_t>(chunk_bytes[k], 1);
     }
     if (encoded) ++encodes_;
+    const int encoded_crf = choice_.crf;
     predict_sizes();
-    if (settle_if_in_band()) return;
-    decide();
+    if (!settle_if_in_band()) decide();
+    last_move_ = std::abs(choice_.crf - encoded_crf);
 }
 
 void RungCrfSearch::set_up_chunks(const std::vector<double>& seconds) {
@@ -514,7 +515,9 @@ void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chu
     // a later record of the lead must not move the CRF of a rung that
     // encoded in that pass but has not recorded.
     const RungCrfSearch& lead = searches_[lead_];
-    if (i != lead_ || handed_off_ || (lead.trials() < kLeadEncodes && !lead.crf_found())) return;
+    const bool near = lead.trials() >= kLeadEncodes &&
+                      (lead.last_move() <= kLeadNearMove || lead.trials() >= kLeadMostEncodes);
+    if (i != lead_ || handed_off_ || !(near || lead.crf_found())) return;
     handed_off_ = true;
     // Every other rung plans its first encode from the lead's sizes.
     for (std::size_t k = 0; k < searches_.size(); ++k)

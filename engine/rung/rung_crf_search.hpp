@@ -115,6 +115,9 @@ public:
     bool crf_found() const { return settled_; }
     // Passes in which the rung encoded (a chunk at a CRF not yet made).
     int trials() const { return encodes_; }
+    // How far the last pass moved the rung's CRF: from the one it encoded
+    // to the one it asks next (0 once settled there).
+    int last_move() const { return last_move_; }
     // What those passes encoded, in whole rungs (seconds encoded over the
     // rung's seconds: a pass that encoded half the chunks adds about 0.5).
     double encoded_rungs() const { return budget_.seconds > 0 ? encoded_seconds_ / budget_.seconds : 0; }
@@ -200,13 +203,15 @@ private:
     std::vector<std::vector<double>> window_sizes_;  // per segment, per CRF: predicted bytes (predict_sizes())
     std::vector<int> plan_;  // per chunk, once the chunks are known
     int base_ = 0;
+    int last_move_ = kMaxCrf;
     double reference_rate_ = 0;  // bytes per second the caps were measured against
     CrfChoice choice_;
 };
 
 // The searches of one ladder, led by its smallest rung: it encodes alone
-// first (its encodes cost least), and once it has encoded kLeadEncodes
-// times (or found its CRF) every rung searches, the others planning their
+// first (its encodes cost least), and once its CRF is near (found, or its
+// last pass moved it at most kLeadNearMove after kLeadEncodes encodes or
+// more; at most kLeadMostEncodes) every rung searches, the others planning their
 // first encode from the lead's chunk sizes (RungCrfSearch::follow) and
 // taking the lead's fall with CRF for a chunk they have made once. On the
 // measured ladders (tests/unit/ladder_crf_search_test.cpp) that cost 22.75
@@ -220,6 +225,12 @@ private:
 class LadderCrfSearch {
 public:
     static constexpr int kLeadEncodes = 2;
+    // Sizes against CRF bend (film grain: 9x from CRF 40 to 22, 13x more
+    // to 10): a lead that still moves far hands the others a line drawn
+    // between CRFs far from theirs, and their first encodes miss by 3-12x
+    // (2-core corpus, docs/benchmarks.md).
+    static constexpr int kLeadNearMove = 4;
+    static constexpr int kLeadMostEncodes = 4;
     // A rung's bytes over the lead's at the same CRF, before it has
     // encoded: their pixels' ratio to this power (the measured ladders'
     // median, docs/data/cq-budget-16cores/chunks.csv: 0.84; 0.55-1.47 by

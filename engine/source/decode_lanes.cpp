@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "av/av_error.hpp"
 #include "av/compat.hpp"
@@ -11,6 +12,7 @@
 #include "av/logging.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/source/decode_cuts.hpp"
+#include "engine/source/decoded_frames.hpp"
 #include "engine/source/source_info.hpp"
 
 extern "C" {
@@ -39,7 +41,10 @@ void DecodePump::run(std::stop_token stop) {
     // none ever does, they are what the user needs to read.
     std::optional<av::LibraryLogCapture> before_first_frame(std::in_place);
     try {
-        decode_all(stop, before_first_frame);
+        if (replay_)
+            replay_all(stop);
+        else
+            decode_all(stop, before_first_frame);
         // Checked before the channels close: a consumer that saw them closed
         // with no frame would report its own, misleading error first.
         if (counters_.frames_normalized == 0) throw no_video_frame(before_first_frame ? before_first_frame->text() : "");
@@ -57,7 +62,7 @@ void DecodePump::run(std::stop_token stop) {
         throw;
     }
     measure();
-    if (!range_) report_damage(!lane_);
+    if (!range_ && !replay_) report_damage(!lane_);  // a replay's pass said so
     if (lane_ && !lane_done_ && lane_->source_end) lane_->source_end->set(counters_.end_frame);
     close_outputs();
     if (lane_ && lane_->frames_handed_on)
@@ -114,6 +119,22 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
                                    source_.path, range_->first, range_->end - 1, counters_.frames_normalized));
     if (audio_)
         audio_->finish(counters_.frames_normalized, source_.frame_rate);
+}
+
+// The kept frames, numbered as the pass that decoded them numbered them;
+// the counters are that pass's (what the source's decode read).
+void DecodePump::replay_all(std::stop_token stop) {
+    const PumpCounters& decoded = replay_->decoded();
+    counters_.origin_pts = decoded.origin_pts;
+    origin_known_ = true;
+    for (const AVFrame* kept : replay_->frames()) {
+        if (stop.stop_requested()) throw Cancelled();
+        hand_on(av::ref_frame(kept), kept->pts, stop);
+    }
+    counters_.video_packets = decoded.video_packets;
+    counters_.frames_decoded = decoded.frames_decoded;
+    counters_.frames_on_gpu = decoded.frames_on_gpu;
+    counters_.damaged = decoded.damaged;
 }
 
 bool DecodePump::read_packet(AVPacket* pkt) {
@@ -327,11 +348,17 @@ void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
     } else if (lane_) {
         number = lane_frame_number(frame.get(), stop);
     }
+    hand_on(std::move(frame), number, stop);
+}
+
+// The frame, numbered, to every consumer (and to the kept frames).
+void DecodePump::hand_on(av::FramePtr frame, std::int64_t number, std::stop_token stop) {
     if (counters_.frames_normalized == 0) counters_.first_frame = number;
     counters_.end_frame = number + 1;
     // Downstream, a frame's timestamp is its number in the whole source.
     frame->pts = number;
     ++counters_.frames_normalized;
+    if (keep_) keep_->keep(frame.get());
     // Time spent waiting for room downstream is not decoding time.
     const auto waiting = std::chrono::steady_clock::now();
     for (auto* ch : outputs_) {
@@ -347,7 +374,7 @@ void DecodePump::fan_out(av::FramePtr frame, std::stop_token stop) {
 
 DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
                          int consumers, std::size_t channel_capacity, AudioTracks* audio, ProgressSink& progress,
-                         std::vector<Device> devices, bool growable)
+                         std::vector<Device> devices, bool growable, const DecodedFrames* replay)
     : source_input_(source_input),
       source_(source),
       consumers_(consumers),
@@ -355,8 +382,11 @@ DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, 
       audio_(audio),
       progress_(progress),
       devices_(std::move(devices)),
+      replay_(replay),
       // Audio from --audio-file is read by a stage of its own, on that file.
-      separate_audio_(growable || !cuts.empty() || (audio && !source.audio_path.empty())) {
+      separate_audio_(growable || !cuts.empty() || (audio && !source.audio_path.empty()) || replay) {
+    if (replay_ && (growable || !cuts.empty()))
+        throw std::logic_error("DecodeLanes: kept frames are handed on by one lane");
     for (std::size_t i = 0; i <= cuts.size(); ++i)
         add_lane(i == 0 ? AV_NOPTS_VALUE : cuts[i - 1], i == cuts.size() ? AV_NOPTS_VALUE : cuts[i]);
 }
@@ -385,7 +415,15 @@ DecodeLanes::Lane& DecodeLanes::add_lane(std::int64_t start_pts, std::int64_t en
         spec.frames_handed_on = &frames_handed_on_;
         lane.pump->as_lane(spec);
     }
+    if (replay_) lane.pump->replay_from(replay_);
+    if (keep_) lane.pump->keep_in(keep_);
     return lane;
+}
+
+void DecodeLanes::keep_in(DecodedFrames* frames) {
+    std::lock_guard lock(mu_);
+    keep_ = frames;
+    for (Lane& lane : lanes_) lane.pump->keep_in(frames);
 }
 
 int DecodeLanes::size() const {
@@ -432,7 +470,7 @@ void DecodeLanes::start(StageThreads& stages) {
 
 bool DecodeLanes::grow(StageThreads& stages, double min_seconds, const std::function<void()>& before_start,
                        const std::function<void(int lane)>& connect) {
-    if (!separate_audio_) return false;
+    if (!separate_audio_ || replay_) return false;
     const AVStream* vs = source_input_.get()->streams[source_.video_stream];
     const std::int64_t min_gap = av_rescale_q(static_cast<std::int64_t>(min_seconds * 1000), {1, 1000}, vs->time_base);
     const auto [stream_start, stream_end] = video_span(source_input_.get(), source_.video_stream);

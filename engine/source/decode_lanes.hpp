@@ -47,6 +47,8 @@
 
 namespace ladder::engine {
 
+class DecodedFrames;
+
 using FrameChannel = BoundedChannel<av::FramePtr>;
 
 struct PumpCounters {
@@ -122,15 +124,22 @@ public:
     void limit_to(FrameRange range) { range_ = range; }
     // Only this lane's frames; no audio then (see AudioReader).
     void as_lane(DecodeLaneSpec lane) { lane_ = lane; }
+    // Every frame handed on is also kept there (a budget run's first pass).
+    void keep_in(DecodedFrames* frames) { keep_ = frames; }
+    // Hands on the frames a first pass kept instead of decoding the source
+    // (no audio then: see AudioReader).
+    void replay_from(const DecodedFrames* frames) { replay_ = frames; }
 
     const PumpCounters& counters() const { return counters_; }
 
 private:
     void decode_all(std::stop_token stop, std::optional<av::LibraryLogCapture>& before_first_frame);
+    void replay_all(std::stop_token stop);
     InputError no_video_frame(const std::string& decoder_says) const;
     void decode_video(const AVPacket* pkt, std::stop_token stop);
     void normalize(AVFrame* frame, std::stop_token stop);
     void fan_out(av::FramePtr frame, std::stop_token stop);
+    void hand_on(av::FramePtr frame, std::int64_t number, std::stop_token stop);
     void seek_to_range();
     void seek_to_lane_start();
     bool lane_stops_at(const AVPacket* pkt);
@@ -162,6 +171,8 @@ private:
     int lane_seeks_ = 0;
     static constexpr int kLaneSeeks = 5;
     std::optional<std::int64_t> lane_origin_;
+    DecodedFrames* keep_ = nullptr;
+    const DecodedFrames* replay_ = nullptr;
 };
 
 class DecodeLanes {
@@ -175,10 +186,12 @@ public:
     // source_input: the run's demuxer (the first lane's); consumers: the
     // channels each lane feeds, each of channel_capacity frames; growable:
     // more lanes may start later (the audio is then read on its own from the
-    // start, even with one lane).
+    // start, even with one lane); replay (complete): its frames are handed
+    // on by one lane and nothing is decoded (no cuts, not growable; the
+    // audio is read on its own).
     DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
                 int consumers, std::size_t channel_capacity, AudioTracks* audio, ProgressSink& progress,
-                std::vector<Device> devices, bool growable = false);
+                std::vector<Device> devices, bool growable = false, const DecodedFrames* replay = nullptr);
 
     int size() const;
     // The CUDA ordinal of the GPU lane i decodes on; -1: the CPU.
@@ -189,6 +202,8 @@ public:
     std::function<bool()> ends_source(int lane);
     // A shard's frames (one lane only).
     void limit_to(FrameRange range) { lanes_.front().pump->limit_to(range); }
+    // Every lane, and every lane grow() adds, keeps its frames there.
+    void keep_in(DecodedFrames* frames);
     // The lanes' pumps, and the audio reader when there are several.
     void start(StageThreads& stages);
 
@@ -231,7 +246,9 @@ private:
     AudioTracks* audio_;
     ProgressSink& progress_;
     std::vector<Device> devices_;
+    const DecodedFrames* replay_;
     bool separate_audio_;
+    DecodedFrames* keep_ = nullptr;  // set before start()
     mutable std::mutex mu_;  // the lanes' own: guards the list; lanes start and bounds are cut under it
     std::deque<Lane> lanes_;
     SharedValue<std::int64_t> origin_;

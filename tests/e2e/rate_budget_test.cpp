@@ -207,6 +207,43 @@ TEST(RateBudget, OneSlotAndTwoSlotsWithTwoDecodersGiveTheSameFiles) {
     EXPECT_TRUE(files[0][1] == files[1][1]) << "90p.mp4 differs";
 }
 
+// The first pass keeps the decoded frames where they fit in the memory
+// budget and every later pass (the search's and the writing one, whose
+// audio is read on its own) hands them on instead of decoding: the files
+// are the same as where a small budget makes every pass decode.
+TEST(RateBudget, FramesKeptByTheFirstPassGiveTheSameFilesAsDecodingEveryPass) {
+    const fs::path src = make_clip("budget-kept-src", {320, 180, "25", 6.0, true, "noise=alls=20:allf=t"});
+    const fs::path dir = fresh_dir("budget-kept");
+    std::string files[2][2];
+    json reports[2];
+    for (int i = 0; i < 2; ++i) {
+        const fs::path out = dir / (i == 0 ? "kept" : "decoded");
+        std::vector<std::string> args = budget_args(src, out);
+        // Half of 8 MiB is less than the source's 150 frames of 86400 bytes.
+        if (i == 1) args.insert(args.end(), {"--memory-budget", "8M"});
+        const ProcessResult r = run_ladder(args);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        reports[i] = json::parse(read_text(out / "report.json"));
+        files[i][0] = read_text(out / "180p.mp4");
+        files[i][1] = read_text(out / "90p.mp4");
+    }
+    const int passes = reports[0].at("source_passes").get<int>();
+    EXPECT_GE(passes, 3) << "a search pass or more, then the writing pass";
+    EXPECT_EQ(reports[0].at("replayed_passes").get<int>(), passes - 1) << "only the first pass decodes";
+    EXPECT_GE(reports[0].at("kept_frame_bytes").get<std::uint64_t>(), 150u * 320 * 180 * 3 / 2);
+    EXPECT_EQ(reports[0].at("source_frames_decoded").get<int>(), 150);
+    EXPECT_EQ(reports[1].at("source_passes").get<int>(), passes);
+    EXPECT_EQ(reports[1].at("replayed_passes").get<int>(), 0) << "nothing kept where it does not fit";
+    EXPECT_EQ(reports[1].at("kept_frame_bytes").get<std::uint64_t>(), 0u);
+    for (int i = 0; i < 2; ++i) EXPECT_GT(reports[i].at("audio_packets").get<int>(), 250) << "6 s of AAC";
+    EXPECT_EQ(reports[0].at("audio_packets"), reports[1].at("audio_packets"));
+    for (std::size_t r = 0; r < 2; ++r)
+        EXPECT_EQ(reports[0].at("rungs").at(r).at("crf_search").at("chunk_crf"),
+                  reports[1].at("rungs").at(r).at("crf_search").at("chunk_crf"));
+    EXPECT_TRUE(files[0][0] == files[1][0]) << "180p.mp4 differs";
+    EXPECT_TRUE(files[0][1] == files[1][1]) << "90p.mp4 differs";
+}
+
 // A run killed part-way (its search's encodes journaled under their CRFs)
 // and resumed ends with the same files as a run never stopped.
 TEST(RateBudget, ARunKilledPartWayAndResumedGivesTheSameFiles) {

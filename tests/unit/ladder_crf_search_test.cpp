@@ -18,22 +18,39 @@ namespace {
 
 using namespace crf_replay;
 
-TEST(LadderCrfSearch, TheSmallestRungEncodesAloneTwiceThenEveryRungPlansFromItsSizes) {
+TEST(LadderCrfSearch, TheSmallestRungEncodesAloneUntilItsCrfIsNearThenEveryRungPlansFromItsSizes) {
     LadderCrfSearch search({{2500, 1280 * 720}, {600, 640 * 360}, {1200, 960 * 540}}, 25);
     EXPECT_FALSE(search.searching(0));
     EXPECT_TRUE(search.searching(1));
     EXPECT_FALSE(search.searching(2));
-    // 360p: 4 s at CRF 40 makes 150 kb/s, at the next CRF asked 300: not
-    // settled after two encodes, it asks a third CRF; the others plan from
-    // its sizes.
+    // 360p: 4 s at CRF 40 makes 150 kb/s (it asks CRF 20), at CRF 20 300
+    // (it asks CRF 10): its second pass still moved its CRF by 10, more
+    // than kLeadNearMove, so the others wait for a lead nearer its CRF.
     search.record(1, {18750, 18750, 18750, 18750}, even_frames(4, 100));
     EXPECT_FALSE(search.searching(0));
+    EXPECT_EQ(search.rung(1).choice().crf, 20);
     search.record(1, {37500, 37500, 37500, 37500}, even_frames(4, 100));
-    ASSERT_FALSE(search.rung(1).crf_found());
+    EXPECT_EQ(search.rung(1).choice().crf, 10);
+    EXPECT_EQ(search.rung(1).last_move(), 10);
+    EXPECT_FALSE(search.searching(0));
+    EXPECT_FALSE(search.searching(2));
+    // At CRF 10 it makes 600: settled, it hands over.
+    search.record(1, {75000, 75000, 75000, 75000}, even_frames(4, 100));
+    ASSERT_TRUE(search.rung(1).crf_found());
     EXPECT_TRUE(search.searching(0));
-    EXPECT_TRUE(search.searching(1));
+    EXPECT_FALSE(search.searching(1));
     EXPECT_TRUE(search.searching(2));
     EXPECT_EQ(search.rung(0).trials(), 0);
+    // A lead whose second pass moves its CRF by 4 or less hands over then,
+    // still searching itself: 150 kb/s at CRF 40, 480 at CRF 20 (it asks
+    // a CRF 3 lower).
+    LadderCrfSearch near({{2500, 1280 * 720}, {600, 640 * 360}}, 25);
+    near.record(1, {18750, 18750, 18750, 18750}, even_frames(4, 100));
+    near.record(1, {60000, 60000, 60000, 60000}, even_frames(4, 100));
+    ASSERT_FALSE(near.rung(1).crf_found());
+    EXPECT_LE(near.rung(1).last_move(), LadderCrfSearch::kLeadNearMove);
+    EXPECT_TRUE(near.searching(0));
+    EXPECT_TRUE(near.searching(1));
     // A lead that settles at once hands over at once: at CRF 40 it made
     // 600 kb/s, so 720p is predicted at 600 x 4^0.84 = 1922 kb/s there,
     // and at 2536 (in the band of 2500) four steps lower with the one
@@ -79,9 +96,10 @@ TEST(LadderCrfSearch, ARungTakesTheLeadsFallWithCrfForChunksItMadeOnce) {
 // it records.
 TEST(LadderCrfSearch, TheLeadsLaterPassesDoNotMoveAnotherRungsCrf) {
     LadderCrfSearch search({{600, 640 * 360}, {1200, 960 * 540}}, 25);
-    // Its rate falls three times as fast with CRF as the search first
-    // assumes: it needs three passes or more.
-    const Chunks lead{{1, 1, 5, 1, 1}, {2, 2, 2, 2, 2}, 1800 * std::exp(0.14 * 40), 0.21};
+    // Its rate falls a little faster with CRF than the search first
+    // assumes (600 kb/s at CRF 28): its second pass asks a CRF near the
+    // one it made, which it has yet to encode.
+    const Chunks lead{{1, 1, 1.2, 1, 1}, {2, 2, 2, 2, 2}, 600 * std::exp(0.08 * 28), 0.08};
     while (!search.searching(1)) search.record(0, lead.bytes(search.rung(0)), lead.frames());
     ASSERT_FALSE(search.rung(0).settled()) << "the lead must still need a pass";
     const int asked = search.rung(1).choice().crf;
