@@ -495,6 +495,14 @@ LadderCrfSearch::LadderCrfSearch(const std::vector<Rung>& rungs, double frame_ra
         pixels_.push_back(std::max<std::int64_t>(rungs[i].pixels, 1));
         if (rungs[i].pixels < rungs[lead_].pixels) lead_ = i;
     }
+    if (rungs.size() >= 3) {
+        std::vector<std::size_t> order(rungs.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return pixels_[a] > pixels_[b]; });
+        largest_ = order[0];
+        next_largest_ = order[1];
+    }
 }
 
 bool LadderCrfSearch::settled() const {
@@ -502,7 +510,7 @@ bool LadderCrfSearch::settled() const {
 }
 
 bool LadderCrfSearch::searching(std::size_t i) const {
-    return !searches_.at(i).settled() && (i == lead_ || handed_off_);
+    return !searches_.at(i).settled() && (i == lead_ || (handed_off_ && (i != largest_ || largest_started_)));
 }
 
 void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes,
@@ -511,6 +519,7 @@ void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chu
     // The lead's latest sizes shape this rung's next decision.
     if (i != lead_) follow_lead(i);
     searches_[i].record(chunk_bytes, chunk_frames);
+    if (i == next_largest_ && handed_off_ && largest_ && !largest_started_) start_largest();
     // Once, after the lead's kLeadEncodes encodes or once its CRF is found:
     // a later record of the lead must not move the CRF of a rung that
     // encoded in that pass but has not recorded.
@@ -519,9 +528,19 @@ void LadderCrfSearch::record(std::size_t i, const std::vector<std::int64_t>& chu
                       (lead.last_move() <= kLeadNearMove || lead.trials() >= kLeadMostEncodes);
     if (i != lead_ || handed_off_ || !(near || lead.crf_found())) return;
     handed_off_ = true;
-    // Every other rung plans its first encode from the lead's sizes.
+    // Every other rung plans its first encode from the lead's sizes (the
+    // largest once the next largest has encoded).
     for (std::size_t k = 0; k < searches_.size(); ++k)
-        if (k != lead_) follow_lead(k);
+        if (k != lead_ && k != largest_) follow_lead(k);
+    if (largest_ && *largest_ == lead_) largest_started_ = true;
+}
+
+void LadderCrfSearch::start_largest() {
+    largest_started_ = true;
+    const std::size_t l = *largest_;
+    const double pixels_over_next = static_cast<double>(pixels_[l]) / static_cast<double>(pixels_[next_largest_]);
+    searches_[l].follow(searches_[next_largest_].predicted_sizes(), searches_[next_largest_].chunk_seconds(),
+                        std::pow(pixels_over_next, kBytesPerPixelExponent));
 }
 
 void LadderCrfSearch::follow_lead(std::size_t i) {

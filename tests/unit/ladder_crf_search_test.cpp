@@ -34,13 +34,25 @@ TEST(LadderCrfSearch, TheSmallestRungEncodesAloneUntilItsCrfIsNearThenEveryRungP
     EXPECT_EQ(search.rung(1).last_move(), 10);
     EXPECT_FALSE(search.searching(0));
     EXPECT_FALSE(search.searching(2));
-    // At CRF 10 it makes 600: settled, it hands over.
+    // At CRF 10 it makes 600: settled, it hands over to 540p; 720p, the
+    // largest of three, waits for 540p's first encode and plans from its
+    // sizes (times 720p's pixels over 540p's to the 0.84).
     search.record(1, {75000, 75000, 75000, 75000}, even_frames(4, 100));
     ASSERT_TRUE(search.rung(1).crf_found());
-    EXPECT_TRUE(search.searching(0));
+    EXPECT_FALSE(search.searching(0));
     EXPECT_FALSE(search.searching(1));
     EXPECT_TRUE(search.searching(2));
-    EXPECT_EQ(search.rung(0).trials(), 0);
+    EXPECT_EQ(search.rung(2).choice().crf, 10) << "1190 kb/s predicted from 600 x 2.25^0.84 at CRF 10";
+    search.record(0, {1, 1, 1, 1}, even_frames(4, 100));
+    EXPECT_EQ(search.rung(0).trials(), 0) << "a rung that waits records nothing";
+    // 540p makes 2400 kb/s at its CRF: 720p's first plan takes 540p's
+    // sizes, not the lead's (which say 720p makes 3.4x less there).
+    search.record(2, {300000, 300000, 300000, 300000}, even_frames(4, 100));
+    ASSERT_TRUE(search.searching(0));
+    const int from_540p = search.rung(0).choice().crf;
+    LadderCrfSearch lead_only({{2500, 1280 * 720}, {600, 640 * 360}}, 25);
+    for (std::int64_t b : {18750, 37500, 75000}) lead_only.record(1, {b, b, b, b}, even_frames(4, 100));
+    EXPECT_GT(from_540p, lead_only.rung(0).choice().crf + 4) << "planned from 540p's 2x overshoot";
     // A lead whose second pass moves its CRF by 4 or less hands over then,
     // still searching itself: 150 kb/s at CRF 40, 480 at CRF 20 (it asks
     // a CRF 3 lower).
