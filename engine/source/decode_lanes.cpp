@@ -62,6 +62,9 @@ void DecodePump::run(std::stop_token stop) {
         throw;
     }
     measure();
+    // The decode's time is the pass's that decoded (handing kept frames on
+    // costs next to nothing).
+    if (replay_) counters_.busy_seconds = replay_->decoded().busy_seconds;
     if (!range_ && !replay_) report_damage(!lane_);  // a replay's pass said so
     if (lane_ && !lane_done_ && lane_->source_end) lane_->source_end->set(counters_.end_frame);
     close_outputs();
