@@ -44,6 +44,31 @@ std::vector<std::string> budget_args(const fs::path& src, const fs::path& out) {
             "--format", "mp4"};
 }
 
+// One budget encode of src into out with these arguments more: its report
+// and its two files' bytes.
+struct BudgetRun {
+    json report;
+    std::string files[2];  // 180p.mp4, 90p.mp4
+};
+
+BudgetRun run_budget(const fs::path& src, const fs::path& out, const std::vector<std::string>& more) {
+    std::vector<std::string> args = budget_args(src, out);
+    args.insert(args.end(), more.begin(), more.end());
+    const ProcessResult r = run_ladder(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    BudgetRun run;
+    if (r.exit_code != 0) return run;
+    run.report = json::parse(read_text(out / "report.json"));
+    run.files[0] = read_text(out / "180p.mp4");
+    run.files[1] = read_text(out / "90p.mp4");
+    return run;
+}
+
+void expect_same_files(const BudgetRun& a, const BudgetRun& b) {
+    EXPECT_TRUE(a.files[0] == b.files[0]) << "180p.mp4 differs";
+    EXPECT_TRUE(a.files[1] == b.files[1]) << "90p.mp4 differs";
+}
+
 struct Kind {
     const char* name;
     const char* filter;  // appended to the test pattern
@@ -189,22 +214,14 @@ TEST(RateBudget, ThreeBurstsAreEachCappedAndTheRungStaysInItsBand) {
 TEST(RateBudget, OneSlotAndTwoSlotsWithTwoDecodersGiveTheSameFiles) {
     const fs::path src = make_clip("budget-same-src", {320, 180, "25", 6.0, false, "noise=alls=20:allf=t"});
     const fs::path dir = fresh_dir("budget-same");
-    std::string files[2][2];
+    const BudgetRun one = run_budget(src, dir / "one", {"--cpu-slots", "1", "--decoders", "1"});
+    const BudgetRun two = run_budget(src, dir / "two", {"--cpu-slots", "2", "--decoders", "2"});
+    ASSERT_FALSE(one.report.is_null() || two.report.is_null());
     json crfs[2];
-    for (int i = 0; i < 2; ++i) {
-        const fs::path out = dir / (i == 0 ? "one" : "two");
-        std::vector<std::string> args = budget_args(src, out);
-        for (std::string a : {"--cpu-slots", i == 0 ? "1" : "2", "--decoders", i == 0 ? "1" : "2"}) args.push_back(a);
-        const ProcessResult r = run_ladder(args);
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        const json report = json::parse(read_text(out / "report.json"));
-        for (const json& rung : report.at("rungs")) crfs[i].push_back(rung.at("crf_search").at("chunk_crf"));
-        files[i][0] = read_text(out / "180p.mp4");
-        files[i][1] = read_text(out / "90p.mp4");
-    }
+    for (const json& rung : one.report.at("rungs")) crfs[0].push_back(rung.at("crf_search").at("chunk_crf"));
+    for (const json& rung : two.report.at("rungs")) crfs[1].push_back(rung.at("crf_search").at("chunk_crf"));
     EXPECT_EQ(crfs[0], crfs[1]);
-    EXPECT_TRUE(files[0][0] == files[1][0]) << "180p.mp4 differs";
-    EXPECT_TRUE(files[0][1] == files[1][1]) << "90p.mp4 differs";
+    expect_same_files(one, two);
 }
 
 // The first pass keeps the decoded frames where they fit in the memory
@@ -214,19 +231,11 @@ TEST(RateBudget, OneSlotAndTwoSlotsWithTwoDecodersGiveTheSameFiles) {
 TEST(RateBudget, FramesKeptByTheFirstPassGiveTheSameFilesAsDecodingEveryPass) {
     const fs::path src = make_clip("budget-kept-src", {320, 180, "25", 6.0, true, "noise=alls=20:allf=t"});
     const fs::path dir = fresh_dir("budget-kept");
-    std::string files[2][2];
-    json reports[2];
-    for (int i = 0; i < 2; ++i) {
-        const fs::path out = dir / (i == 0 ? "kept" : "decoded");
-        std::vector<std::string> args = budget_args(src, out);
-        // Half of 8 MiB is less than the source's 150 frames of 86400 bytes.
-        if (i == 1) args.insert(args.end(), {"--memory-budget", "8M"});
-        const ProcessResult r = run_ladder(args);
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        reports[i] = json::parse(read_text(out / "report.json"));
-        files[i][0] = read_text(out / "180p.mp4");
-        files[i][1] = read_text(out / "90p.mp4");
-    }
+    const BudgetRun kept = run_budget(src, dir / "kept", {});
+    // Half of 8 MiB is less than the source's 150 frames of 86400 bytes.
+    const BudgetRun decoded = run_budget(src, dir / "decoded", {"--memory-budget", "8M"});
+    ASSERT_FALSE(kept.report.is_null() || decoded.report.is_null());
+    const json reports[2] = {kept.report, decoded.report};
     const int passes = reports[0].at("source_passes").get<int>();
     EXPECT_GE(passes, 3) << "a search pass or more, then the writing pass";
     EXPECT_EQ(reports[0].at("replayed_passes").get<int>(), passes - 1) << "only the first pass decodes";
@@ -240,8 +249,7 @@ TEST(RateBudget, FramesKeptByTheFirstPassGiveTheSameFilesAsDecodingEveryPass) {
     for (std::size_t r = 0; r < 2; ++r)
         EXPECT_EQ(reports[0].at("rungs").at(r).at("crf_search").at("chunk_crf"),
                   reports[1].at("rungs").at(r).at("crf_search").at("chunk_crf"));
-    EXPECT_TRUE(files[0][0] == files[1][0]) << "180p.mp4 differs";
-    EXPECT_TRUE(files[0][1] == files[1][1]) << "90p.mp4 differs";
+    expect_same_files(kept, decoded);
 }
 
 // A run killed part-way (its search's encodes journaled under their CRFs)
