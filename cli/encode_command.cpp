@@ -116,6 +116,12 @@ void add_device_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided)
                    "ones only when --cpu-slots or --cpu-encoders is given")
         ->check(check_policy)
         ->capture_default_str();
+    cmd.add_option("--nvenc-client", a.nvenc_client,
+                   "Who drives NVENC: ladder = NVIDIA's API directly (sessions open in parallel and stay open "
+                   "across chunks; works with any FFmpeg); ffmpeg = libavcodec's av1_nvenc (FFmpeg 6.0+, whose "
+                   "encoder opens wait for one process-wide lock)")
+        ->check(CLI::IsMember({"ladder", "ffmpeg"}))
+        ->capture_default_str();
     cmd.add_option("--sessions-per-gpu", a.sessions_per_gpu,
                    "Concurrent encoder sessions per GPU (default: one per NVENC engine of the GPU, as 'ladder "
                    "devices' lists them, at least one; GeForce drivers cap NVENC sessions per system)")
@@ -293,6 +299,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     set_input_options(o, a.frame_rate, a.audio_file, a.audio);
     o.ladder = ladder_from_arguments(a.ladder_file, a.rungs);
     o.policy = gpu::parse_encode_policy(a.policy);
+    o.policy.nvenc = a.nvenc_client == "ffmpeg" ? gpu::NvencClient::ffmpeg : gpu::NvencClient::ladder;
     o.sessions_per_gpu = a.sessions_per_gpu;
     o.decoders = a.decoders;
     o.max_decoders = a.max_decoders;

@@ -18,6 +18,7 @@ struct EncodeArgs {
     std::vector<std::string> rungs;
     std::string encoder = "svt";
     std::string policy = "auto";
+    std::string nvenc_client = "ladder";
     int sessions_per_gpu = 0;  // not given: one per NVENC engine
     int decoders = 0;          // 0: grows while the encoders wait for frames
     int max_decoders = 0;      // 0: from the devices

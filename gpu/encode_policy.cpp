@@ -32,10 +32,10 @@ std::vector<int> parse_gpu_list(const std::string& text, const std::string& whol
     return out;
 }
 
-std::string nvidia_problem(const NvidiaGpu& g, const DeviceInventory& inv) {
+std::string nvidia_problem(const NvidiaGpu& g, const DeviceInventory& inv, NvencClient client) {
     if (!g.nvenc.can_encode_av1())
         return g.nvenc.reason.empty() ? std::string("NVENC cannot encode AV1") : g.nvenc.reason;
-    if (!inv.ffmpeg_av1_nvenc)
+    if (client == NvencClient::ffmpeg && !inv.ffmpeg_av1_nvenc)
         return fmt::format("this FFmpeg build ({}) has no av1_nvenc encoder (needs FFmpeg 6.0+ built with "
                            "nv-codec-headers 12)",
                            inv.ffmpeg_version);
@@ -51,13 +51,13 @@ std::string intel_problem(const IntelGpu& g, const DeviceInventory& inv) {
     return "";
 }
 
-GpuCandidate candidate(const NvidiaGpu& g, const DeviceInventory& inv) {
+GpuCandidate candidate(const NvidiaGpu& g, const DeviceInventory& inv, NvencClient client) {
     return GpuCandidate{g.index,
                         DeviceKind::nvidia,
                         g.name,
-                        std::string(gpu_encoder_traits(DeviceKind::nvidia)->name),
+                        std::string(gpu_encoder_traits(DeviceKind::nvidia, client)->name),
                         g.cuda_ordinal >= 0 ? std::to_string(g.cuda_ordinal) : "",
-                        nvidia_problem(g, inv),
+                        nvidia_problem(g, inv, client),
                         g.nvenc.session_limit,
                         g.nvenc.engines};
 }
@@ -103,7 +103,7 @@ PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& i
     const bool intel = policy.kind == PolicyKind::automatic || policy.kind == PolicyKind::all_gpus ||
                        policy.kind == PolicyKind::intel;
     if (nvidia) {
-        for (const auto& g : inv.nvidia) sel.gpus.push_back(candidate(g, inv));
+        for (const auto& g : inv.nvidia) sel.gpus.push_back(candidate(g, inv, policy.nvenc));
         if (inv.nvidia.empty()) sel.absent.push_back(absent_line("NVIDIA", inv.nvidia_status));
     }
     if (intel) {
@@ -114,7 +114,7 @@ PolicySelection select_gpus(const EncodePolicy& policy, const DeviceInventory& i
         for (int index : policy.gpus) {
             auto nv = std::find_if(inv.nvidia.begin(), inv.nvidia.end(), [&](const auto& g) { return g.index == index; });
             auto in = std::find_if(inv.intel.begin(), inv.intel.end(), [&](const auto& g) { return g.index == index; });
-            if (nv != inv.nvidia.end()) sel.gpus.push_back(candidate(*nv, inv));
+            if (nv != inv.nvidia.end()) sel.gpus.push_back(candidate(*nv, inv, policy.nvenc));
             else if (in != inv.intel.end()) sel.gpus.push_back(candidate(*in, inv));
             else {
                 const int count = static_cast<int>(inv.nvidia.size() + inv.intel.size());

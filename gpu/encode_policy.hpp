@@ -18,6 +18,8 @@ struct EncodePolicy {
     PolicyKind kind = PolicyKind::automatic;
     std::vector<int> gpus;  // gpu_list only, in the order given
     std::string text;       // as the user wrote it, for messages
+    // Who drives NVENC on the NVIDIA GPUs selected (--nvenc-client).
+    NvencClient nvenc = NvencClient::ladder;
 
     // The policy must encode on GPUs: no usable one is an error, not a fallback.
     bool requires_gpu() const { return kind != PolicyKind::automatic && kind != PolicyKind::cpu; }
@@ -34,7 +36,7 @@ struct GpuCandidate {
     int index = 0;
     DeviceKind kind = DeviceKind::nvidia;
     std::string name;
-    std::string encoder;  // av1_nvenc or av1_qsv
+    std::string encoder;  // ladder-nvenc, av1_nvenc or av1_qsv
     std::string device;   // CUDA ordinal or DRM render node, for the hw device context
     std::string problem;
     // The driver's cap on NVENC sessions open at once, shared by every GPU

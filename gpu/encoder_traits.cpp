@@ -75,6 +75,15 @@ EncoderTraits nvenc() {
     return t;
 }
 
+// NVENC driven by ladder itself: the same encoder and limits as av1_nvenc,
+// without FFmpeg (Debian 12's FFmpeg 5.1 has no av1_nvenc).
+EncoderTraits ladder_nvenc() {
+    EncoderTraits t = nvenc();
+    t.name = "ladder-nvenc";
+    t.family = EncoderFamily::nvenc_direct;
+    return t;
+}
+
 EncoderTraits quick_sync() {
     EncoderTraits t;
     t.name = "av1_qsv";
@@ -92,8 +101,8 @@ EncoderTraits quick_sync() {
     return t;
 }
 
-const std::array<EncoderTraits, 4>& table() {
-    static const std::array<EncoderTraits, 4> t{svt_av1(), aom(), nvenc(), quick_sync()};
+const std::array<EncoderTraits, 5>& table() {
+    static const std::array<EncoderTraits, 5> t{svt_av1(), aom(), ladder_nvenc(), nvenc(), quick_sync()};
     return t;
 }
 
@@ -112,7 +121,8 @@ const EncoderTraits& encoder_traits(std::string_view name) {
     throw std::invalid_argument("encoder '" + std::string(name) + "' is not one ladder drives");
 }
 
-const EncoderTraits* gpu_encoder_traits(DeviceKind device) {
+const EncoderTraits* gpu_encoder_traits(DeviceKind device, NvencClient client) {
+    if (device == DeviceKind::nvidia) return &encoder_traits(client == NvencClient::ladder ? "ladder-nvenc" : "av1_nvenc");
     for (const EncoderTraits& t : table())
         if (t.gpu() && t.device == device) return &t;
     return nullptr;

@@ -34,8 +34,14 @@ struct EncoderLimits {
 };
 
 // Which of libavcodec's option sets opens the encoder
-// (engine/encode/backend/libavcodec_encoder.cpp).
-enum class EncoderFamily { svt_av1, aom, nvenc, quick_sync };
+// (engine/encode/backend/libavcodec_encoder.cpp), or ladder's own NVENC
+// client (nvenc_direct: engine/encode/backend/nvenc_encoder.*).
+enum class EncoderFamily { svt_av1, aom, nvenc, quick_sync, nvenc_direct };
+
+// Who drives NVENC (--nvenc-client): ladder through NVIDIA's API, or
+// libavcodec's av1_nvenc (FFmpeg 6.0+; its opens wait for FFmpeg's
+// process-wide codec lock).
+enum class NvencClient { ladder, ffmpeg };
 
 // Bits an encoder makes for the bits it is asked for, in a session's first
 // chunk and in the rest, before a run has measured any (the rung rate
@@ -46,7 +52,9 @@ struct RateResponse {
 };
 
 struct EncoderTraits {
-    std::string_view name;        // libavcodec's: libsvtav1, libaom-av1, av1_nvenc, av1_qsv
+    // libavcodec's: libsvtav1, libaom-av1, av1_nvenc, av1_qsv; ladder-nvenc
+    // for ladder's own NVENC client.
+    std::string_view name;
     std::string_view short_name;  // slot labels and the command line: svt, aom, nvenc, qsv
     EncoderFamily family = EncoderFamily::svt_av1;
     DeviceKind device = DeviceKind::cpu;  // where it encodes
@@ -100,7 +108,8 @@ std::span<const EncoderTraits> all_encoder_traits();
 const EncoderTraits* find_encoder_traits(std::string_view name);
 // The same; throws std::invalid_argument naming the encoder for one ladder does not drive.
 const EncoderTraits& encoder_traits(std::string_view name);
-// The GPU encoder of a device kind (av1_nvenc, av1_qsv); nullptr for the CPU.
-const EncoderTraits* gpu_encoder_traits(DeviceKind device);
+// The GPU encoder of a device kind (ladder-nvenc or av1_nvenc by client,
+// av1_qsv); nullptr for the CPU.
+const EncoderTraits* gpu_encoder_traits(DeviceKind device, NvencClient client = NvencClient::ladder);
 
 }  // namespace ladder::gpu

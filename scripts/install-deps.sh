@@ -185,6 +185,35 @@ if [[ "$MODE" == all ]]; then
   fi
 fi
 
+# NVIDIA Video Codec SDK headers 12.0 or newer (AV1 in nvEncodeAPI.h): ladder's
+# own NVENC backend (engine/encode/backend/nvenc_encoder.*) encodes AV1
+# through them, and the stand-in driver (tests/standin) needs 12.1. Debian 12
+# ships 11.1 (no AV1); Debian 13's libffmpeg-nvenc-dev (headers only,
+# "Architecture: all", no dependencies) is installed in its place from
+# Debian 13's archive through a private apt configuration, so the system's
+# apt sources are not touched. Ubuntu 24.04 and Debian 13 have 12.1.
+nvenc_headers_current() {
+  local version
+  version="$(pkg-config --modversion ffnvcodec 2>/dev/null || true)"
+  [[ -n "$version" && "${version%%.*}" -ge 12 ]]
+}
+
+install_nvenc_headers_from_debian13() {
+  local mirror="${LADDER_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  local dir
+  dir="$(mktemp -d)"
+  mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
+  printf 'deb [signed-by=%s] %s trixie main\n' "$keyring" "$mirror" >"$dir/sources.list"
+  local opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o "Dir::Etc::SourceParts=$dir/sources.list.d"
+              -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" -o "APT::Sandbox::User=$(id -un)")
+  echo "install-deps.sh: NVIDIA codec headers $(pkg-config --modversion ffnvcodec 2>/dev/null || echo none) have no AV1; installing Debian 13's libffmpeg-nvenc-dev"
+  apt-get "${opts[@]}" -q update
+  (cd "$dir" && apt-get "${opts[@]}" -q download libffmpeg-nvenc-dev)
+  "${SUDO[@]}" dpkg -i "$dir"/libffmpeg-nvenc-dev_*_all.deb
+  rm -rf "$dir"
+}
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
@@ -193,7 +222,10 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
-if [[ ${#missing[@]} -eq 0 ]]; then
+need_headers=0
+if [[ "$MODE" != runtime ]] && ! nvenc_headers_current; then need_headers=1; fi
+
+if [[ ${#missing[@]} -eq 0 && $need_headers -eq 0 ]]; then
   echo "install-deps.sh: all ${#PACKAGES[@]} packages ($MODE) are already installed"
   exit 0
 fi
@@ -208,6 +240,12 @@ if [[ "$(id -u)" -ne 0 ]]; then
   fi
 fi
 
+if [[ ${#missing[@]} -eq 0 ]]; then
+  install_nvenc_headers_from_debian13
+  echo "install-deps.sh: done"
+  exit 0
+fi
+
 echo "install-deps.sh: installing ($MODE) ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
@@ -215,4 +253,5 @@ export DEBIAN_FRONTEND=noninteractive
 # packages alone and this keeps the set consistent.
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+if [[ "$MODE" != runtime ]] && ! nvenc_headers_current; then install_nvenc_headers_from_debian13; fi
 echo "install-deps.sh: done"

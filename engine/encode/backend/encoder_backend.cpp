@@ -12,6 +12,7 @@
 #include "av/hw_device.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/encode/backend/libavcodec_encoder.hpp"
+#include "engine/encode/backend/nvenc_encoder.hpp"
 #include "engine/encode/backend/session_driver.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -94,6 +95,8 @@ int session_preset(const EncoderTraits& encoder, const EncoderSettings& settings
 }
 
 std::unique_ptr<EncoderBackend> make_encoder_backend(const gpu::EncoderSlot& slot, const EncoderSettings& settings) {
+    if (slot.traits().family == gpu::EncoderFamily::nvenc_direct)
+        return std::make_unique<SessionDriver>(std::make_unique<NvencEncoder>(slot, settings), slot);
     return std::make_unique<SessionDriver>(std::make_unique<LibavcodecEncoder>(slot, settings), slot);
 }
 

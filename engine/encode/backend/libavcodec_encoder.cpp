@@ -276,6 +276,8 @@ AVDictionary* LibavcodecEncoder::family_options(AVCodecContext* ctx, const RateC
     case gpu::EncoderFamily::aom: set_aom_options(ctx, &opts, rc, preset); break;
     case gpu::EncoderFamily::nvenc: set_nvenc_options(ctx, &opts, rc, preset); break;
     case gpu::EncoderFamily::quick_sync: set_quick_sync_options(ctx, &opts, rc, preset); break;
+    case gpu::EncoderFamily::nvenc_direct:
+        throw RunError(fmt::format("{}: ladder's NVENC client is not a libavcodec encoder", slot_.label));
     }
     return opts;
 }
