@@ -1,8 +1,10 @@
 // ladder's NVENC path end to end on the stand-in NVIDIA driver
-// (tests/standin/README.md): FFmpeg's own av1_nvenc, ladder's device probe
-// and scheduler run unmodified against libcuda.so.1, libnvidia-encode.so.1
-// and libnvidia-ml.so.1 stand-ins put on LD_LIBRARY_PATH for the ladder
-// process only. The bitstream is libaom's, not NVENC's: these tests prove
+// (tests/standin/README.md): ladder's own NVENC client (--nvenc-client
+// ladder) or FFmpeg's own av1_nvenc (--nvenc-client ffmpeg; ctest runs
+// these tests once per client, LADDER_TEST_NVENC_CLIENT), ladder's device
+// probe and scheduler run unmodified against libcuda.so.1,
+// libnvidia-encode.so.1 and libnvidia-ml.so.1 stand-ins put on
+// LD_LIBRARY_PATH for the ladder process only. The bitstream is libaom's, not NVENC's: these tests prove
 // the plumbing, not NVENC's quality or speed.
 #include <gtest/gtest.h>
 
@@ -32,21 +34,40 @@ constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
 constexpr const char* kDriverDir = nullptr;
 #endif
 
-// Why FFmpeg's av1_nvenc cannot run here (the tests skip and say so), or
-// nothing.
-std::optional<std::string> why_no_av1_nvenc() {
+// Who drives NVENC in this run of the tests: ladder (the default) or ffmpeg.
+std::string nvenc_client() {
+    const char* client = std::getenv("LADDER_TEST_NVENC_CLIENT");
+    return client && *client ? client : "ladder";
+}
+// The encoder report.json names for that client.
+std::string nvenc_encoder() { return nvenc_client() == "ffmpeg" ? "av1_nvenc" : "ladder-nvenc"; }
+
+// Why the client cannot run here (the tests skip and say so), or nothing:
+// FFmpeg's av1_nvenc needs FFmpeg 6.0+; ladder's client runs on any.
+std::optional<std::string> why_no_nvenc_client() {
+    if (nvenc_client() != "ffmpeg") return std::nullopt;
     const ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-encoders"});
     if (r.out.find("av1_nvenc") == std::string::npos)
         return "this FFmpeg has no av1_nvenc (FFmpeg 6.0+ built with nv-codec-headers 12; Debian 12 has 5.1)";
     return std::nullopt;
 }
 
-// Where FFmpeg has av1_nvenc the stand-in must have been built: a build
-// that quietly left it out fails here instead of skipping.
-#define SKIP_WITHOUT_STANDIN()                                                                             \
-    if (const auto why = why_no_av1_nvenc()) GTEST_SKIP() << *why;                                         \
-    ASSERT_NE(kDriverDir, nullptr) << "FFmpeg has av1_nvenc but the stand-in NVIDIA driver was not built " \
-                                      "(tests/standin needs nv-codec-headers 12.1+ and libaom-dev)"
+// Where the client can run the stand-in must have been built: a build that
+// quietly left it out fails here instead of skipping.
+#define SKIP_WITHOUT_STANDIN()                                                                     \
+    if (const auto why = why_no_nvenc_client()) GTEST_SKIP() << *why;                              \
+    ASSERT_NE(kDriverDir, nullptr) << "the stand-in NVIDIA driver was not built (tests/standin "   \
+                                      "needs nv-codec-headers 12.1+ and libaom-dev)"
+
+// ladder on the stand-in; an encode with this run's NVENC client.
+ProcessResult run_on_standin(std::vector<std::string> args, const std::vector<std::string>& env = {},
+                             int timeout_s = 0) {
+    if (!args.empty() && args.front() == "encode") {
+        args.push_back("--nvenc-client");
+        args.push_back(nvenc_client());
+    }
+    return run_ladder(args, env, timeout_s);
+}
 
 // The stand-in's environment for one test: its own state folder (session
 // counts, lost GPUs) and event log.
@@ -101,14 +122,14 @@ std::map<std::string, int> chunks_per_slot(const json& report) {
 }
 
 void expect_valid(const fs::path& out) {
-    const ProcessResult v = run_ladder({"validate", out.string()});
+    const ProcessResult v = run_on_standin({"validate", out.string()});
     EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
 }
 
 TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-devices", 4, {"LADDER_STANDIN_ENGINES=3"});
-    const ProcessResult r = run_ladder({"devices", "--json"}, driver.env);
+    const ProcessResult r = run_on_standin({"devices", "--json"}, driver.env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(r.out);
     const json& gpus = j.at("nvidia").at("gpus");
@@ -120,7 +141,7 @@ TEST(StandInNvenc, DevicesListsEveryStandInGpuWithNvencAv1) {
         EXPECT_TRUE(gpus[i].at("nvenc").at("session_limit").is_null()) << "a data-center card has no session cap";
         EXPECT_EQ(gpus[i].at("nvenc").at("engines"), 3) << gpus[i].dump();
     }
-    const ProcessResult table = run_ladder({"devices"}, driver.env);
+    const ProcessResult table = run_on_standin({"devices"}, driver.env);
     EXPECT_NE(table.out.find("NVENC: yes — AV1, 3 engines"), std::string::npos) << table.out;
 }
 
@@ -128,7 +149,7 @@ TEST(StandInNvenc, NvencServesOnlyTheGpusNamedByOrdinalOrBusId) {
     SKIP_WITHOUT_STANDIN();
     for (const std::string& named : {std::string("1"), std::string("00000000:27:00.0"), std::string("0000:27:00.0")}) {
         const Driver driver("standin-served", 2, {"LADDER_STANDIN_NVENC_GPUS=" + named});
-        const ProcessResult r = run_ladder({"devices", "--json"}, driver.env);
+        const ProcessResult r = run_on_standin({"devices", "--json"}, driver.env);
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const json gpus = json::parse(r.out).at("nvidia").at("gpus");
         ASSERT_EQ(gpus.size(), 2u);
@@ -141,9 +162,9 @@ TEST(StandInNvenc, NvencServesOnlyTheGpusNamedByOrdinalOrBusId) {
 TEST(StandInNvenc, DevicesGivesAGeForceItsSessionLimit) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-geforce", 1, {"LADDER_STANDIN_GPU_NAME=NVIDIA GeForce RTX 4090"});
-    const ProcessResult r = run_ladder({"devices"}, driver.env);
+    const ProcessResult r = run_on_standin({"devices"}, driver.env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const ProcessResult j = run_ladder({"devices", "--json"}, driver.env);
+    const ProcessResult j = run_on_standin({"devices", "--json"}, driver.env);
     const json gpu = json::parse(j.out).at("nvidia").at("gpus").at(0);
     EXPECT_EQ(gpu.at("name"), "NVIDIA GeForce RTX 4090");
     EXPECT_EQ(gpu.at("nvenc").at("can_encode_av1"), true) << gpu.dump();
@@ -165,21 +186,21 @@ Encoded encode(const Driver& driver, const std::string& name, const std::vector<
     e.out = fresh_dir(name);
     std::vector<std::string> args = {"encode", source_720p().string(), "-o", e.out.string(), "--progress", "none"};
     args.insert(args.end(), options.begin(), options.end());
-    e.result = run_ladder(args, driver.env, 240);
+    e.result = run_on_standin(args, driver.env, 240);
     if (e.result.exit_code == 0) e.report = report_of(e.out);
     return e;
 }
 
 class StandInGpus : public ::testing::TestWithParam<int> {};
 
-TEST_P(StandInGpus, AllGpusEncodesOnEveryGpuWithFfmpegsAv1Nvenc) {
+TEST_P(StandInGpus, AllGpusEncodesOnEveryGpuWithTheClient) {
     SKIP_WITHOUT_STANDIN();
     const int gpus = GetParam();
     const Driver driver(fmt::format("standin-all-{}", gpus), gpus);
     const Encoded e = encode(driver, fmt::format("standin-all-{}", gpus), {"--policy", "all-gpus"});
     ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
     expect_valid(e.out);
-    for (const json& s : e.report.at("sessions")) EXPECT_EQ(s.at("encoder"), "av1_nvenc") << s.dump();
+    for (const json& s : e.report.at("sessions")) EXPECT_EQ(s.at("encoder"), nvenc_encoder()) << s.dump();
     const auto chunks = chunks_per_slot(e.report);
     const auto opened = driver.events("open");
     const auto closed = driver.events("close");
@@ -231,7 +252,7 @@ TEST_P(StandInGpus, HlsJsPlaysWhatTheGpusEncodedAndSwitchesLevels) {
     const fs::path src = make_clip("standin-player", {320, 240, "25", 10.0, true, ""});
     const fs::path out = fresh_dir(fmt::format("standin-player-{}", gpus));
     const ProcessResult enc =
-        run_ladder({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--rung", "240p=320x240@500",
+        run_on_standin({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--rung", "240p=320x240@500",
                     "--rung", "180p=240x180@300", "--rung", "120p=160x120@150", "--segment-seconds", "1", "-q"},
                    driver.env, 240);
     ASSERT_EQ(enc.exit_code, 0) << enc.err;
@@ -318,7 +339,7 @@ TEST(StandInNvenc, AGpuSlotOpensOneNvencSessionPerRung) {
     const fs::path src = make_clip("standin-40s", {320, 180, "25", 40.0, false, ""});
     const fs::path out = fresh_dir("standin-long-sessions");
     const ProcessResult r =
-        run_ladder({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--sessions-per-gpu", "2",
+        run_on_standin({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--sessions-per-gpu", "2",
                     "--session-chunks", "4", "--rung", "180p=320x180@300", "--rung", "90p=160x90@100",
                     "--segment-seconds", "1", "--progress", "none"},
                    driver.env, 240);
@@ -415,7 +436,7 @@ TEST(StandInNvenc, MixedNvencAndCpuSlotsFollowTheSpliceCheck) {
         EXPECT_EQ(used.size(), 1u) << rung << " joined chunks of several encoders under strict: " << strict.report.dump();
         kinds.insert(used.begin(), used.end());
     }
-    EXPECT_EQ(kinds, (std::set<std::string>{"av1_nvenc", "libsvtav1"})) << "both kinds of slot encoded";
+    EXPECT_EQ(kinds, (std::set<std::string>{nvenc_encoder(), "libsvtav1"})) << "both kinds of slot encoded";
     // config: only av1C must agree, and it does (the stand-in writes the
     // colour description FFmpeg asks NVENC for), so nothing is refused.
     const Encoded config = encode(driver, "standin-mixed-config",

@@ -71,7 +71,7 @@ TEST(EncodePolicy, AllGpusSelectsEveryGpuAndNamesWhyOneCannotEncode) {
     EXPECT_EQ(sel.gpus[0].describe(), "GPU 0 NVIDIA H200");
     EXPECT_EQ(sel.gpus[0].problem, "no NVENC engine");
     EXPECT_EQ(sel.gpus[1].problem, "");
-    EXPECT_EQ(sel.gpus[1].encoder, "av1_nvenc");
+    EXPECT_EQ(sel.gpus[1].encoder, "ladder-nvenc") << "ladder drives NVENC unless told otherwise";
     EXPECT_EQ(sel.gpus[1].device, "1");
     EXPECT_EQ(sel.gpus[2].encoder, "av1_qsv");
     EXPECT_EQ(sel.gpus[2].device, "/dev/dri/renderD129");
@@ -105,14 +105,22 @@ TEST(EncodePolicy, AGpuIndexTheMachineLacksIsAnError) {
     EXPECT_THROW(select_gpus(parse_encode_policy("gpu:0"), DeviceInventory{}), std::invalid_argument);
 }
 
-TEST(EncodePolicy, AnFfmpegWithoutTheHardwareEncoderMakesAGpuUnusable) {
+TEST(EncodePolicy, AnFfmpegWithoutTheHardwareEncoderMakesAGpuUnusableOnlyForFfmpegsClient) {
     DeviceInventory inv = machine();
     inv.ffmpeg_av1_nvenc = false;
     inv.ffmpeg_version = "5.1.6";
-    const auto sel = select_gpus(parse_encode_policy("gpu:1"), inv);
+    EncodePolicy policy = parse_encode_policy("gpu:1");
+    policy.nvenc = NvencClient::ffmpeg;
+    const auto sel = select_gpus(policy, inv);
     ASSERT_EQ(sel.gpus.size(), 1u);
+    EXPECT_EQ(sel.gpus[0].encoder, "av1_nvenc");
     EXPECT_NE(sel.gpus[0].problem.find("no av1_nvenc"), std::string::npos) << sel.gpus[0].problem;
     EXPECT_NE(sel.gpus[0].problem.find("5.1.6"), std::string::npos) << sel.gpus[0].problem;
+    // ladder's own client needs nothing of FFmpeg's encoder.
+    const auto own = select_gpus(parse_encode_policy("gpu:1"), inv);
+    ASSERT_EQ(own.gpus.size(), 1u);
+    EXPECT_EQ(own.gpus[0].encoder, "ladder-nvenc");
+    EXPECT_EQ(own.gpus[0].problem, "");
 }
 
 TEST(EncodePolicy, NoGpusAtAllIsReportedPerFamily) {

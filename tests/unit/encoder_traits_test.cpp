@@ -33,7 +33,10 @@ TEST(EncoderTraits, EveryEncoderLadderAcceptsHasARecord) {
     // The GPU encoders --policy selects.
     ASSERT_NE(gpu_encoder_traits(DeviceKind::nvidia), nullptr);
     ASSERT_NE(gpu_encoder_traits(DeviceKind::intel), nullptr);
-    EXPECT_EQ(gpu_encoder_traits(DeviceKind::nvidia)->name, "av1_nvenc");
+    EXPECT_EQ(gpu_encoder_traits(DeviceKind::nvidia)->name, "ladder-nvenc") << "ladder drives NVENC by default";
+    EXPECT_EQ(gpu_encoder_traits(DeviceKind::nvidia, NvencClient::ffmpeg)->name, "av1_nvenc");
+    EXPECT_EQ(gpu_encoder_traits(DeviceKind::nvidia, NvencClient::ffmpeg)->family, EncoderFamily::nvenc);
+    EXPECT_EQ(gpu_encoder_traits(DeviceKind::nvidia)->family, EncoderFamily::nvenc_direct);
     EXPECT_EQ(gpu_encoder_traits(DeviceKind::intel)->name, "av1_qsv");
     EXPECT_EQ(gpu_encoder_traits(DeviceKind::cpu), nullptr);
     // The complexity analysis' SVT-AV1 takes a CRF.
@@ -42,7 +45,10 @@ TEST(EncoderTraits, EveryEncoderLadderAcceptsHasARecord) {
     std::set<std::string_view> names, short_names;
     for (const EncoderTraits& t : all_encoder_traits()) {
         EXPECT_TRUE(names.insert(t.name).second) << t.name;
-        EXPECT_TRUE(short_names.insert(t.short_name).second) << t.short_name;
+        // NVENC's two clients drive one engine: slots are "gpu0:nvenc" either way.
+        if (t.family != EncoderFamily::nvenc_direct) {
+            EXPECT_TRUE(short_names.insert(t.short_name).second) << t.short_name;
+        }
         EXPECT_EQ(&encoder_traits(t.name), &t);
         EXPECT_FALSE(t.label().empty()) << t.name;
         EXPECT_LE(t.min_preset, t.default_preset) << t.name;
@@ -50,7 +56,7 @@ TEST(EncoderTraits, EveryEncoderLadderAcceptsHasARecord) {
         EXPECT_EQ(t.in_encoder_process, !t.gpu()) << "CPU encoders run in encoder processes: " << t.name;
         EXPECT_EQ(t.threaded, !t.gpu()) << t.name;
     }
-    EXPECT_EQ(names.size(), 4u);
+    EXPECT_EQ(names.size(), 5u);
 }
 
 // The values the name-keyed functions had before the table.
