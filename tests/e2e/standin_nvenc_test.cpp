@@ -84,6 +84,18 @@ struct Driver {
         env.insert(env.end(), extra.begin(), extra.end());
     }
 
+    // Whatever ran on the stand-in kept NVENC's contract (tests/standin:
+    // a misuse is logged, and the call fails).
+    ~Driver() {
+        std::istringstream in(log());
+        std::string misuses;
+        for (std::string l; std::getline(in, l);)
+            if (l.rfind("misuse ", 0) == 0) misuses += l + "\n";
+        EXPECT_EQ(misuses, "") << "the " << nvenc_client() << " client misused the NVENC API";
+    }
+    Driver(const Driver&) = delete;
+    Driver& operator=(const Driver&) = delete;
+
     // Events of one kind ("open", "close", "refused", "lost") per GPU.
     std::map<int, int> events(const std::string& kind) const {
         std::map<int, int> per_gpu;

@@ -5,6 +5,7 @@
 #include <ffnvcodec/nvEncodeAPI.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -64,7 +65,46 @@ public:
         return status;
     }
 
+    // NVIDIA's contract (NVENC Video Encoder API Programming Guide): a call
+    // out of order, a structure of another version than the stand-in's
+    // headers', or one session's pictures sent from two threads is misuse.
+    // The call fails (NV_ENC_ERR_INVALID_CALL unless said otherwise) and the
+    // event log and stderr say what, so a client that misuses the API fails
+    // its tests (tests/e2e/standin_nvenc_test.cpp checks every log).
+    NVENCSTATUS misuse(const std::string& what, NVENCSTATUS status = NV_ENC_ERR_INVALID_CALL) {
+        report_misuse(gpu_, what);
+        return fail(status, "misuse: " + what);
+    }
+    bool initialized() const { return encoder_ != nullptr; }
+    // Held for a call into the session: a second thread inside it at the
+    // same time is misuse (a session is not thread-safe).
+    class Call {
+    public:
+        explicit Call(Session& s) : s_(s), alone_(s.calls_.fetch_add(1) == 0) {}
+        Call(const Call&) = delete;
+        Call& operator=(const Call&) = delete;
+        ~Call() { s_.calls_.fetch_sub(1); }
+        bool alone() const { return alone_; }
+
+    private:
+        Session& s_;
+        bool alone_;
+    };
+    // The end of stream was sent: the client is tearing the session down.
+    bool ended() const { return ended_; }
+    int mapped_now() const {
+        int n = 0;
+        for (const auto& [handle, r] : resources_) n += r->mappings;
+        return n;
+    }
+    std::size_t registered_now() const { return resources_.size(); }
+
     NVENCSTATUS initialize(const NV_ENC_INITIALIZE_PARAMS& p) {
+        if (p.version != NV_ENC_INITIALIZE_PARAMS_VER)
+            return misuse("NV_ENC_INITIALIZE_PARAMS of another version", NV_ENC_ERR_INVALID_VERSION);
+        if (p.encodeConfig && p.encodeConfig->version != NV_ENC_CONFIG_VER)
+            return misuse("NV_ENC_CONFIG of another version", NV_ENC_ERR_INVALID_VERSION);
+        if (encoder_) return misuse("nvEncInitializeEncoder called twice on one session");
         if (!same(p.encodeGUID, NV_ENC_CODEC_AV1_GUID)) return fail(NV_ENC_ERR_UNSUPPORTED_PARAM, "the stand-in encodes AV1 only");
         if (p.encodeWidth == 0 || p.encodeHeight == 0) return fail(NV_ENC_ERR_INVALID_PARAM, "no picture size");
         AomSettings s;
@@ -154,12 +194,27 @@ public:
     void* map(void* resource) {
         auto it = resources_.find(resource);
         if (it == resources_.end()) return nullptr;
-        auto m = std::make_unique<Mapping>(Mapping{it->second.get()});
+        auto m = std::make_unique<Mapping>(Mapping{it->second.get(), nullptr});
+        ++it->second->mappings;
         void* handle = m.get();
         mappings_[handle] = std::move(m);
         return handle;
     }
-    bool unmap(void* handle) { return mappings_.erase(handle) > 0; }
+    Mapping* mapping(void* handle) {
+        auto it = mappings_.find(handle);
+        return it == mappings_.end() ? nullptr : it->second.get();
+    }
+    Surface* resource(void* handle) {
+        auto it = resources_.find(handle);
+        return it == resources_.end() ? nullptr : it->second.get();
+    }
+    bool unmap(void* handle) {
+        auto it = mappings_.find(handle);
+        if (it == mappings_.end()) return false;
+        --it->second->surface->mappings;
+        mappings_.erase(it);
+        return true;
+    }
 
     void* add_output() {
         auto o = std::make_unique<Output>();
@@ -174,10 +229,24 @@ public:
     bool remove_output(void* handle) { return outputs_.erase(handle) > 0; }
 
     NVENCSTATUS encode(const NV_ENC_PIC_PARAMS& p) {
-        if (p.encodePicFlags & NV_ENC_PIC_FLAG_EOS) return NV_ENC_SUCCESS;  // nothing held back: no lag
-        if (!encoder_) return fail(NV_ENC_ERR_ENCODER_NOT_INITIALIZED, "not initialized");
+        if (p.version != NV_ENC_PIC_PARAMS_VER) return misuse("NV_ENC_PIC_PARAMS of another version", NV_ENC_ERR_INVALID_VERSION);
+        if (ended_) return misuse("nvEncEncodePicture after the end of stream");
+        if (p.encodePicFlags & NV_ENC_PIC_FLAG_EOS) {
+            ended_ = true;
+            return NV_ENC_SUCCESS;  // nothing held back: no lag
+        }
+        // Pictures from one thread (the end of stream may come from the one
+        // that tears the session down, once no picture is in flight).
+        if (encode_thread_ == std::thread::id{}) encode_thread_ = std::this_thread::get_id();
+        if (encode_thread_ != std::this_thread::get_id())
+            return misuse("nvEncEncodePicture of one session called from a second thread");
+        if (!encoder_) return misuse("nvEncEncodePicture before nvEncInitializeEncoder", NV_ENC_ERR_ENCODER_NOT_INITIALIZED);
         Output* out = output(p.outputBitstream);
         if (!out) return fail(NV_ENC_ERR_INVALID_PARAM, "unknown output bitstream buffer");
+        if (out->unread) return misuse("a picture encoded into a bitstream buffer whose last picture was not locked");
+        if (out->locked) return misuse("a picture encoded into a bitstream buffer the client holds locked");
+        if (const Surface* in = input(p.inputBuffer); in && in->locked)
+            return misuse("an input buffer encoded while the client holds it locked");
         const GpuLoss& loss = settings().loss;
         if (loss.gpu == gpu_ && frames_ >= loss.after_frames) {
             mark_lost(gpu_);
@@ -214,6 +283,8 @@ public:
         out->pts = p.inputTimeStamp;
         out->duration = p.inputDuration;  // FFmpeg keys its own bookkeeping on the echo
         out->frame_idx = p.frameIdx;
+        out->unread = true;
+        if (on_device) mappings_.at(p.inputBuffer)->encoded_into = out;
         since_key_ = out->type == NV_ENC_PIC_TYPE_P ? since_key_ + 1 : 1;
         ++frames_;
         return NV_ENC_SUCCESS;
@@ -277,6 +348,9 @@ private:
     bool ten_bit_ = false;
     std::uint32_t gop_ = 0;
     std::uint32_t since_key_ = 0;
+    std::thread::id encode_thread_;
+    bool ended_ = false;
+    std::atomic<int> calls_{0};
     std::int64_t frames_ = 0;
     std::int64_t device_frames_ = 0;
     std::string last_error_;

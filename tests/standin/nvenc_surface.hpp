@@ -23,13 +23,21 @@ struct Surface {
     NV_ENC_BUFFER_FORMAT format = NV_ENC_BUFFER_FORMAT_UNDEFINED;
     std::vector<std::uint8_t> host;  // input buffers only
     CUdeviceptr device = 0;          // registered resources only
+    bool locked = false;             // input buffers: locked by the client now
+    int mappings = 0;                // registered resources: mapped now
 };
+
+struct Output;
 
 struct Mapping {
     Surface* surface = nullptr;
+    Output* encoded_into = nullptr;  // the bitstream its picture went to, once encoded
 };
 
 struct Output {
+    // A picture was encoded into it and the client has not locked it yet.
+    bool unread = false;
+    bool locked = false;
     std::vector<std::uint8_t> bytes;
     std::uint64_t pts = 0;
     std::uint64_t duration = 0;

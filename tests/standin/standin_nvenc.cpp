@@ -87,6 +87,10 @@ Session* session(void* handle) { return Sessions::get().find(handle); }
 NVENCSTATUS NVENCAPI open_session_ex(NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS* p, void** encoder) {
     if (!p || !encoder) return NV_ENC_ERR_INVALID_PTR;
     *encoder = nullptr;
+    if (p->version != NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS_VER) {
+        standin::report_misuse(-1, "NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS of another version");
+        return NV_ENC_ERR_INVALID_VERSION;
+    }
     if (p->apiVersion > NVENCAPI_VERSION) return NV_ENC_ERR_INVALID_VERSION;
     if (p->deviceType != NV_ENC_DEVICE_TYPE_CUDA) return NV_ENC_ERR_UNSUPPORTED_DEVICE;
     std::string bus_id;
@@ -169,6 +173,8 @@ int capability(NV_ENC_CAPS cap) {
 NVENCSTATUS NVENCAPI caps(void* enc, GUID codec, NV_ENC_CAPS_PARAM* param, int* value) {
     if (!session(enc)) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
     if (!param || !value) return NV_ENC_ERR_INVALID_PTR;
+    if (param->version != NV_ENC_CAPS_PARAM_VER)
+        return session(enc)->misuse("NV_ENC_CAPS_PARAM of another version", NV_ENC_ERR_INVALID_VERSION);
     if (!same(codec, NV_ENC_CODEC_AV1_GUID)) return NV_ENC_ERR_UNSUPPORTED_PARAM;
     *value = capability(param->capsToQuery);
     return NV_ENC_SUCCESS;
@@ -193,6 +199,9 @@ NVENCSTATUS NVENCAPI presets(void* enc, GUID, GUID* out, uint32_t size, uint32_t
 NVENCSTATUS NVENCAPI preset_config_ex(void* enc, GUID codec, GUID, NV_ENC_TUNING_INFO, NV_ENC_PRESET_CONFIG* p) {
     if (!session(enc)) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
     if (!p) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_PRESET_CONFIG_VER || p->presetCfg.version != NV_ENC_CONFIG_VER)
+        return session(enc)->misuse("NV_ENC_PRESET_CONFIG or its NV_ENC_CONFIG of another version",
+                                    NV_ENC_ERR_INVALID_VERSION);
     if (!same(codec, NV_ENC_CODEC_AV1_GUID)) return NV_ENC_ERR_UNSUPPORTED_PARAM;
     NV_ENC_CONFIG& c = p->presetCfg;
     const uint32_t version = c.version;
@@ -220,6 +229,9 @@ NVENCSTATUS NVENCAPI create_input(void* enc, NV_ENC_CREATE_INPUT_BUFFER* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
     if (!p) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_CREATE_INPUT_BUFFER_VER)
+        return s->misuse("NV_ENC_CREATE_INPUT_BUFFER of another version", NV_ENC_ERR_INVALID_VERSION);
+    if (!s->initialized()) return s->misuse("an input buffer created before nvEncInitializeEncoder");
     if (!supported(p->bufferFmt)) return s->fail(NV_ENC_ERR_UNSUPPORTED_PARAM, "buffer format");
     p->inputBuffer = s->add_input(p->width, p->height, p->bufferFmt);
     return NV_ENC_SUCCESS;
@@ -227,14 +239,19 @@ NVENCSTATUS NVENCAPI create_input(void* enc, NV_ENC_CREATE_INPUT_BUFFER* p) {
 NVENCSTATUS NVENCAPI destroy_input(void* enc, NV_ENC_INPUT_PTR buffer) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    if (const Surface* in = s->input(buffer); in && in->locked) return s->misuse("an input buffer destroyed while locked");
     return !buffer || s->remove_input(buffer) ? NV_ENC_SUCCESS : NV_ENC_ERR_INVALID_PARAM;
 }
 NVENCSTATUS NVENCAPI lock_input(void* enc, NV_ENC_LOCK_INPUT_BUFFER* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
     if (!p) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_LOCK_INPUT_BUFFER_VER)
+        return s->misuse("NV_ENC_LOCK_INPUT_BUFFER of another version", NV_ENC_ERR_INVALID_VERSION);
     Surface* in = s->input(p->inputBuffer);
     if (!in) return NV_ENC_ERR_INVALID_PARAM;
+    if (in->locked) return s->misuse("an input buffer locked twice");
+    in->locked = true;
     p->bufferDataPtr = in->host.data();
     p->pitch = in->pitch;
     return NV_ENC_SUCCESS;
@@ -242,24 +259,37 @@ NVENCSTATUS NVENCAPI lock_input(void* enc, NV_ENC_LOCK_INPUT_BUFFER* p) {
 NVENCSTATUS NVENCAPI unlock_input(void* enc, NV_ENC_INPUT_PTR buffer) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
-    return s->input(buffer) ? NV_ENC_SUCCESS : NV_ENC_ERR_INVALID_PARAM;
+    Surface* in = s->input(buffer);
+    if (!in) return NV_ENC_ERR_INVALID_PARAM;
+    if (!in->locked) return s->misuse("an input buffer unlocked that was not locked");
+    in->locked = false;
+    return NV_ENC_SUCCESS;
 }
 NVENCSTATUS NVENCAPI create_bitstream(void* enc, NV_ENC_CREATE_BITSTREAM_BUFFER* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
     if (!p) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_CREATE_BITSTREAM_BUFFER_VER)
+        return s->misuse("NV_ENC_CREATE_BITSTREAM_BUFFER of another version", NV_ENC_ERR_INVALID_VERSION);
+    if (!s->initialized()) return s->misuse("a bitstream buffer created before nvEncInitializeEncoder");
     p->bitstreamBuffer = s->add_output();
     return NV_ENC_SUCCESS;
 }
 NVENCSTATUS NVENCAPI destroy_bitstream(void* enc, NV_ENC_OUTPUT_PTR buffer) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    if (const Output* out = s->output(buffer); out && out->locked) return s->misuse("a bitstream buffer destroyed while locked");
     return !buffer || s->remove_output(buffer) ? NV_ENC_SUCCESS : NV_ENC_ERR_INVALID_PARAM;
 }
 NVENCSTATUS NVENCAPI register_resource(void* enc, NV_ENC_REGISTER_RESOURCE* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    const Session::Call call(*s);
+    if (!call.alone()) return s->misuse("two threads in one session's calls at once");
     if (!p) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_REGISTER_RESOURCE_VER)
+        return s->misuse("NV_ENC_REGISTER_RESOURCE of another version", NV_ENC_ERR_INVALID_VERSION);
+    if (!s->initialized()) return s->misuse("a resource registered before nvEncInitializeEncoder");
     if (p->resourceType != NV_ENC_INPUT_RESOURCE_TYPE_CUDADEVICEPTR)
         return s->fail(NV_ENC_ERR_RESOURCE_REGISTER_FAILED, "only CUDA device pointers can be registered");
     if (!supported(p->bufferFormat)) return s->fail(NV_ENC_ERR_UNSUPPORTED_PARAM, "buffer format");
@@ -269,12 +299,20 @@ NVENCSTATUS NVENCAPI register_resource(void* enc, NV_ENC_REGISTER_RESOURCE* p) {
 NVENCSTATUS NVENCAPI unregister_resource(void* enc, NV_ENC_REGISTERED_PTR resource) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    const Session::Call call(*s);
+    if (!call.alone()) return s->misuse("two threads in one session's calls at once");
+    if (const Surface* r = s->resource(resource); r && r->mappings > 0)
+        return s->misuse("a resource unregistered while mapped");
     return s->remove_resource(resource) ? NV_ENC_SUCCESS : NV_ENC_ERR_RESOURCE_NOT_REGISTERED;
 }
 NVENCSTATUS NVENCAPI map_resource(void* enc, NV_ENC_MAP_INPUT_RESOURCE* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    const Session::Call call(*s);
+    if (!call.alone()) return s->misuse("two threads in one session's calls at once");
     if (!p) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_MAP_INPUT_RESOURCE_VER)
+        return s->misuse("NV_ENC_MAP_INPUT_RESOURCE of another version", NV_ENC_ERR_INVALID_VERSION);
     void* mapped = s->map(p->registeredResource);
     if (!mapped) return NV_ENC_ERR_RESOURCE_NOT_REGISTERED;
     p->mappedResource = mapped;
@@ -284,20 +322,36 @@ NVENCSTATUS NVENCAPI map_resource(void* enc, NV_ENC_MAP_INPUT_RESOURCE* p) {
 NVENCSTATUS NVENCAPI unmap_resource(void* enc, NV_ENC_INPUT_PTR mapped) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    const Session::Call call(*s);
+    if (!call.alone()) return s->misuse("two threads in one session's calls at once");
+    // Before the end of stream a mapped frame is NVENC's until its
+    // picture's bitstream is locked (the encode is complete then).
+    if (const Mapping* m = s->mapping(mapped); m && m->encoded_into && m->encoded_into->unread && !s->ended())
+        return s->misuse("a frame unmapped before its picture's bitstream was locked");
     return s->unmap(mapped) ? NV_ENC_SUCCESS : NV_ENC_ERR_RESOURCE_NOT_MAPPED;
 }
 NVENCSTATUS NVENCAPI encode_picture(void* enc, NV_ENC_PIC_PARAMS* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    const Session::Call call(*s);
+    if (!call.alone()) return s->misuse("two threads in one session's calls at once");
     if (!p) return NV_ENC_ERR_INVALID_PTR;
     return s->encode(*p);
 }
 NVENCSTATUS NVENCAPI lock_bitstream(void* enc, NV_ENC_LOCK_BITSTREAM* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    const Session::Call call(*s);
+    if (!call.alone()) return s->misuse("two threads in one session's calls at once");
     if (!p) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_LOCK_BITSTREAM_VER)
+        return s->misuse("NV_ENC_LOCK_BITSTREAM of another version", NV_ENC_ERR_INVALID_VERSION);
     Output* out = s->output(p->outputBitstream);
     if (!out) return NV_ENC_ERR_INVALID_PARAM;
+    if (out->locked) return s->misuse("a bitstream buffer locked twice");
+    if (!out->unread) return s->misuse("a bitstream buffer locked with no new picture encoded into it");
+    out->unread = false;
+    out->locked = true;
     p->bitstreamBufferPtr = out->bytes.data();
     p->bitstreamSizeInBytes = static_cast<uint32_t>(out->bytes.size());
     p->outputTimeStamp = out->pts;
@@ -312,12 +366,20 @@ NVENCSTATUS NVENCAPI lock_bitstream(void* enc, NV_ENC_LOCK_BITSTREAM* p) {
 NVENCSTATUS NVENCAPI unlock_bitstream(void* enc, NV_ENC_OUTPUT_PTR buffer) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
-    return s->output(buffer) ? NV_ENC_SUCCESS : NV_ENC_ERR_INVALID_PARAM;
+    const Session::Call call(*s);
+    if (!call.alone()) return s->misuse("two threads in one session's calls at once");
+    Output* out = s->output(buffer);
+    if (!out) return NV_ENC_ERR_INVALID_PARAM;
+    if (!out->locked) return s->misuse("a bitstream buffer unlocked that was not locked");
+    out->locked = false;
+    return NV_ENC_SUCCESS;
 }
 NVENCSTATUS NVENCAPI sequence_params(void* enc, NV_ENC_SEQUENCE_PARAM_PAYLOAD* p) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
     if (!p || !p->spsppsBuffer) return NV_ENC_ERR_INVALID_PTR;
+    if (p->version != NV_ENC_SEQUENCE_PARAM_PAYLOAD_VER)
+        return s->misuse("NV_ENC_SEQUENCE_PARAM_PAYLOAD of another version", NV_ENC_ERR_INVALID_VERSION);
     return s->sequence_header(*p);
 }
 NVENCSTATUS NVENCAPI set_io_streams(void* enc, NV_ENC_CUSTREAM_PTR, NV_ENC_CUSTREAM_PTR) {
@@ -331,11 +393,18 @@ NVENCSTATUS NVENCAPI reconfigure(void* enc, NV_ENC_RECONFIGURE_PARAMS*) {
 NVENCSTATUS NVENCAPI destroy_encoder(void* enc) {
     std::unique_ptr<Session> s = Sessions::get().take(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    // What NVIDIA's teardown asks, in order: the end of stream, frames
+    // unmapped, resources unregistered, then the session destroyed.
+    NVENCSTATUS st = NV_ENC_SUCCESS;
+    if (s->frames() > 0 && !s->ended()) st = s->misuse("a session destroyed without an end of stream");
+    if (s->mapped_now() > 0) st = s->misuse(fmt::format("a session destroyed with {} frames mapped", s->mapped_now()));
+    if (s->registered_now() > 0)
+        st = s->misuse(fmt::format("a session destroyed with {} resources registered", s->registered_now()));
     standin::log_event(
         fmt::format("close gpu={} pid={} frames={} device_frames={} busy_ms={} frame_us={} size={}x{}", s->gpu(),
                     getpid(), s->frames(), s->device_frames(), std::lround(s->busy_seconds() * 1000),
                     std::lround(s->frame_seconds() * 1e6), s->width(), s->height()));
-    return NV_ENC_SUCCESS;
+    return st;
 }
 const char* NVENCAPI last_error(void* enc) {
     Session* s = session(enc);

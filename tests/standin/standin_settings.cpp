@@ -118,3 +118,12 @@ void log_event(const std::string& line) {
 }
 
 }  // namespace ladder::standin
+
+namespace ladder::standin {
+
+void report_misuse(int gpu, const std::string& what) {
+    log_event(fmt::format("misuse gpu={} pid={} {}", gpu, getpid(), what));
+    fmt::print(stderr, "stand-in NVENC: misuse of the API: {}\n", what);
+}
+
+}  // namespace ladder::standin

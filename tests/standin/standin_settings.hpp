@@ -48,5 +48,8 @@ bool same_bus_id(const std::string& a, const std::string& b);
 // Appends one line to LADDER_STANDIN_LOG (one write(2) with O_APPEND, so
 // lines from several processes never interleave).
 void log_event(const std::string& line);
+// A client broke NVENC's contract: "misuse gpu=G pid=P WHAT" in the event
+// log and on stderr.
+void report_misuse(int gpu, const std::string& what);
 
 }  // namespace ladder::standin

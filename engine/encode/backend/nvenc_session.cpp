@@ -87,9 +87,17 @@ NvencSession::NvencSession(CUcontext context, const NvencSessionSettings& settin
     }
 }
 
+// NVIDIA's teardown, in order: the end of stream, the frame unmapped,
+// resources unregistered, buffers and session destroyed.
 NvencSession::~NvencSession() {
     try {
         const Current current(lib_, context_);
+        if (pictures_ > 0 && !ended_) {
+            NV_ENC_PIC_PARAMS eos{};
+            eos.version = NV_ENC_PIC_PARAMS_VER;
+            eos.encodePicFlags = NV_ENC_PIC_FLAG_EOS;
+            lib_.api.nvEncEncodePicture(encoder_, &eos);
+        }
         if (mapped_) lib_.api.nvEncUnmapInputResource(encoder_, mapped_);
         unregister_all();
         if (input_) lib_.api.nvEncDestroyInputBuffer(encoder_, input_);
@@ -182,6 +190,7 @@ NvencPicture NvencSession::encode(const AVFrame& frame, std::int64_t pts, bool f
     pic.inputTimeStamp = static_cast<std::uint64_t>(pts);
     pic.inputDuration = 1;
     if (force_key) pic.encodePicFlags = NV_ENC_PIC_FLAG_FORCEIDR | NV_ENC_PIC_FLAG_OUTPUT_SPSPPS;
+    ++pictures_;
     check(lib_.api.nvEncEncodePicture(encoder_, &pic), "encoding a picture");
     NvencPicture out = locked_output();
     if (mapped_) {
@@ -299,6 +308,7 @@ void NvencSession::end_of_stream() {
     NV_ENC_PIC_PARAMS pic{};
     pic.version = NV_ENC_PIC_PARAMS_VER;
     pic.encodePicFlags = NV_ENC_PIC_FLAG_EOS;
+    ended_ = true;
     check(lib_.api.nvEncEncodePicture(encoder_, &pic), "ending the stream");
 }
 

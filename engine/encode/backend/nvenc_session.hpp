@@ -84,6 +84,8 @@ private:
     NV_ENC_INPUT_PTR mapped_ = nullptr;  // the picture being encoded, when it is a CUDA frame
     int width_ = 0;
     int height_ = 0;
+    std::int64_t pictures_ = 0;  // sent to the encoder
+    bool ended_ = false;         // the end of stream was sent
 };
 
 }  // namespace ladder::engine
