@@ -1,5 +1,6 @@
-// The one file that includes ffnvcodec's dynlink_loader.h: the header
-// defines static functions and is meant for a single translation unit.
+// Includes ffnvcodec's dynlink_loader.h with loader macros of its own (the
+// header defines static functions; gpu/nvenc_library.cpp includes it too,
+// and neither file goes into a unity batch).
 #include "gpu/nvidia_codec_probe.hpp"
 
 #include <dlfcn.h>

@@ -101,7 +101,7 @@ TEST_PACKAGES=(
   # (tests/unit/language_tag_test.cpp)
   iso-codes
   # libaom's encoder headers: the stand-in NVENC driver (tests/standin) encodes
-  # with libaom; it is built where nv-codec-headers are 12.1+ (Debian 13)
+  # with libaom (with nv-codec-headers 12.1+, installed below on Debian 12)
   libaom-dev
 )
 
