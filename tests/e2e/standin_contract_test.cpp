@@ -183,17 +183,27 @@ TEST_F(StandInContract, AnInputBufferIsNotEncodedWhileLocked) {
     EXPECT_NE(misuses().find("while the client holds it locked"), std::string::npos) << misuses();
 }
 
-TEST_F(StandInContract, OneSessionsPicturesComeFromOneThread) {
+// A session's calls may come from any thread, one at a time (a slot's
+// session is taken over by whichever worker holds the slot); two threads
+// inside one session's calls at once is misuse, which every e2e run on the
+// stand-in checks (Session::Call); no test here provokes that overlap, as
+// only a sleep could line the two threads up.
+TEST_F(StandInContract, ASessionGoesOnFromAnotherThreadOneAtATime) {
     ASSERT_EQ(encode(), NV_ENC_SUCCESS);
     ASSERT_EQ(lock_and_unlock(), NV_ENC_SUCCESS);
-    NVENCSTATUS other = NV_ENC_SUCCESS;
-    std::thread([&] { other = encode(); }).join();
-    EXPECT_EQ(other, NV_ENC_ERR_INVALID_CALL);
-    EXPECT_NE(misuses().find("from a second thread"), std::string::npos) << misuses();
+    NVENCSTATUS other = NV_ENC_ERR_GENERIC;
+    std::thread([&] {
+        other = encode();
+        if (other == NV_ENC_SUCCESS) other = lock_and_unlock();
+    }).join();
+    EXPECT_EQ(other, NV_ENC_SUCCESS);
+    EXPECT_EQ(misuses(), "");
 }
 
 TEST_F(StandInContract, NothingIsEncodedAfterTheEndOfStream) {
     ASSERT_EQ(end_of_stream(), NV_ENC_SUCCESS);
+    EXPECT_EQ(end_of_stream(), NV_ENC_SUCCESS) << "FFmpeg sends it at its flush and again at close";
+    EXPECT_EQ(misuses(), "");
     EXPECT_EQ(encode(), NV_ENC_ERR_INVALID_CALL);
     EXPECT_NE(misuses().find("after the end of stream"), std::string::npos) << misuses();
 }

@@ -67,7 +67,7 @@ public:
 
     // NVIDIA's contract (NVENC Video Encoder API Programming Guide): a call
     // out of order, a structure of another version than the stand-in's
-    // headers', or one session's pictures sent from two threads is misuse.
+    // headers', or two threads in one session's calls at once is misuse.
     // The call fails (NV_ENC_ERR_INVALID_CALL unless said otherwise) and the
     // event log and stderr say what, so a client that misuses the API fails
     // its tests (tests/e2e/standin_nvenc_test.cpp checks every log).
@@ -230,16 +230,12 @@ public:
 
     NVENCSTATUS encode(const NV_ENC_PIC_PARAMS& p) {
         if (p.version != NV_ENC_PIC_PARAMS_VER) return misuse("NV_ENC_PIC_PARAMS of another version", NV_ENC_ERR_INVALID_VERSION);
-        if (ended_) return misuse("nvEncEncodePicture after the end of stream");
+        // FFmpeg sends the end of stream at its flush and again at close.
         if (p.encodePicFlags & NV_ENC_PIC_FLAG_EOS) {
             ended_ = true;
             return NV_ENC_SUCCESS;  // nothing held back: no lag
         }
-        // Pictures from one thread (the end of stream may come from the one
-        // that tears the session down, once no picture is in flight).
-        if (encode_thread_ == std::thread::id{}) encode_thread_ = std::this_thread::get_id();
-        if (encode_thread_ != std::this_thread::get_id())
-            return misuse("nvEncEncodePicture of one session called from a second thread");
+        if (ended_) return misuse("a picture sent after the end of stream");
         if (!encoder_) return misuse("nvEncEncodePicture before nvEncInitializeEncoder", NV_ENC_ERR_ENCODER_NOT_INITIALIZED);
         Output* out = output(p.outputBitstream);
         if (!out) return fail(NV_ENC_ERR_INVALID_PARAM, "unknown output bitstream buffer");
@@ -348,7 +344,6 @@ private:
     bool ten_bit_ = false;
     std::uint32_t gop_ = 0;
     std::uint32_t since_key_ = 0;
-    std::thread::id encode_thread_;
     bool ended_ = false;
     std::atomic<int> calls_{0};
     std::int64_t frames_ = 0;
