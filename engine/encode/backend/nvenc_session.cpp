@@ -259,8 +259,10 @@ void* NvencSession::mapped_device_input(const AVFrame& frame, NV_ENC_BUFFER_FORM
         NV_ENC_REGISTER_RESOURCE reg{};
         reg.version = NV_ENC_REGISTER_RESOURCE_VER;
         reg.resourceType = NV_ENC_INPUT_RESOURCE_TYPE_CUDADEVICEPTR;
-        reg.width = static_cast<std::uint32_t>(width_);
-        reg.height = static_cast<std::uint32_t>(height_);
+        // The pool's size, as FFmpeg lays the planes out (chroma after
+        // that many rows), which may exceed the picture encoded.
+        reg.width = static_cast<std::uint32_t>(frames->width);
+        reg.height = static_cast<std::uint32_t>(frames->height);
         reg.pitch = pitch;
         reg.resourceToRegister = const_cast<void*>(buffer);
         reg.bufferFormat = format;
