@@ -60,6 +60,9 @@ BufferRefPtr shared_hw_device(AVHWDeviceType type, const std::string& device) {
         AVBufferRef* raw = nullptr;
         AVDictionary* opts = nullptr;
         const char* name = device.empty() ? nullptr : device.c_str();
+        // The GPU's primary context, which the device probe made and kept
+        // (gpu/nvidia_codec_probe.cpp): one context per GPU, made once.
+        if (type == AV_HWDEVICE_TYPE_CUDA) av_dict_set(&opts, "primary_ctx", "1", 0);
         if (type == AV_HWDEVICE_TYPE_QSV && !device.empty()) {
             // QSV sits on a VA-API child device: the render node picks the GPU.
             av_dict_set(&opts, "child_device", device.c_str(), 0);

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -95,22 +96,49 @@ std::string cuda_error(const CudaFunctions& cu, CUresult r) {
     return fmt::format("CUDA error {}", static_cast<int>(r));
 }
 
-// A CUDA context for the probe, current on this thread while it lives.
-class CudaContext {
+// The GPU's primary context, current on this thread while the probe runs.
+// It is the one FFmpeg's CUDA device context takes too (av/hw_device.cpp
+// asks for the primary context), so a GPU the run goes on to use keeps it
+// (keep(): retained for the process) and its context is made once, not
+// twice: on an H200 a context costs about 100 ms to make and 55 ms to
+// destroy, one GPU after another (docs/benchmarks.md). FFmpeg wants
+// blocking sync on a primary context and refuses one already active with
+// other flags, so the flags are set before it is first made active.
+class PrimaryContext {
 public:
-    CudaContext(const CudaFunctions& cu, CUdevice device) : cu_(cu) { result_ = cu.cuCtxCreate(&ctx_, 0, device); }
-    CudaContext(const CudaContext&) = delete;
-    CudaContext& operator=(const CudaContext&) = delete;
-    ~CudaContext() {
-        if (result_ == CUDA_SUCCESS && ctx_) cu_.cuCtxDestroy(ctx_);
+    PrimaryContext(const CudaFunctions& cu, CUdevice device) : cu_(cu), device_(device) {
+        unsigned int flags = 0;
+        int active = 0;
+        if (cu.cuDevicePrimaryCtxGetState(device, &flags, &active) == CUDA_SUCCESS && !active &&
+            flags != CU_CTX_SCHED_BLOCKING_SYNC)
+            cu.cuDevicePrimaryCtxSetFlags(device, CU_CTX_SCHED_BLOCKING_SYNC);
+        result_ = cu.cuDevicePrimaryCtxRetain(&ctx_, device);
+        if (result_ == CUDA_SUCCESS) {
+            result_ = cu.cuCtxPushCurrent(ctx_);
+            pushed_ = result_ == CUDA_SUCCESS;
+            if (!pushed_) cu.cuDevicePrimaryCtxRelease(device);
+        }
+    }
+    PrimaryContext(const PrimaryContext&) = delete;
+    PrimaryContext& operator=(const PrimaryContext&) = delete;
+    ~PrimaryContext() {
+        if (!pushed_) return;
+        CUcontext popped = nullptr;
+        cu_.cuCtxPopCurrent(&popped);
+        if (!keep_) cu_.cuDevicePrimaryCtxRelease(device_);
     }
     CUresult result() const { return result_; }
     CUcontext get() const { return ctx_; }
+    // The run will use this GPU: its context stays for the process.
+    void keep() { keep_ = true; }
 
 private:
     const CudaFunctions& cu_;
+    CUdevice device_;
     CUcontext ctx_ = nullptr;
     CUresult result_ = CUDA_SUCCESS;
+    bool pushed_ = false;
+    bool keep_ = false;
 };
 
 // An open NVENC session, destroyed when the probe is done with it.
@@ -318,13 +346,15 @@ void probe_nvidia_codecs(std::vector<NvidiaGpu>& gpus, const ProbeLibraries& lib
             fail(gpu, "not asked: the encode policy excludes this GPU");
             continue;
         }
-        const CudaContext ctx(*cu, device);
+        PrimaryContext ctx(*cu, device);
         if (ctx.result() != CUDA_SUCCESS) {
-            fail(gpu, "cuCtxCreate failed: " + cuda_error(*cu, ctx.result()));
+            fail(gpu, "cuDevicePrimaryCtxRetain failed: " + cuda_error(*cu, ctx.result()));
             continue;
         }
         probe_nvenc(nvenc.get(), libs, ctx.get(), gpu);
         probe_nvdec(*cu, cuvid.get(), libs, gpu);
+        const bool decodes = std::any_of(gpu.nvdec.begin(), gpu.nvdec.end(), [](const DecodeCaps& c) { return c.supported; });
+        if (gpu.nvenc.can_encode_av1() || decodes) ctx.keep();
     }
 }
 
