@@ -83,7 +83,10 @@ std::string render_devices_table(const gpu::DeviceInventory& inv) {
         out += fmt::format("No Intel GPU: {}\n", inv.intel_status.empty() ? "none found" : inv.intel_status);
     else
         for (const auto& g : inv.intel) out += intel_block(g);
-    out += fmt::format("FFmpeg {}: av1_nvenc {}, av1_qsv {}, NVDEC+scale_cuda {}\n", inv.ffmpeg_version,
+    // ladder drives NVENC itself by default: FFmpeg's encoder matters only
+    // with --nvenc-client ffmpeg.
+    out += fmt::format("FFmpeg {}: av1_nvenc {} (for --nvenc-client ffmpeg), av1_qsv {}, NVDEC+scale_cuda {}\n",
+                       inv.ffmpeg_version,
                        yes_no(inv.ffmpeg_av1_nvenc), yes_no(inv.ffmpeg_av1_qsv), yes_no(inv.ffmpeg_nvdec));
     return out;
 }

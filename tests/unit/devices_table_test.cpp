@@ -25,7 +25,7 @@ TEST(DevicesTable, MachineWithGpus) {
         "GPU 2  Intel(R) Arc(TM) A770 Graphics  (device 56a0/0, /dev/dri/renderD129, oneVPL mfx-gen)\n"
         "  QSV AV1 encode: yes\n"
         "  QSV AV1 decode: yes\n"
-        "FFmpeg 7.1.1: av1_nvenc yes, av1_qsv yes, NVDEC+scale_cuda yes\n";
+        "FFmpeg 7.1.1: av1_nvenc yes (for --nvenc-client ffmpeg), av1_qsv yes, NVDEC+scale_cuda yes\n";
     EXPECT_EQ(cli::render_devices_table(inventory_with_gpus()), expected);
 }
 
@@ -34,7 +34,7 @@ TEST(DevicesTable, MachineWithoutGpus) {
         "CPU  Test CPU: 2 cores, 3.0 GiB available; AV1 encoders: libsvtav1 v1.4.1\n"
         "No NVIDIA GPU: NVML library libnvidia-ml.so.1 not found (no NVIDIA driver installed)\n"
         "No Intel GPU: no Intel GPU found through oneVPL\n"
-        "FFmpeg 5.1.6-0+deb12u1: av1_nvenc no, av1_qsv no, NVDEC+scale_cuda yes\n";
+        "FFmpeg 5.1.6-0+deb12u1: av1_nvenc no (for --nvenc-client ffmpeg), av1_qsv no, NVDEC+scale_cuda yes\n";
     EXPECT_EQ(cli::render_devices_table(inventory_without_gpus()), expected);
 }
 
