@@ -27,6 +27,10 @@ WORKDIR /src
 COPY scripts/install-deps.sh scripts/
 RUN scripts/install-deps.sh --build
 COPY . .
+# ON: compiler warnings are errors (CI builds with --build-arg LADDER_WERROR=ON);
+# unset, the build's default (off). Declared here, so the layers above stay
+# cached whatever its value.
+ARG LADDER_WERROR
 RUN scripts/build.sh --no-tests
 RUN scripts/runtime-packages.sh build/release/ladder > build/runtime-packages.txt
 
