@@ -180,13 +180,14 @@ remove_tree() {
 }
 
 if [[ $FRESH -eq 1 ]]; then
-  say "--fresh: removing the storage"
+  phase "--fresh: removing the storage"
   remove_tree "$DIR/storage"
   remove_tree "$DIR/run"
   remove_tree "$DIR/base.new"
   rm -f "$DIR/base.stamp" "$ARCHIVE"
 fi
 
+short_id() { local id="${1#sha256:}"; echo "${id:0:12}"; }
 # image_id NAME: the image's full ID, empty when there is no such image. (An
 # image with two names is listed twice; awk reads all lines, so buildah never
 # writes into a closed pipe, which pipefail would turn into a failure.)
@@ -257,7 +258,7 @@ EOF
 base_id="$(image_id "$BASE_IMAGE")"
 if [[ -n "$base_id" && -f "$DIR/base.stamp" && "$(sed -n 1p "$DIR/base.stamp")" == "$STAMP" &&
       "$(sed -n 2p "$DIR/base.stamp")" == "$base_id" ]]; then
-  say "reusing the base image $BASE_IMAGE (${base_id:0:12}, made $(date -r "$DIR/base.stamp" '+%F %T'))"
+  say "reusing the base image $BASE_IMAGE ($(short_id "$base_id"), made $(date -r "$DIR/base.stamp" '+%F %T'))"
 else
   phase "base image: debootstrap --variant=minbase $SUITE"
   remove_tree "$DIR/base.new"
@@ -280,7 +281,7 @@ else
   base_id="$(image_id "$BASE_IMAGE")"
   [[ -n "$base_id" ]] || die "the base image $BASE_IMAGE is missing after the import"
   printf '%s\n%s\n' "$STAMP" "$base_id" >"$DIR/base.stamp"
-  say "base image $BASE_IMAGE: ${base_id:0:12}, $(bh images --noheading --format '{{.Size}}' "$BASE_IMAGE")"
+  say "base image $BASE_IMAGE: $(short_id "$base_id"), $(bh images --noheading --format '{{.Size}}' "$BASE_IMAGE")"
 fi
 
 # ---------------------------------------------------------------- the build
@@ -340,7 +341,7 @@ if [[ ${#CMD[@]} -gt 0 ]]; then
 fi
 bh rm "$CHECK_CTR" >/dev/null
 
-say "image size: $(bh images --noheading --format '{{.Size}}' "$IMAGE") ($IMAGE, ID $(image_id "$IMAGE" | sed 's/^sha256://' | cut -c1-12))"
+say "image size: $(bh images --noheading --format '{{.Size}}' "$IMAGE") ($IMAGE, ID $(short_id "$(image_id "$IMAGE")"))"
 
 # ---------------------------------------------------------------- the archive
 phase "export as docker-archive and read it back"
