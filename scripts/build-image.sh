@@ -193,6 +193,15 @@ short_id() { local id="${1#sha256:}"; echo "${id:0:12}"; }
 # writes into a closed pipe, which pipefail would turn into a failure.)
 image_id() { { bh images --noheading --no-trunc --format '{{.ID}}' "$1" 2>/dev/null || true; } | awk 'NR == 1'; }
 
+# An interrupted run leaves buildah's working containers behind (each a full
+# copy of its image with vfs): they go, all but check-debian13.sh's
+# container for the test suite, which it keeps between runs.
+while read -r name; do
+  [[ -n "$name" && "$name" != ladder-debian13-suite ]] || continue
+  say "removing the container '$name' (left by an interrupted run)"
+  bh rm "$name" >/dev/null
+done < <(bh containers --noheading --format '{{.ContainerName}}' 2>/dev/null || true)
+
 # ---------------------------------------------------------------- the base image
 # debian:trixie-slim's set-up (debuerreotype's minimizing config and slim
 # variant), written here for a debootstrap root.
