@@ -205,7 +205,7 @@ for tool in mount umount cp awk flock renice ionice; do
 done
 [[ $PREREQUISITES_ONLY -eq 0 ]] || exit 0
 say "mounts: $([[ -n "${LADDER_DEB13_NS:-}" ]] && echo "private mount namespace" || echo "no mount namespace: host mounts, unmounted on exit")"
-if [[ -d "$ROOT/build/debian13" && -z "${LADDER_IMAGE_DIR:-}" ]]; then
+if [[ -d "$ROOT/build/debian13" ]]; then
   say "note: build/debian13 (the roots of an earlier version of this check) is no longer used: rm -rf --one-file-system build/debian13"
 fi
 
