@@ -1,7 +1,7 @@
 # ladder container image: Debian 13 (trixie; FFmpeg 7.1, which has av1_nvenc
 # and av1_qsv), ladder built from this repository, running as a non-root user.
 #
-#   docker build -t ladder .
+#   docker build -t ladder .        (or podman build -t ladder .)
 #   docker run --rm --gpus all -v "$PWD:/work" ladder encode /work/in.mp4 -o /work/out --policy all-gpus
 #
 # docs/deployment.md says more (NVIDIA, Intel, users and permissions).
@@ -14,12 +14,11 @@
 #             libraries loaded at run time for Intel GPUs), the binary, the
 #             ladder presets and a non-root user.
 #
-# CI proves this file without a Docker engine: scripts/check-debian13.sh
-# replays it in a Debian 13 root made with debootstrap (every RUN line
-# verbatim, in its stage's WORKDIR, as its stage's USER) and runs the image's
-# ENTRYPOINT as its user. That replay understands FROM debian:trixie-slim,
-# WORKDIR, COPY [--from=stage], RUN (shell form), ENV, USER, ENTRYPOINT, CMD
-# and LABEL; anything else makes the check fail until it is taught.
+# CI builds this file as written with buildah (scripts/build-image.sh, run by
+# scripts/check-debian13.sh), on a debian:trixie-slim base made locally with
+# debootstrap since no registry is reachable there, runs the image's
+# ENTRYPOINT as its USER, exports it as a docker-archive and runs the test
+# suite in a container of the build stage.
 
 FROM debian:trixie-slim AS build
 WORKDIR /src
@@ -27,6 +26,10 @@ WORKDIR /src
 COPY scripts/install-deps.sh scripts/
 RUN scripts/install-deps.sh --build
 COPY . .
+# ON: compiler warnings are errors (CI builds with --build-arg LADDER_WERROR=ON);
+# unset, the build's default (off). Declared here, so the layers above stay
+# cached whatever its value.
+ARG LADDER_WERROR
 RUN scripts/build.sh --no-tests
 RUN scripts/runtime-packages.sh build/release/ladder > build/runtime-packages.txt
 

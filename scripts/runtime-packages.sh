@@ -6,8 +6,7 @@
 # --runtime FILE`.
 #
 # The Dockerfile runs it in its build stage and installs its output in the
-# runtime stage; scripts/check-debian13.sh runs the same steps in a Debian 13
-# root. It fails (exit 1) when a library is not found or belongs to no
+# runtime stage (CI builds the image with scripts/build-image.sh). It fails (exit 1) when a library is not found or belongs to no
 # package (e.g. one built by hand under /usr/local): the list would be
 # incomplete. Libraries that are loaded with dlopen (GPU drivers, the oneVPL
 # runtime) do not show up here: install-deps.sh --runtime adds those.
