@@ -103,7 +103,7 @@ TEST(Devices, TableSaysTheSame) {
     }
     const auto yes_no = [](const json& b) { return b.get<bool>() ? "yes" : "no"; };
     const std::string ffmpeg_line = "FFmpeg " + j["ffmpeg"]["version"].get<std::string>() + ": av1_nvenc " +
-                                    yes_no(j["ffmpeg"]["av1_nvenc"]) + ", av1_qsv " + yes_no(j["ffmpeg"]["av1_qsv"]) +
+                                    yes_no(j["ffmpeg"]["av1_nvenc"]) + " (for --nvenc-client ffmpeg), av1_qsv " + yes_no(j["ffmpeg"]["av1_qsv"]) +
                                     ", NVDEC+scale_cuda " + yes_no(j["ffmpeg"]["nvdec"]) + "\n";
     EXPECT_TRUE(contains(r.out, ffmpeg_line)) << r.out;
 }
