@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
-#include <thread>
 
 #include "cli/command_run.hpp"
 #include "cli/input_options.hpp"
@@ -116,12 +115,8 @@ void add_device_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided)
                    "ones only when --cpu-slots or --cpu-encoders is given")
         ->check(check_policy)
         ->capture_default_str();
-    cmd.add_option("--nvenc-client", a.nvenc_client,
-                   "Who drives NVENC: ladder = NVIDIA's API directly (sessions open in parallel and stay open "
-                   "across chunks; works with any FFmpeg); ffmpeg = libavcodec's av1_nvenc (FFmpeg 6.0+, whose "
-                   "encoder opens wait for one process-wide lock)")
-        ->check(CLI::IsMember({"ladder", "ffmpeg"}))
-        ->capture_default_str();
+    cmd.add_option("--nvenc-client", a.nvenc_client, "Who drives NVENC: ladder (default) = NVIDIA's API, any FFmpeg; "
+                   "ffmpeg = av1_nvenc (FFmpeg 6.0+, opens locked)")->check(CLI::IsMember({"ladder", "ffmpeg"}));
     cmd.add_option("--sessions-per-gpu", a.sessions_per_gpu,
                    "Concurrent encoder sessions per GPU (default: one per NVENC engine of the GPU, as 'ladder "
                    "devices' lists them, at least one; GeForce drivers cap NVENC sessions per system)")
