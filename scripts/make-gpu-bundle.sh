@@ -20,7 +20,9 @@
 # libraries; the FFmpeg source (7.1.x, with av1_nvenc) and nv-codec-headers
 # (12.1.x) come from Debian 13's source archive, as in the Docker image.
 # The stand-in NVENC (tests/standin, test equipment) goes in
-# gpu-bundle/standin-nvenc/, apart. Everything it writes is ignored by git:
+# gpu-bundle/standin-nvenc/, apart, and the whole stand-in driver (CUDA, NVML,
+# NVENC: scripts/bench-gpu without --real-cuda) in gpu-bundle/standin-driver/.
+# Everything it writes is ignored by git:
 #   build/ffmpeg-src/         private apt config, downloaded source packages,
 #                             unpacked source trees (reused when present)
 #   build/ffmpeg-trim/build   FFmpeg build tree; build/ffmpeg-trim/prefix its
@@ -334,7 +336,7 @@ soname() { objdump -p "$1" | awk '$1 == "SONAME" { print $2 }'; }
 log "assembling ${BUNDLE#"$ROOT"/}"
 STAGE="$ROOT/gpu-bundle.tmp"
 rm -rf "$STAGE"
-mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/standin-nvenc"
+mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/standin-nvenc" "$STAGE/standin-driver"
 MANIFEST_LIBS=()
 install -m 755 "$LADDER_BUILD/ladder" "$STAGE/bin/ladder"
 # Test equipment, in a folder of its own that nothing puts on a library path
@@ -343,6 +345,9 @@ install -m 755 "$LADDER_BUILD/ladder" "$STAGE/bin/ladder"
 STANDIN_BUILD="$LADDER_BUILD/tests/standin-driver"
 [[ -f "$STANDIN_BUILD/libnvidia-encode.so.1" ]] || die "the stand-in NVENC was not built (needs libaom-dev and nv-codec-headers 12.1)"
 install -m 644 "$STANDIN_BUILD/libnvidia-encode.so.1" "$STAGE/standin-nvenc/libnvidia-encode.so.1"
+for l in libcuda.so.1 libnvidia-ml.so.1 libnvidia-encode.so.1 libnvcuvid.so.1; do
+  install -m 644 "$STANDIN_BUILD/$l" "$STAGE/standin-driver/$l"
+done
 install -m 755 "$FF_PREFIX/bin/ffmpeg" "$STAGE/bin/ffmpeg"
 install -m 755 "$FF_PREFIX/bin/ffprobe" "$STAGE/bin/ffprobe"
 for f in "$FF_PREFIX"/lib/lib*.so.*; do
@@ -354,7 +359,7 @@ done
 # the rest of the closure, until nothing new appears
 while :; do
   added=0
-  for f in "$STAGE"/bin/* "$STAGE"/lib/* "$STAGE"/standin-nvenc/*; do
+  for f in "$STAGE"/bin/* "$STAGE"/lib/* "$STAGE"/standin-nvenc/* "$STAGE"/standin-driver/*; do
     while read -r name arrow path _; do
       [[ "$arrow" == "=>" ]] || continue
       is_base "$name" && continue
@@ -371,7 +376,7 @@ while :; do
   done
   [[ $added -eq 0 ]] && break
 done
-strip --strip-unneeded "$STAGE"/bin/* "$STAGE"/lib/* "$STAGE"/standin-nvenc/*
+strip --strip-unneeded "$STAGE"/bin/* "$STAGE"/lib/* "$STAGE"/standin-nvenc/* "$STAGE"/standin-driver/*
 
 cat > "$STAGE/env.sh" <<'EOF'
 # Source this file: . gpu-bundle/env.sh
@@ -397,6 +402,8 @@ EOF
   echo "loaded at run time from the NVIDIA driver: libcuda.so.1 libnvcuvid.so.1 libnvidia-encode.so.1 libnvidia-ml.so.1"
   echo "standin-nvenc/libnvidia-encode.so.1: the stand-in NVENC (test equipment, tests/standin/README.md), used only"
   echo "  where LD_LIBRARY_PATH names standin-nvenc/ before the driver's folder"
+  echo "standin-driver/: the whole stand-in driver (CUDA, NVML, NVENC, no NVDEC; test equipment), for scripts/bench-gpu"
+  echo "  without --real-cuda: stand-in GPUs on the machine's CPUs"
 } > "$STAGE/MANIFEST.txt"
 
 rm -rf "$BUNDLE"
@@ -412,7 +419,7 @@ log "bundle size: $bytes bytes ($(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", 
 echo
 log "ldd closure of bin/* and lib/* (no LD_LIBRARY_PATH; resolved path, then who needs it):"
 declare -A dep_path dep_users
-for f in "$BUNDLE"/bin/* "$BUNDLE"/lib/* "$BUNDLE"/standin-nvenc/*; do
+for f in "$BUNDLE"/bin/* "$BUNDLE"/lib/* "$BUNDLE"/standin-nvenc/* "$BUNDLE"/standin-driver/*; do
   while read -r name arrow path _; do
     [[ "$arrow" == "=>" ]] || continue
     [[ "$path" == not ]] && die "${f#"$BUNDLE"/} needs $name, which is not found"
