@@ -295,6 +295,18 @@ void note_run(const CheckedSource& source, const gpu::GpuPool& pool, const Encod
                               describe_slots(pool), encoders.devices.decode_label()));
 }
 
+// Whether a rung the analysis speaks for may still start a session (what
+// it measures is read only then).
+std::function<bool()> rungs_still_starting(const Rungs& rungs, const ChunkAnalyzer& analyzer,
+                                           const ChunkDispatcher& dispatcher) {
+    std::vector<int> covered;
+    for (std::size_t i = 0; i < rungs.size(); ++i)
+        if (analyzer.covers(rungs[i]->spec())) covered.push_back(static_cast<int>(i));
+    return [covered, &dispatcher] {
+        return std::any_of(covered.begin(), covered.end(), [&](int r) { return !dispatcher.all_handed_out(r); });
+    };
+}
+
 // The complexity analysis shares the rate of the rungs it covers.
 void share_by_complexity(Rungs& rungs, const ChunkAnalyzer* analyzer) {
     if (!analyzer) return;
@@ -409,6 +421,7 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     if (options.shard) lanes.limit_to(FrameRange{media.span.first, media.span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, run.seams.dispatch, rungs, media.frames, source.chunk_frames, run.pool);
     if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
+    if (analyzer) analyzer->measure_while(rungs_still_starting(rungs, *analyzer, *dispatcher));
     LaneConsumers consumers(LaneConsumerSetup{.rungs = &rungs,
                                               .lanes = &lanes,
                                               .dispatcher = dispatcher.get(),

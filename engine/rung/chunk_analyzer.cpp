@@ -66,7 +66,10 @@ void ChunkAnalyzer::connect(FrameChannel& frames, std::function<bool()> ends_sou
     auto scaler = std::make_unique<RungScaler>(rung_index_, rung_, pix_fmt_, chunk_frames_, frames, chunks_, joiner_);
     scaler->ends_source(std::move(ends_source));
     scalers_.push_back(std::move(scaler));
-    if (stages_) start_scaler(scalers_.size() - 1);
+    if (stages_) {
+        start_scaler(scalers_.size() - 1);
+        start_encoder(scalers_.size() - 1);
+    }
 }
 
 void ChunkAnalyzer::start_scaler(std::size_t i) {
@@ -79,22 +82,34 @@ void ChunkAnalyzer::start_scaler(std::size_t i) {
         });
 }
 
-void ChunkAnalyzer::start(StageThreads& stages) {
-    stages_ = &stages;
-    for (std::size_t i = 0; i < scalers_.size(); ++i) start_scaler(i);
-    stages.start("analysis", [this](std::stop_token t) { measure(t); });
+// An encode per lane: one alone (about 600 frames/s of the analysis copy on
+// a core) held back the decode lanes of a 4-GPU run through its queue,
+// which the lanes must not outrun.
+void ChunkAnalyzer::start_encoder(std::size_t i) {
+    stages_->start(fmt::format("analysis {}", i), [this, i](std::stop_token t) { measure(t, static_cast<int>(i)); });
 }
 
-void ChunkAnalyzer::measure(std::stop_token stop) {
+void ChunkAnalyzer::start(StageThreads& stages) {
+    stages_ = &stages;
+    for (std::size_t i = 0; i < scalers_.size(); ++i) {
+        start_scaler(i);
+        start_encoder(i);
+    }
+}
+
+void ChunkAnalyzer::measure_while(std::function<bool()> wanted) { wanted_ = std::move(wanted); }
+
+bool ChunkAnalyzer::wanted() const { return measuring_.load() && (!wanted_ || wanted_()); }
+
+void ChunkAnalyzer::measure(std::stop_token stop, int encoder) {
     name_this_thread("analysis");
     gpu::EncoderSlot slot;
-    slot.id = slot_id_;
+    slot.id = slot_id_ + encoder;  // an encoder process's slot has one user
     slot.set_encoder(kEncoder);
     slot.threads = 1;
     slot.label = "analysis";
-    bool measuring = true;
     while (auto chunk = chunks_.pop(stop)) {
-        if (!measuring || chunk->frames.empty()) continue;
+        if (chunk->frames.empty() || !wanted()) continue;
         try {
             // A fresh encoder per chunk: SVT-AV1 returns a session's last
             // frames only at its end, and a chunk's bits are wanted as soon
@@ -105,11 +120,11 @@ void ChunkAnalyzer::measure(std::stop_token stop) {
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {
-            measuring = false;
-            progress_.note(NoteLevel::warning,
-                           fmt::format("complexity analysis stopped at chunk {} ({}); sessions of the chunks it did "
-                                       "not measure ask for their rung's plain rate",
-                                       chunk->index, e.what()));
+            if (measuring_.exchange(false))
+                progress_.note(NoteLevel::warning,
+                               fmt::format("complexity analysis stopped at chunk {} ({}); sessions of the chunks it "
+                                           "did not measure ask for their rung's plain rate",
+                                           chunk->index, e.what()));
         }
     }
 }

@@ -2,14 +2,17 @@
 // Measures each chunk's complexity (ChunkComplexity) while the source is
 // decoded. It takes the pump's frames like a rung: its own RungScaler cuts
 // a small copy (about 180 lines) into the rungs' chunks, and its encode
-// stage encodes each chunk alone with SVT-AV1 at its fastest preset and a
-// constant quality, on one thread. That costs 2-4% of the run's CPU. On
-// the corpus at 1080p it runs ahead of the rungs' sessions after their
-// first ones; with as many encoder slots as cores and hard content at a
-// small size it can fall behind them (report.json's `measured_chunks`
-// says what a session started with). A failure of the encode never fails
-// the run: the chunks measured so far stay, the rest weigh 1 (with
-// --isolation process its encoder runs in an encoder process of its own).
+// stages (one per decode lane, one thread each) encode each chunk alone with
+// SVT-AV1 at its fastest preset and a constant quality. That costs 2-4% of
+// the run's CPU. On the corpus at 1080p it runs ahead of the rungs' sessions
+// after their first ones; with as many encoder slots as cores and hard
+// content at a small size it can fall behind them (report.json's
+// `measured_chunks` says what a session started with). Once no rung it
+// speaks for can start another session it stops measuring (measure_while).
+// A failure of the encode never fails the run: the chunks measured so far
+// stay, the rest weigh 1 (with --isolation process its encoder runs in an
+// encoder process of its own).
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <stop_token>
@@ -34,7 +37,8 @@ public:
     // rung_index: a number no rung has (its chunks never meet the rungs').
     // encoders: where its encoder runs (an encoder process of its own with
     // --isolation process, so that an SVT-AV1 crash costs the analysis,
-    // never the run); slot_id: an id no encoder slot of the run has.
+    // never the run); slot_id: the first of as many ids as there will be
+    // lanes that no encoder slot of the run has.
     // lanes: the decode lanes, each with a scaler of its own.
     ChunkAnalyzer(const SourceInfo& source, int chunk_frames, int expected_chunks, int rung_index,
                   EncoderFactory encoders, int slot_id, ProgressSink& progress, int lanes = 1);
@@ -47,8 +51,13 @@ public:
     void connect(FrameChannel& frames, std::function<bool()> ends_source);
     void add_lane() { joiner_.add_lane(); }
     const ChunkComplexity& complexity() const { return complexity_; }
-    // Its stages: a scaler per lane and the encode.
+    // Its stages: a scaler and an encode per lane.
     void start(StageThreads& stages);
+    // Chunks are measured only while `wanted` says so (called before each
+    // chunk's encode, from the analysis threads): once no rung it speaks
+    // for can start another session, nothing reads what it would measure,
+    // and the run should not wait for it.
+    void measure_while(std::function<bool()> wanted);
 
     // Whether the analysis speaks for this rung: its short side at most
     // kScaleReach times the analysis copy's. Detail finer than the copy
@@ -68,12 +77,16 @@ public:
 private:
     // Until the queue is drained: every chunk is taken (so the scaler
     // feeding it never blocks the pump for long), measured while measuring works.
-    void measure(std::stop_token stop);
+    void measure(std::stop_token stop, int encoder);
+    bool wanted() const;
     void start_scaler(std::size_t i);
+    void start_encoder(std::size_t i);
 
     EncoderSettings settings_;  // the analysis copy's size, preset and CRF
     EncoderFactory encoders_;
-    int slot_id_;
+    int slot_id_;  // its first encode's; the one of lane i's is slot_id_ + i
+    std::function<bool()> wanted_;  // set before start()
+    std::atomic<bool> measuring_{true};  // false once an encode failed
     ProgressSink& progress_;
     ChunkComplexity complexity_;
     SegmentChunkQueue chunks_;

@@ -1,6 +1,7 @@
 // A rung's rate is shared among its sessions by how hard their chunks are.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -112,6 +113,34 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     EXPECT_EQ(c.measured(), 3);
     EXPECT_GT(c.weight(1, 1), 2 * c.weight(0, 1)) << "noise against flat grey";
     EXPECT_GT(c.weight(1, 1), 2 * c.weight(2, 1));
+}
+
+
+// Once no rung it speaks for can start a session, the analysis takes its
+// chunks (the lanes never wait for it) but encodes none: the run does not
+// wait for measurements nobody reads.
+TEST(ChunkAnalyzerRun, MeasuresNothingOnceNobodyReadsIt) {
+    if (!ChunkAnalyzer::available()) GTEST_SKIP() << "no libsvtav1 in this FFmpeg build";
+    SourceInfo source;
+    source.display_width = 128;
+    source.display_height = 96;
+    source.frame_rate = AVRational{25, 1};
+    NullProgressSink progress;
+    ChunkAnalyzer analyzer(source, 10, 3, 7, make_encoder_backend, 0, progress);
+    std::atomic<int> asked{0};
+    analyzer.measure_while([&asked] { return ++asked <= 1; });  // the first chunk only
+    FrameChannel lane(64);
+    analyzer.connect(lane, [] { return true; });
+    {
+        StageThreads stages{std::stop_token{}};
+        analyzer.start(stages);
+        for (int i = 0; i < 30; ++i) ASSERT_TRUE(lane.push(analysis_test_frame(128, 96, i, 7u + i), {}));
+        lane.close();
+        stages.join();
+        EXPECT_FALSE(stages.failure());
+    }
+    EXPECT_EQ(analyzer.complexity().measured(), 1);
+    EXPECT_EQ(asked.load(), 3) << "asked once per chunk";
 }
 
 
