@@ -164,7 +164,9 @@ nlohmann::json slots_json(const JobReport& r) {
                                                   [&s](const auto& session) { return session.slot == s.label; })},
                        {"encoders_opened",
                         std::count_if(r.sessions.begin(), r.sessions.end(),
-                                      [&s](const auto& session) { return session.slot == s.label && session.opened_encoder; })},
+                                      [&s](const auto& session) {
+                                          return session.slot == s.label && (session.opened_encoder || session.opened_ahead);
+                                      })},
                        {"busy_seconds", s.busy_seconds},
                        {"busy_share", r.wall_seconds > 0 ? s.busy_seconds / r.wall_seconds : 0.0},
                        {"failures", s.failures},
@@ -222,6 +224,7 @@ nlohmann::json sessions_json(const JobReport& r) {
                        {"chunks", s.chunks},
                        {"bytes", s.bytes},
                        {"opened_encoder", s.opened_encoder},
+                       {"opened_ahead", s.opened_ahead},
                        {"ended", s.ended},
                        {"start_seconds", s.start_seconds},
                        {"end_seconds", s.end_seconds}});

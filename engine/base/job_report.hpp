@@ -42,6 +42,9 @@ struct SessionRecord {
     // false: the session went on with a GPU encoder its slot kept open
     // from an earlier session on the rung, instead of opening one.
     bool opened_encoder = true;
+    // That encoder was opened for this session, before its first chunk was
+    // ready (EncoderWorker::open_ahead).
+    bool opened_ahead = false;
     std::string ended;  // why it ended: a session_end_name (engine/schedule/schedule_policy.hpp)
     double start_seconds = 0;  // since job start
     double end_seconds = 0;

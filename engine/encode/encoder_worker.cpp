@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "engine/encode/backend/encoder_backend.hpp"
 #include "engine/base/errors.hpp"
@@ -157,6 +158,7 @@ void EncoderWorker::open_session(Session& session, const gpu::EncoderSlot& slot,
             session.backend = std::move(kept->backend);
             session.settings.bitrate_kbps = kept->kbps;
             session.record.opened_encoder = false;
+            session.record.opened_ahead = kept->opened_ahead;
         }
     }
     close_idle_encoders(slot, false);  // after taking this rung's: its last chunk may be `first`
@@ -318,15 +320,39 @@ void EncoderWorker::run(std::stop_token stop) {
         run_helpers(stop);
 }
 
+// Before its first chunk is ready a GPU slot opens the encoder of the rung
+// it will most likely take, while the decoder starts: a session start (0.2 s
+// for NVENC) off the run's critical path, in parallel on every slot. The
+// encoder waits in IdleEncoders as one a session left open does. A failed
+// open is left to the first session, which opens again and says why.
+void EncoderWorker::open_ahead(const gpu::EncoderSlot& slot, int id) {
+    if (!s_.idle_encoders || !slot.traits().controls_session_rate || slot.session_capped) return;
+    const int rung = s_.dispatcher->open_ahead(id);
+    if (rung < 0) return;
+    const EncoderSettings settings = (*s_.rungs)[static_cast<std::size_t>(rung)]->settings_for_chunk(0);
+    IdleEncoder idle{nullptr, settings.bitrate_kbps, true};
+    try {
+        idle.backend = s_.factory(session_slot(slot), settings);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception&) {
+        s_.dispatcher->not_opened_ahead(id);
+        return;
+    }
+    if (!s_.idle_encoders->keep(slot, rung, idle)) s_.dispatcher->not_opened_ahead(id);
+}
+
 void EncoderWorker::run_helpers(std::stop_token stop) {
     auto priority = gpu::ClaimPriority::primary;
     const std::stop_token claim_stop = s_.no_more_work->get_token();
+    bool opened_ahead = false;
     for (;;) {
         auto lease = s_.pool->claim(priority, claim_stop);
         if (!lease || stop.stop_requested()) return;
         const gpu::EncoderSlot& slot = lease->slot();
         // Dispatcher workers are the pool's slots: the same ids.
         const int id = slot.id;
+        if (!std::exchange(opened_ahead, true)) open_ahead(slot, id);
         std::uint64_t observed = 0;
         for (;;) {
             bool finished = false;

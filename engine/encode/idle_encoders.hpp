@@ -25,7 +25,8 @@ namespace ladder::engine {
 
 struct IdleEncoder {
     std::unique_ptr<EncoderBackend> backend;
-    int kbps = 0;  // what it was opened with
+    int kbps = 0;               // what it was opened with
+    bool opened_ahead = false;  // before any session used it (EncoderWorker::open_ahead)
 };
 
 class IdleEncoders {

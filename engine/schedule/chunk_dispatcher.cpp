@@ -106,6 +106,27 @@ int ChunkDispatcher::add_worker(const std::string& encoder, int pinned_rung, int
     return static_cast<int>(state_.workers.size()) - 1;
 }
 
+int ChunkDispatcher::open_ahead(int worker) {
+    std::lock_guard lock(mu_);
+    SlotState& w = slot(worker);
+    if (w.rung >= 0 || !w.encoders_on.empty()) return -1;  // it has worked already
+    state_.now = now();
+    const int rung = opening_rung(state_, worker);
+    if (rung < 0) return -1;
+    w.opened_ahead = rung;
+    w.encoders_on.insert(rung);
+    changed();
+    return rung;
+}
+
+void ChunkDispatcher::not_opened_ahead(int worker) {
+    std::lock_guard lock(mu_);
+    SlotState& w = slot(worker);
+    if (w.opened_ahead >= 0) w.encoders_on.erase(w.opened_ahead);
+    w.opened_ahead = -1;
+    changed();
+}
+
 void ChunkDispatcher::set_frame_gpus(std::set<int> gpus) {
     std::lock_guard lock(mu_);
     state_.frame_gpus = std::move(gpus);
@@ -163,6 +184,7 @@ void ChunkDispatcher::hand_out(int worker, std::size_t rung, const RawChunk& chu
     SlotState& w = slot(worker);
     RungSchedule& r = state_.rungs[rung];
     w.rung = static_cast<int>(rung);
+    w.opened_ahead = -1;
     if (w.controls_session_rate) w.encoders_on.insert(static_cast<int>(rung));
     r.claimed_frames += static_cast<std::int64_t>(chunk.frames.size());
     w.started = state_.now;

@@ -86,6 +86,13 @@ public:
     // session's GPU, whose chunks in GPU memory it can take (RawChunk::gpu);
     // -1: it takes chunks in host memory only.
     int add_worker(const std::string& encoder, int pinned_rung, int gpu = -1);
+    // A GPU worker about to open its encoder before any chunk is ready for
+    // it (while the decoder starts): the rung to open it for (the policy's
+    // opening_rung), which counts as the worker's until it takes a chunk and
+    // as a rung where it keeps an encoder; -1 none. not_opened_ahead(): the
+    // open failed, the worker is on no rung.
+    int open_ahead(int worker);
+    void not_opened_ahead(int worker);
     // The GPUs that hold chunks in their memory (where NVDEC decodes for
     // NVENC on the same GPU); a rung whose chunks on one of them no worker
     // left can take is orphaned, as a rung no worker can serve.

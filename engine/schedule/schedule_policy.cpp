@@ -94,7 +94,7 @@ bool worked_on_gpu(const ScheduleState& s, int worker, std::size_t rung) {
     const int gpu = slot(s, worker).gpu;
     for (std::size_t i = 0; i < s.workers.size(); ++i) {
         const SlotState& o = s.workers[i];
-        if (static_cast<int>(i) != worker && !o.retired && o.gpu == gpu && o.rung == static_cast<int>(rung))
+        if (static_cast<int>(i) != worker && !o.retired && o.gpu == gpu && rung_of(o) == static_cast<int>(rung))
             return true;
     }
     return false;
@@ -205,7 +205,7 @@ double remaining_time(const ScheduleState& s, std::size_t rung) {
     for (const auto& w : s.workers) {
         if (w.retired) continue;
         if (w.speed > 0) known += w.speed;
-        if (w.rung != static_cast<int>(rung)) continue;
+        if (rung_of(w) != static_cast<int>(rung)) continue;
         if (w.speed > 0)
             throughput += w.speed;
         else
@@ -233,7 +233,7 @@ bool would_delay(const ScheduleState& s, int worker, std::size_t rung) {
     double others_busy = 0;  // seconds of in-flight work the others still have
     for (std::size_t i = 0; i < s.workers.size(); ++i) {
         const SlotState& o = s.workers[i];
-        if (static_cast<int>(i) == worker || o.retired || o.rung != static_cast<int>(rung)) continue;
+        if (static_cast<int>(i) == worker || o.retired || rung_of(o) != static_cast<int>(rung)) continue;
         if (!s.frame_gpus.empty() && o.gpu != w.gpu) continue;  // cannot take this GPU's chunks
         const double speed = o.speed > 0 ? o.speed : w.speed;
         others += speed;
@@ -287,15 +287,53 @@ int pick_rung(const ScheduleState& s, int worker) {
     return best;
 }
 
+int opening_rung(const ScheduleState& s, int worker) {
+    const SlotState& w = slot(s, worker);
+    if (!w.controls_session_rate) return -1;
+    // pick_rung's order before every chunk is queued: a rung nobody is on
+    // first (on this GPU, with chunks kept on their GPUs), the biggest of
+    // them; else the one with the most time left.
+    int best = -1;
+    std::pair<bool, double> best_key{false, -1};
+    for (std::size_t r = 0; r < s.rungs.size(); ++r) {
+        if (!can_serve(s, w, r) || rung_finished(s, r)) continue;
+        const double left = remaining_time(s, r);
+        const bool nobody = std::isinf(left) || (!s.frame_gpus.empty() && !worked_on_gpu(s, worker, r));
+        const std::pair<bool, double> key{nobody, nobody ? static_cast<double>(s.rungs[r].plan.pixels) : left};
+        if (key > best_key) {
+            best = static_cast<int>(r);
+            best_key = key;
+        }
+    }
+    return best;
+}
+
+int rung_of(const SlotState& w) { return w.rung >= 0 ? w.rung : w.opened_ahead; }
+
+namespace {
+// A worker that opened its encoder ahead waits for its rung's first chunk
+// while the decoder has not cut one yet, rather than opening another
+// encoder on a rung whose chunk came a moment earlier: every rung is cut
+// from the same frames. Not once a chunk of its rung is queued (reserved
+// for another session: the next may be far), nor while a producer waits
+// for memory (what is queued elsewhere may hold it).
+bool waits_for_opened_rung(const ScheduleState& s, const SlotState& w) {
+    if (w.opened_ahead < 0 || s.producers_waiting > 0 || all_queued(s)) return false;
+    const auto r = static_cast<std::size_t>(w.opened_ahead);
+    return can_serve(s, w, r) && !rung_finished(s, r) && s.rungs[r].queued.empty();
+}
+}  // namespace
+
 Pick pick_next(const ScheduleState& s, int worker) {
     const SlotState& w = slot(s, worker);
     // Stay on the current rung while it has a chunk ready (until every
     // chunk is queued: then longest first decides).
-    const auto current = static_cast<std::size_t>(w.rung);
-    const int rung = w.rung >= 0 && !all_queued(s) && can_serve(s, w, current) && ready_for(s, worker, current) &&
-                             !would_delay(s, worker, current)
-                         ? w.rung
-                         : pick_rung(s, worker);
+    const int on = rung_of(w);
+    const auto current = static_cast<std::size_t>(on);
+    const bool stay = on >= 0 && !all_queued(s) && can_serve(s, w, current) && ready_for(s, worker, current) &&
+                      !would_delay(s, worker, current);
+    if (!stay && waits_for_opened_rung(s, w)) return Pick{};  // wait
+    const int rung = stay ? on : pick_rung(s, worker);
     if (rung >= 0) {
         const auto r = static_cast<std::size_t>(rung);
         const int index = session_start(s, worker, r);

@@ -103,6 +103,9 @@ struct SlotState {
     SessionEnd last_end = SessionEnd::run_done;  // why its last session ended (continue_session)
     // Rungs a GPU slot has encoded: where it keeps an encoder open.
     std::set<int> encoders_on;
+    // The rung whose encoder it opened before its first chunk (open_ahead);
+    // counts as its rung until it takes a chunk. -1 none.
+    int opened_ahead = -1;
 };
 
 struct ScheduleState {
@@ -159,6 +162,14 @@ bool all_queued(const ScheduleState& s);  // every queue closed
 long final_backlog(const ScheduleState& s);
 // The rung picked for a new session of this worker; -1 none.
 int pick_rung(const ScheduleState& s, int worker);
+// The rung a GPU worker opens its encoder for before any chunk is ready for
+// it: the one pick_rung would give it if every rung had a chunk ready, with
+// the other workers on the rungs they work on or opened for; -1 none (not
+// a GPU encoder, or no rung it may serve is left).
+int opening_rung(const ScheduleState& s, int worker);
+// The rung the worker is on: the one it works on, else the one it opened
+// its encoder for ahead; -1 none.
+int rung_of(const SlotState& w);
 // Estimated seconds left on the rung (infinite when nobody works on it).
 double remaining_time(const ScheduleState& s, std::size_t rung);
 // The worker's one chunk would make the rung end later than the others would.

@@ -377,6 +377,17 @@ TEST(StandInNvenc, AGpuSlotOpensOneNvencSessionPerRung) {
             jumped |= a.at("slot") == b.at("slot") && a.at("rung") == b.at("rung") && !b.at("opened_encoder").get<bool>() &&
                       b.at("chunks").at(0).get<int>() > a.at("chunks").back().get<int>() + 1;
     EXPECT_TRUE(jumped) << report.at("sessions").dump();
+    // Each slot opened its first encoder before its first chunk was cut,
+    // one slot per rung, and its first session went on with it.
+    std::map<std::string, json> first;  // by slot
+    for (const json& session : report.at("sessions")) first.try_emplace(session.at("slot").get<std::string>(), session);
+    ASSERT_EQ(first.size(), 2u);
+    std::set<std::string> rungs_opened_ahead;
+    for (const auto& [slot, session] : first) {
+        EXPECT_TRUE(session.at("opened_ahead").get<bool>()) << session.dump();
+        rungs_opened_ahead.insert(session.at("rung").get<std::string>());
+    }
+    EXPECT_EQ(rungs_opened_ahead.size(), 2u) << "one slot per rung";
     for (const char* rung : {"180p", "90p"}) {
         EXPECT_EQ(key_frame_indexes(out / rung / "index.m3u8").size(), 40u) << rung << ": a key frame at every chunk start";
         EXPECT_EQ(decode_errors(out / rung / "index.m3u8"), "") << rung;

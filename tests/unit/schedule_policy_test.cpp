@@ -292,6 +292,48 @@ TEST(SchedulePolicy, GpuChunksGoOnlyToSessionsOnTheirGpu) {
     EXPECT_EQ(pick_next(s, on1).kind, Pick::Kind::wait) << "GPU 0's chunks are not GPU 1's: it waits for its own";
 }
 
+// Before any chunk is decoded each GPU slot opens the encoder of the rung it
+// will take: every rung once, the biggest first; then the one with the most
+// time left. With chunks kept on their GPUs, the spread is per GPU. A CPU
+// encoder opens nothing ahead.
+TEST(SchedulePolicy, GpuSlotsOpenAheadForTheRungsTheyWillTake) {
+    auto s = state({400, 100, 900});
+    const int a = add(s, "av1_nvenc", 0), b = add(s, "av1_nvenc", 0), c = add(s, "av1_nvenc", 1),
+              d = add(s, "av1_nvenc", 1);
+    const int cpu = add(s, "svt");
+    std::vector<int> opened;
+    for (int w : {a, b, c, d}) {
+        opened.push_back(opening_rung(s, w));
+        s.workers[static_cast<std::size_t>(w)].opened_ahead = opened.back();
+    }
+    EXPECT_EQ(opened, (std::vector<int>{2, 0, 1, 2})) << "each rung once, biggest first; then the most work left";
+    EXPECT_EQ(opening_rung(s, cpu), -1);
+    // Rung 1's first chunk is cut a moment before the others: the worker
+    // whose encoder is open on rung 0 waits for its own (unless a producer
+    // waits for memory).
+    queue(s, 1, 0, 1);
+    EXPECT_EQ(pick_next(s, b).kind, Pick::Kind::wait);
+    s.producers_waiting = 1;
+    EXPECT_EQ(pick_next(s, b).rung, 1);
+    s.producers_waiting = 0;
+    // The first chunks come: each takes the rung it opened for, not the biggest.
+    queue(s, 0, 0, 1);
+    queue(s, 2, 0, 1);
+    const Pick pb = pick_next(s, b);
+    EXPECT_EQ(pb.rung, 0);
+    EXPECT_EQ(rung_of(s.workers[static_cast<std::size_t>(b)]), 0);
+
+    auto kept = state({400, 100, 900});
+    kept.frame_gpus = {0, 1};
+    const int g0a = add(kept, "av1_nvenc", 0), g0b = add(kept, "av1_nvenc", 0), g1a = add(kept, "av1_nvenc", 1);
+    std::vector<int> per_gpu;
+    for (int w : {g0a, g0b, g1a}) {
+        per_gpu.push_back(opening_rung(kept, w));
+        kept.workers[static_cast<std::size_t>(w)].opened_ahead = per_gpu.back();
+    }
+    EXPECT_EQ(per_gpu, (std::vector<int>{2, 0, 2})) << "GPU 1's first slot is alone on its GPU";
+}
+
 TEST(SchedulePolicy, ARungNobodyLeftCanServeIsTheRunsFailure) {
     auto s = state({100, 100});
     queue(s, 0, 0, 1);
