@@ -340,6 +340,33 @@ TEST(StandInNvenc, ThroughputModeStreamsValidateAndDecode) {
             << "only 4 key frames in 200 carry pictures: " << r.dump();
 }
 
+TEST(StandInNvenc, ThroughputModeCanEncodeOnlyEachSessionsFirstKeyFrame) {
+    SKIP_WITHOUT_STANDIN();
+    // LADDER_STANDIN_KEY_FRAMES=first: later key frames repeat the session's
+    // first (libaom's time stops counting as the engine's); the streams stay
+    // valid, with a key frame at every chunk start, and a rung has no more
+    // distinct key frames than sessions opened its encoders.
+    const Driver driver("standin-first-key", 1, {"LADDER_STANDIN_THROUGHPUT=1", "LADDER_STANDIN_KEY_FRAMES=first"});
+    const Encoded e = encode(driver, "standin-first-key", {"--policy", "all-gpus"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    expect_valid(e.out);
+    for (const char* rung : {"720p", "540p", "360p"}) {
+        const fs::path playlist = e.out / rung / "index.m3u8";
+        EXPECT_EQ(decode_errors(playlist), "") << rung;
+        const std::vector<long> keys = key_frame_indexes(playlist);
+        const std::vector<double> sizes = video_packet_sizes(playlist);
+        ASSERT_EQ(keys.size(), 4u) << rung << ": a key frame at every chunk start";
+        std::set<double> distinct;
+        for (long k : keys) distinct.insert(sizes.at(static_cast<std::size_t>(k)));
+        int opened = 0;
+        for (const json& session : e.report.at("sessions"))
+            opened += session.at("rung") == rung &&
+                      (session.at("opened_encoder").get<bool>() || session.at("opened_ahead").get<bool>());
+        EXPECT_LE(static_cast<int>(distinct.size()), opened) << rung;
+        EXPECT_LT(distinct.size(), keys.size()) << rung << ": some key frame repeated";
+    }
+}
+
 TEST(StandInNvenc, AGpuSlotOpensOneNvencSessionPerRung) {
     SKIP_WITHOUT_STANDIN();
     // 40 one-second chunks of each of two rungs on two slots of one GPU, in

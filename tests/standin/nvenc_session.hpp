@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -265,12 +266,19 @@ public:
                          (gop_ != 0 && gop_ != NVENC_INFINITE_GOPLENGTH && since_key_ >= gop_);
         const bool intra = p.encodePicFlags & NV_ENC_PIC_FLAG_FORCEINTRA;
         EncodedPicture pic;
+        const bool reuse_key = settings().throughput && settings().first_key_frame_only;
         const auto encode_now = [&] {
             if (settings().throughput && !idr && !intra) {
                 pic = repeated_key_frame();
                 return NV_ENC_SUCCESS;
             }
-            return encode_pixels(*surface, on_device, idr || intra, pic);
+            if (reuse_key && first_key_) {
+                pic = *first_key_;
+                return NV_ENC_SUCCESS;
+            }
+            const NVENCSTATUS st = encode_pixels(*surface, on_device, idr || intra, pic);
+            if (st == NV_ENC_SUCCESS && reuse_key) first_key_ = pic;
+            return st;
         };
         if (const NVENCSTATUS st = pace_ ? pace_->frame(encode_now) : encode_now(); st != NV_ENC_SUCCESS) return st;
         out->bytes = std::move(pic.bytes);
@@ -339,6 +347,11 @@ private:
     SessionClaim claim_;
     std::unique_ptr<AomPictureEncoder> encoder_;
     std::unique_ptr<EnginePace> pace_;
+    // LADDER_STANDIN_KEY_FRAMES=first: the key frame every later one repeats
+    // (a key frame with its sequence header stands alone: valid AV1 that
+    // shows the session's first picture), so that libaom's time on the host
+    // is not counted as the engine's.
+    std::optional<EncodedPicture> first_key_;
     std::uint32_t width_ = 0;
     std::uint32_t height_ = 0;
     bool ten_bit_ = false;

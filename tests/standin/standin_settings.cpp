@@ -77,6 +77,11 @@ Settings read() {
     s.state_dir = state ? state : fmt::format("/tmp/ladder-standin-{}", getuid());
     if (const char* v = env("LADDER_STANDIN_LOG")) s.log_file = v;
     if (const char* v = env("LADDER_STANDIN_THROUGHPUT")) s.throughput = std::string(v) == "1";
+    if (const char* v = env("LADDER_STANDIN_KEY_FRAMES")) {
+        if (std::string(v) == "first") s.first_key_frame_only = true;
+        else if (std::string(v) != "each")
+            std::fprintf(stderr, "stand-in driver: LADDER_STANDIN_KEY_FRAMES=%s is not each or first\n", v);
+    }
     s.loss = read_loss();
     return s;
 }

@@ -28,6 +28,9 @@ struct Settings {
     // LADDER_STANDIN_THROUGHPUT=1: only key frames are encoded (libaom);
     // every other frame shows the last key frame again.
     bool throughput = false;
+    // LADDER_STANDIN_KEY_FRAMES=first (throughput mode): only a session's
+    // first key frame is encoded, later ones repeat its bytes.
+    bool first_key_frame_only = false;
     std::string state_dir;                      // LADDER_STANDIN_STATE_DIR
     std::string log_file;                       // LADDER_STANDIN_LOG; empty = none
     GpuLoss loss;                               // LADDER_STANDIN_LOSE_GPU=ORDINAL@FRAMES
