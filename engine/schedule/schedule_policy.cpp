@@ -314,13 +314,16 @@ namespace {
 // A worker that opened its encoder ahead waits for its rung's first chunk
 // while the decoder has not cut one yet, rather than opening another
 // encoder on a rung whose chunk came a moment earlier: every rung is cut
-// from the same frames. Not once a chunk of its rung is queued (reserved
-// for another session: the next may be far), nor while a producer waits
-// for memory (what is queued elsewhere may hold it).
+// from the same frames. Only for the rung's first chunk: once one was
+// handed out (to another worker, whose session may reserve the next ones)
+// or is queued, it waits no more; nor while a producer waits for memory
+// (what is queued elsewhere may hold it).
 bool waits_for_opened_rung(const ScheduleState& s, const SlotState& w) {
     if (w.opened_ahead < 0 || s.producers_waiting > 0 || all_queued(s)) return false;
     const auto r = static_cast<std::size_t>(w.opened_ahead);
-    return can_serve(s, w, r) && !rung_finished(s, r) && s.rungs[r].queued.empty();
+    const RungSchedule& rung = s.rungs[r];
+    return can_serve(s, w, r) && !rung_finished(s, r) && rung.queued.empty() && rung.claimed_frames == 0 &&
+           rung.in_flight == 0;
 }
 }  // namespace
 

@@ -316,6 +316,11 @@ TEST(SchedulePolicy, GpuSlotsOpenAheadForTheRungsTheyWillTake) {
     s.producers_waiting = 1;
     EXPECT_EQ(pick_next(s, b).rung, 1);
     s.producers_waiting = 0;
+    // Nor once another worker took its rung's first chunk: that session may
+    // reserve the chunks that come next.
+    s.rungs[0].claimed_frames = 4;
+    EXPECT_EQ(pick_next(s, b).rung, 1);
+    s.rungs[0].claimed_frames = 0;
     // The first chunks come: each takes the rung it opened for, not the biggest.
     queue(s, 0, 0, 1);
     queue(s, 2, 0, 1);
