@@ -320,26 +320,29 @@ void EncoderWorker::run(std::stop_token stop) {
         run_helpers(stop);
 }
 
-// Before its first chunk is ready a GPU slot opens the encoder of the rung
+// Before its first chunk is ready a GPU slot opens the session of the rung
 // it will most likely take, while the decoder starts: a session start (0.2 s
 // for NVENC) off the run's critical path, in parallel on every slot. The
-// encoder waits in IdleEncoders as one a session left open does. A failed
-// open is left to the first session, which opens again and says why.
+// encoder waits in IdleEncoders as one a session left open does. An encoder
+// that cannot open ahead (FFmpeg's av1_nvenc opens with its first frames)
+// is dropped; a failed open is left to the first session, which opens again
+// and says why.
 void EncoderWorker::open_ahead(const gpu::EncoderSlot& slot, int id) {
     if (!s_.idle_encoders || !slot.traits().controls_session_rate || slot.session_capped) return;
     const int rung = s_.dispatcher->open_ahead(id);
     if (rung < 0) return;
     const EncoderSettings settings = (*s_.rungs)[static_cast<std::size_t>(rung)]->settings_for_chunk(0);
     IdleEncoder idle{nullptr, settings.bitrate_kbps, true};
+    bool opened = false;
     try {
         idle.backend = s_.factory(session_slot(slot), settings);
+        opened = idle.backend->open_ahead();
     } catch (const Cancelled&) {
         throw;
     } catch (const std::exception&) {
-        s_.dispatcher->not_opened_ahead(id);
-        return;
+        opened = false;
     }
-    if (!s_.idle_encoders->keep(slot, rung, idle)) s_.dispatcher->not_opened_ahead(id);
+    if (!opened || !s_.idle_encoders->keep(slot, rung, idle)) s_.dispatcher->not_opened_ahead(id);
 }
 
 void EncoderWorker::run_helpers(std::stop_token stop) {

@@ -41,6 +41,8 @@ public:
     std::vector<std::int64_t> no_key_at;
     // A packet for a frame nobody sent.
     bool stray_packet = false;
+    // Whether it opens a session before its first chunk (open_ahead).
+    bool opens_ahead = false;
 
     void open(const ChunkHeader& chunk, const AVFrame& first) override {
         EXPECT_EQ(first.width, kSize);
@@ -83,6 +85,10 @@ public:
     bool is_open() const override { return open_; }
     const AVCodecParameters* stream() const override { return open_ ? stream_.get() : nullptr; }
     void probe() override { log_.calls.push_back("probe"); }
+    bool open_ahead() override {
+        if (opens_ahead) log_.calls.push_back("ahead");
+        return opens_ahead;
+    }
 
 private:
     struct Held {
@@ -182,6 +188,21 @@ TEST(SessionDriver, PacketsAreSplitBackIntoTheirChunksInOrder) {
     EXPECT_EQ(c.encoder, "libsvtav1");
     EXPECT_EQ(d->log.frames, 12);
     EXPECT_EQ(d->log.calls, (std::vector<std::string>{"open 0", "next 1", "next 2", "flush", "close"}));
+}
+
+// A session opened ahead is not open to the driver until its first chunk:
+// that chunk still opens it (the encoder goes on in the session it opened
+// or opens another), then the session goes on as any other.
+TEST(SessionDriver, ASessionOpenedAheadTakesItsFirstChunkAsAnOpen) {
+    auto d = drive("libsvtav1", 0);
+    EXPECT_FALSE(d->driver->open_ahead()) << "an encoder that cannot";
+    EXPECT_TRUE(d->log.calls.empty());
+    d->fake->opens_ahead = true;
+    EXPECT_TRUE(d->driver->open_ahead());
+    EXPECT_EQ(indices(d->driver->send(chunk(3, 4), {})), std::vector<int>{3});
+    EXPECT_EQ(indices(d->driver->send(chunk(4, 4), {})), std::vector<int>{4});
+    EXPECT_TRUE(d->driver->finish({}).empty());
+    EXPECT_EQ(d->log.calls, (std::vector<std::string>{"ahead", "open 3", "next 4", "flush", "close"}));
 }
 
 TEST(SessionDriver, AChunkThatDoesNotStartWithAKeyFrameIsRefused) {

@@ -78,6 +78,11 @@ public:
     // Opens an encoder with these settings and closes it again: the
     // pre-flight check that a device can encode at all. Throws RunError.
     virtual void probe() = 0;
+    // Opens the session before its first chunk comes, where the encoder can
+    // from its settings alone (ladder's NVENC client): its start is then off
+    // the run's critical path. False where it cannot (it opens with the
+    // first chunk, as before). Throws when the open fails.
+    virtual bool open_ahead() { return false; }
 
 protected:
     // encode() for a backend with real sessions: a session of one chunk.

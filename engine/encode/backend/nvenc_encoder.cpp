@@ -111,11 +111,35 @@ av::CodecParametersPtr NvencEncoder::stream_parameters(const std::vector<std::ui
 void NvencEncoder::open(const ChunkHeader& chunk, const AVFrame& first) {
     name_this_thread(slot_.label);
     if (chunk.frames < 1) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
-    if (session_) throw RunError(fmt::format("{}: a session is open already", slot_.label));
-    session_ = open_session(&first);
-    stream_ = stream_parameters(session_->sequence_header());
+    if (session_ && !ahead_) throw RunError(fmt::format("{}: a session is open already", slot_.label));
+    if (ahead_ && !fits(first)) close();
+    ahead_ = false;
+    if (!session_) {
+        session_ = open_session(&first);
+        stream_ = stream_parameters(session_->sequence_header());
+    }
     next_frame_ = chunk.first_frame;
     flushed_ = false;
+}
+
+// The session takes its settings' pixel format on the slot GPU's shared
+// CUDA context: the one NVDEC and scale_cuda make that GPU's frames on
+// (av::shared_hw_device), so the first chunk normally goes on in it.
+bool NvencEncoder::open_ahead() {
+    if (session_) return !flushed_;
+    name_this_thread(slot_.label);
+    session_ = open_session(nullptr);
+    stream_ = stream_parameters(session_->sequence_header());
+    flushed_ = false;
+    ahead_ = true;
+    return true;
+}
+
+bool NvencEncoder::fits(const AVFrame& first) const {
+    if (session_settings(&first).ten_bit != ten_bit_) return false;
+    if (!first.hw_frames_ctx) return true;
+    const auto* frames = reinterpret_cast<const AVHWFramesContext*>(first.hw_frames_ctx->data);
+    return cuda_context(*frames->device_ref) == cuda_context(*device_);
 }
 
 void NvencEncoder::next_chunk(const ChunkHeader& chunk, bool anywhere) {
@@ -158,6 +182,7 @@ void NvencEncoder::close() {
     session_.reset();
     device_.reset();
     flushed_ = false;
+    ahead_ = false;
 }
 
 void NvencEncoder::abandon() { close(); }

@@ -32,12 +32,14 @@ public:
     void flush(const PacketSink& sink, std::stop_token stop) override;
     void close() override;
     void abandon() override;
-    bool is_open() const override { return session_ != nullptr; }
+    bool is_open() const override { return session_ != nullptr && !ahead_; }
     const AVCodecParameters* stream() const override { return stream_.get(); }
     void probe() override;
+    bool open_ahead() override;
 
 private:
     std::unique_ptr<NvencSession> open_session(const AVFrame* first);
+    bool fits(const AVFrame& first) const;  // the session opened ahead can take this first frame
     NvencSessionSettings session_settings(const AVFrame* first) const;
     av::CodecParametersPtr stream_parameters(const std::vector<std::uint8_t>& sequence_header) const;
 
@@ -52,6 +54,7 @@ private:
     bool ten_bit_ = false;
     std::int64_t next_frame_ = 0;  // the frame number the next frame gets
     bool flushed_ = false;
+    bool ahead_ = false;  // session_ was opened ahead and has had no chunk yet
 };
 
 }  // namespace ladder::engine

@@ -159,4 +159,8 @@ std::vector<EncodedChunk> SessionDriver::finish(std::stop_token stop) {
 
 void SessionDriver::probe() { encoder_->probe(); }
 
+bool SessionDriver::open_ahead() {
+    return guarded([&] { return encoder_->open_ahead(); });
+}
+
 }  // namespace ladder::engine

@@ -102,6 +102,11 @@ public:
     virtual const AVCodecParameters* stream() const = 0;
     // Opens an encoder with the session's settings and closes it again.
     virtual void probe() = 0;
+    // Opens the session from the settings alone, before its first chunk;
+    // false where the encoder cannot. Until that chunk's open() the encoder
+    // is not is_open(): open() then goes on in it, or opens another where the
+    // chunk's frames need one (another bit depth, another CUDA context).
+    virtual bool open_ahead() { return false; }
 };
 
 class SessionDriver final : public EncoderBackend {
@@ -116,6 +121,7 @@ public:
     std::vector<EncodedChunk> send(const RawChunk& chunk, std::stop_token stop) override;
     std::vector<EncodedChunk> finish(std::stop_token stop) override;
     void probe() override;
+    bool open_ahead() override;
 
 private:
     std::vector<EncodedChunk> send_chunk(const RawChunk& chunk, std::stop_token stop);
