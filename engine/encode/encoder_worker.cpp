@@ -340,7 +340,7 @@ void EncoderWorker::open_ahead(const gpu::EncoderSlot& slot, int id) {
     } catch (const Cancelled&) {
         throw;
     } catch (const std::exception&) {
-        opened = false;
+        // left to the first session, which opens again and says why
     }
     if (!opened || !s_.idle_encoders->keep(slot, rung, idle)) s_.dispatcher->not_opened_ahead(id);
 }

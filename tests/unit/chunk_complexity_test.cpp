@@ -83,15 +83,21 @@ av::FramePtr analysis_test_frame(int w, int h, int pts, unsigned seed) {
     });
 }
 
+// A 128x96 25 fps source, smaller than the analysis copy (it is taken whole).
+SourceInfo small_source() {
+    SourceInfo source;
+    source.display_width = 128;
+    source.display_height = 96;
+    source.frame_rate = AVRational{25, 1};
+    return source;
+}
+
 // The analysis encodes every chunk it is fed, as the pump feeds a rung:
 // a chunk of noise measures far harder than a flat one. Two decode lanes
 // feed it here, split in the middle of chunk 1.
 TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     if (!ChunkAnalyzer::available()) GTEST_SKIP() << "no libsvtav1 in this FFmpeg build";
-    SourceInfo source;
-    source.display_width = 128;
-    source.display_height = 96;
-    source.frame_rate = AVRational{25, 1};
+    const SourceInfo source = small_source();
     NullProgressSink progress;
     ChunkAnalyzer analyzer(source, 10, 3, 7, make_encoder_backend, 0, progress, 2);
     FrameChannel lane0(32), lane1(32);
@@ -115,16 +121,12 @@ TEST(ChunkAnalyzerRun, NoiseMeasuresHarderThanAFlatPicture) {
     EXPECT_GT(c.weight(1, 1), 2 * c.weight(2, 1));
 }
 
-
 // Once no rung it speaks for can start a session, the analysis takes its
 // chunks (the lanes never wait for it) but encodes none: the run does not
 // wait for measurements nobody reads.
 TEST(ChunkAnalyzerRun, MeasuresNothingOnceNobodyReadsIt) {
     if (!ChunkAnalyzer::available()) GTEST_SKIP() << "no libsvtav1 in this FFmpeg build";
-    SourceInfo source;
-    source.display_width = 128;
-    source.display_height = 96;
-    source.frame_rate = AVRational{25, 1};
+    const SourceInfo source = small_source();
     NullProgressSink progress;
     ChunkAnalyzer analyzer(source, 10, 3, 7, make_encoder_backend, 0, progress);
     std::atomic<int> asked{0};

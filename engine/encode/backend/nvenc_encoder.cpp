@@ -126,7 +126,7 @@ void NvencEncoder::open(const ChunkHeader& chunk, const AVFrame& first) {
 // CUDA context: the one NVDEC and scale_cuda make that GPU's frames on
 // (av::shared_hw_device), so the first chunk normally goes on in it.
 bool NvencEncoder::open_ahead() {
-    if (session_) return !flushed_;
+    if (session_) return ahead_;
     name_this_thread(slot_.label);
     session_ = open_session(nullptr);
     stream_ = stream_parameters(session_->sequence_header());
