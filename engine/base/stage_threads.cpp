@@ -4,6 +4,7 @@
 
 #include "av/av_error.hpp"
 #include "engine/base/errors.hpp"
+#include "engine/base/thread_name.hpp"
 
 extern "C" {
 #include <libavutil/error.h>
@@ -52,7 +53,8 @@ void StageThreads::record(std::exception_ptr failure) {
 void StageThreads::start(const std::string& name, std::function<void(std::stop_token)> body,
                          std::function<void()> cleanup) {
     if (stop_.stop_requested()) return;
-    auto run = [this, body = std::move(body), cleanup = std::move(cleanup)] {
+    auto run = [this, thread_name = stage_thread_name(name), body = std::move(body), cleanup = std::move(cleanup)] {
+        name_this_thread(thread_name);
         try {
             body(stop_.get_token());
         } catch (...) {

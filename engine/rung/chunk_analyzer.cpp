@@ -9,7 +9,7 @@ extern "C" {
 #include <fmt/format.h>
 
 #include "engine/base/errors.hpp"
-#include "engine/encode/backend/thread_name.hpp"
+#include "engine/base/thread_name.hpp"
 
 namespace ladder::engine {
 

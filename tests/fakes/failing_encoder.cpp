@@ -5,7 +5,7 @@
 // nothing of it.
 //
 // A slot is recognised by the name of the thread that runs its encoder
-// (ladder names it after the slot's label, engine/encode/backend/thread_name.hpp), so the
+// (ladder names it after the slot's label, engine/base/thread_name.hpp), so the
 // same faults hit an encoder process (the default) and ladder's own worker
 // thread (--isolation none).
 //

@@ -1,13 +1,18 @@
 // StageThreads: the first real failure stops every stage; a stage's cleanup
 // runs after its failure is recorded; a thread that cannot be started is a
 // failure like any other, the stages already running are stopped and
-// joined, and nothing more starts; leaving the scope stops and joins.
+// joined, and nothing more starts; leaving the scope stops and joins; each
+// stage's thread carries its name (top -H), the distinguishing part kept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <pthread.h>
 #include <mutex>
+#include <string>
 #include <system_error>
+#include <vector>
 
 extern "C" {
 #include <libavutil/error.h>
@@ -131,6 +136,23 @@ TEST(StageThreads, LeavingTheScopeStopsAndJoins) {
             });
     }  // an exception between start() and join() leaves this way
     EXPECT_EQ(ended.load(), 3);
+}
+
+TEST(StageThreads, EachStageThreadIsNamedWithWhatTellsItApart) {
+    std::mutex mu;
+    std::vector<std::string> names;
+    {
+        StageThreads stages({});
+        for (const char* stage : {"decode lane 3", "rung 1080p scaler 12", "encoder worker 15"})
+            stages.start(stage, [&](std::stop_token) {
+                char name[16] = {};
+                pthread_getname_np(pthread_self(), name, sizeof name);
+                std::lock_guard lock(mu);
+                names.emplace_back(name);
+            });
+    }
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"1080p scaler 12", "decode lane 3", "worker 15"}));
 }
 
 }  // namespace

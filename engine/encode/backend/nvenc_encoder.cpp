@@ -7,7 +7,7 @@
 #include "av/extradata.hpp"
 #include "av/hw_device.hpp"
 #include "engine/base/errors.hpp"
-#include "engine/encode/backend/thread_name.hpp"
+#include "engine/base/thread_name.hpp"
 #include "mux/av1_metadata_obu.hpp"
 
 extern "C" {

@@ -4,11 +4,17 @@
 // ladder's process and in an encoder process alike; threads the encoder
 // library starts while it opens inherit the name, so a busy or stuck
 // library thread says which slot it works for.
+#include <string>
 #include <string_view>
 
 namespace ladder::engine {
 
 // Linux keeps 15 bytes of a thread's name; longer names are cut there.
 void name_this_thread(std::string_view name);
+
+// A stage's thread name ("rung 1080p scaler 12" -> "1080p scaler 12"):
+// the words every stage of its kind shares go first where the name is too
+// long, so that the part that tells the stages apart stays.
+std::string stage_thread_name(std::string_view stage);
 
 }  // namespace ladder::engine
