@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
-#include <thread>
 
 #include "av/av_error.hpp"
 #include "av/filter_chain.hpp"
@@ -169,21 +167,6 @@ av::FramePtr RungScaler::scale_on_gpu(av::FramePtr src) {
     return std::move(out.front());
 }
 
-namespace {
-
-// A lane's scalers are its slowest stage where the encoders are fast (GPUs):
-// one thread scales a 1080p source to 720p at about 400 frames/s. Its work is
-// split over a thread per quarter of 1080p (at most 4 and the machine's
-// cores); swscale's slices give the same pixels as one thread.
-int host_scale_threads(const AVFrame& src) {
-    constexpr double kPixelsPerThread = 1920.0 * 1080.0 / 4.0;
-    const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int wanted = static_cast<int>(std::ceil(static_cast<double>(src.width) * src.height / kPixelsPerThread));
-    return std::clamp(wanted, 1, std::min(4, cores));
-}
-
-}  // namespace
-
 av::FramePtr RungScaler::scale(av::FramePtr src) {
     if (src->format == AV_PIX_FMT_CUDA) {
         src = scale_on_gpu(std::move(src));
@@ -192,10 +175,19 @@ av::FramePtr RungScaler::scale(av::FramePtr src) {
     const bool square = src->sample_aspect_ratio.num == src->sample_aspect_ratio.den || src->sample_aspect_ratio.num == 0;
     if (src->width == rung_.width && src->height == rung_.height && square && src->format == pix_fmt_)
         return src;  // same buffers, no copy
-    if (!host_scaler_)
-        host_scaler_.emplace(fmt::format("rung {}", rung_.name), rung_.width, rung_.height, pix_fmt_,
-                             host_scale_threads(*src));
-    av::FramePtr dst = host_scaler_->scale(*src);
+    // The same context while the input keeps its size and format.
+    sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),
+                                    rung_.width, rung_.height, pix_fmt_, SWS_BICUBIC, nullptr, nullptr, nullptr));
+    if (!sws_)
+        throw RunError(fmt::format("rung {}: cannot scale {}x{} to {}x{}", rung_.name, src->width, src->height,
+                                   rung_.width, rung_.height));
+    av::FramePtr dst = av::make_frame();
+    dst->width = rung_.width;
+    dst->height = rung_.height;
+    dst->format = pix_fmt_;
+    av::check(av_frame_get_buffer(dst.get(), 0), "allocating a scaled frame");
+    av::check(av_frame_copy_props(dst.get(), src.get()), "copying frame properties");
+    av::check(sws_scale_frame(sws_.get(), dst.get(), src.get()), fmt::format("scaling for rung {}", rung_.name));
     dst->sample_aspect_ratio = AVRational{1, 1};
     return dst;
 }

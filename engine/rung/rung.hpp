@@ -50,7 +50,6 @@
 #include <string>
 #include <vector>
 
-#include "av/frame_scaler.hpp"
 #include "engine/base/chunk.hpp"
 #include "engine/base/memory_budget.hpp"
 #include "engine/base/progress_sink.hpp"
@@ -173,7 +172,7 @@ private:
     // Takes a chunk from the resume journal instead of queueing it for
     // encoding; true when it did.
     std::function<bool(RawChunk&)> resume_;
-    std::optional<av::FrameScaler> host_scaler_;  // made for the first host frame's size
+    av::SwsPtr sws_;
     std::unique_ptr<av::FilterChain> gpu_chain_;
     int gpu_chain_width_ = 0;  // the size gpu_chain_ takes (NVDEC frames change size with the stream)
     int gpu_chain_height_ = 0;
