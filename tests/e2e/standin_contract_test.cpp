@@ -2,7 +2,8 @@
 // NVIDIA's API forbids. These tests load it into the test process and break
 // the contract on purpose, one rule at a time: each call must fail and the
 // event log must name the misuse (the e2e tests on the stand-in fail on any
-// such line, tests/e2e/standin_nvenc_test.cpp).
+// such line, tests/e2e/standin_nvenc_test.cpp). Two check what it allows
+// and asks: pictures in flight before their locks, input buffers kept until then.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -60,6 +61,11 @@ protected:
     void TearDown() override {
         if (encoder_) api_.nvEncDestroyEncoder(encoder_);
         // The libraries stay loaded: the stand-in keeps process-wide state.
+        // The settings go: later tests in this process start ladder with
+        // their own (this log and no pace would be theirs).
+        for (const char* name : {"LADDER_STANDIN_LOG", "LADDER_STANDIN_STATE_DIR", "LADDER_STANDIN_OPEN_MS",
+                                 "LADDER_STANDIN_PACE"})
+            unsetenv(name);
     }
 
     void open_session() {
@@ -99,13 +105,13 @@ protected:
         output_ = out.bitstreamBuffer;
     }
 
-    NV_ENC_PIC_PARAMS picture() const {
+    NV_ENC_PIC_PARAMS picture(NV_ENC_INPUT_PTR input = nullptr, NV_ENC_OUTPUT_PTR output = nullptr) const {
         NV_ENC_PIC_PARAMS pic{};
         pic.version = NV_ENC_PIC_PARAMS_VER;
         pic.inputWidth = pic.inputHeight = 64;
         pic.inputPitch = 256;
-        pic.inputBuffer = input_;
-        pic.outputBitstream = output_;
+        pic.inputBuffer = input ? input : input_;
+        pic.outputBitstream = output ? output : output_;
         pic.bufferFmt = NV_ENC_BUFFER_FORMAT_NV12;
         pic.pictureStruct = NV_ENC_PIC_STRUCT_FRAME;
         return pic;
@@ -114,12 +120,31 @@ protected:
         NV_ENC_PIC_PARAMS pic = picture();
         return api_.nvEncEncodePicture(encoder_, &pic);
     }
-    NVENCSTATUS lock_and_unlock() {
+    NVENCSTATUS lock_and_unlock(NV_ENC_OUTPUT_PTR output = nullptr, std::uint64_t* pts = nullptr) {
         NV_ENC_LOCK_BITSTREAM lock{};
         lock.version = NV_ENC_LOCK_BITSTREAM_VER;
-        lock.outputBitstream = output_;
+        lock.outputBitstream = output ? output : output_;
         if (const NVENCSTATUS st = api_.nvEncLockBitstream(encoder_, &lock); st != NV_ENC_SUCCESS) return st;
-        return api_.nvEncUnlockBitstream(encoder_, output_);
+        if (pts) *pts = lock.outputTimeStamp;
+        return api_.nvEncUnlockBitstream(encoder_, lock.outputBitstream);
+    }
+    NV_ENC_INPUT_PTR another_input() {
+        NV_ENC_CREATE_INPUT_BUFFER in{};
+        in.version = NV_ENC_CREATE_INPUT_BUFFER_VER;
+        in.width = in.height = 64;
+        in.bufferFmt = NV_ENC_BUFFER_FORMAT_NV12;
+        return api_.nvEncCreateInputBuffer(encoder_, &in) == NV_ENC_SUCCESS ? in.inputBuffer : nullptr;
+    }
+    NV_ENC_OUTPUT_PTR another_output() {
+        NV_ENC_CREATE_BITSTREAM_BUFFER out{};
+        out.version = NV_ENC_CREATE_BITSTREAM_BUFFER_VER;
+        return api_.nvEncCreateBitstreamBuffer(encoder_, &out) == NV_ENC_SUCCESS ? out.bitstreamBuffer : nullptr;
+    }
+    NVENCSTATUS lock_input(NV_ENC_INPUT_PTR input) {
+        NV_ENC_LOCK_INPUT_BUFFER lock{};
+        lock.version = NV_ENC_LOCK_INPUT_BUFFER_VER;
+        lock.inputBuffer = input;
+        return api_.nvEncLockInputBuffer(encoder_, &lock);
     }
     NVENCSTATUS end_of_stream() {
         NV_ENC_PIC_PARAMS eos{};
@@ -245,6 +270,37 @@ TEST_F(StandInContract, AMappedFrameIsNvencsUntilItsBitstreamIsLocked) {
     ASSERT_EQ(lock_and_unlock(), NV_ENC_SUCCESS);
     EXPECT_EQ(api_.nvEncUnmapInputResource(encoder_, map.mappedResource), NV_ENC_SUCCESS);
     EXPECT_EQ(api_.nvEncUnregisterResource(encoder_, reg.registeredResource), NV_ENC_SUCCESS);
+}
+
+// NVIDIA's NvEncoder sample keeps several pictures in flight: each has its
+// own input and bitstream buffer, and each lock returns that picture's bytes.
+TEST_F(StandInContract, PicturesInFlightAreLockedInTheOrderTheyWereSent) {
+    NV_ENC_INPUT_PTR inputs[] = {input_, another_input(), another_input()};
+    NV_ENC_OUTPUT_PTR outputs[] = {output_, another_output(), another_output()};
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_TRUE(inputs[i] && outputs[i]);
+        NV_ENC_PIC_PARAMS pic = picture(inputs[i], outputs[i]);
+        pic.inputTimeStamp = 10 + static_cast<std::uint64_t>(i);
+        ASSERT_EQ(api_.nvEncEncodePicture(encoder_, &pic), NV_ENC_SUCCESS) << api_.nvEncGetLastErrorString(encoder_);
+    }
+    for (int i = 0; i < 3; ++i) {
+        std::uint64_t pts = 0;
+        ASSERT_EQ(lock_and_unlock(outputs[i], &pts), NV_ENC_SUCCESS);
+        EXPECT_EQ(pts, 10u + static_cast<std::uint64_t>(i));
+    }
+    EXPECT_EQ(end_of_stream(), NV_ENC_SUCCESS);
+    EXPECT_EQ(misuses(), "");
+}
+
+// An input buffer's picture is NVENC's until its bitstream is locked: the
+// client may not write the buffer again before that.
+TEST_F(StandInContract, AnInputBufferIsNvencsUntilItsBitstreamIsLocked) {
+    ASSERT_EQ(encode(), NV_ENC_SUCCESS);
+    EXPECT_EQ(lock_input(input_), NV_ENC_ERR_INVALID_CALL);
+    EXPECT_NE(misuses().find("an input buffer written before its picture's bitstream was locked"), std::string::npos)
+        << misuses();
+    ASSERT_EQ(lock_and_unlock(), NV_ENC_SUCCESS);
+    EXPECT_EQ(lock_input(input_), NV_ENC_SUCCESS);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 
 #include "tests/standin/aom_picture_encoder.hpp"
 #include "tests/standin/cuda_calls.hpp"
+#include "tests/standin/engine_queue.hpp"
 #include "tests/standin/nvenc_pace.hpp"
 #include "tests/standin/nvenc_surface.hpp"
 #include "tests/standin/session_registry.hpp"
@@ -139,6 +140,8 @@ public:
         ten_bit_ = s.ten_bit;
         try {
             encoder_ = std::make_unique<AomPictureEncoder>(s);
+            // Read now: later the encoder is the engine queue's.
+            sequence_header_ = encoder_->sequence_header();
         } catch (const std::exception& e) {
             return fail(NV_ENC_ERR_INVALID_PARAM, e.what());
         }
@@ -155,7 +158,7 @@ public:
 
     NVENCSTATUS sequence_header(NV_ENC_SEQUENCE_PARAM_PAYLOAD& p) {
         if (!encoder_) return fail(NV_ENC_ERR_ENCODER_NOT_INITIALIZED, "not initialized");
-        const std::vector<std::uint8_t> header = encoder_->sequence_header();
+        const std::vector<std::uint8_t>& header = sequence_header_;
         if (header.empty() || header.size() > p.inBufferSize) return fail(NV_ENC_ERR_NOT_ENOUGH_BUFFER, "sequence header");
         std::memcpy(p.spsppsBuffer, header.data(), header.size());
         if (p.outSPSPPSPayloadSize) *p.outSPSPPSPayloadSize = static_cast<std::uint32_t>(header.size());
@@ -227,7 +230,16 @@ public:
         auto it = outputs_.find(handle);
         return it == outputs_.end() ? nullptr : it->second.get();
     }
-    bool remove_output(void* handle) { return outputs_.erase(handle) > 0; }
+    bool remove_output(void* handle) {
+        auto it = outputs_.find(handle);
+        if (it == outputs_.end()) return false;
+        for (auto& [h, in] : inputs_)
+            if (in->encoded_into == it->second.get()) in->encoded_into = nullptr;
+        for (auto& [h, m] : mappings_)
+            if (m->encoded_into == it->second.get()) m->encoded_into = nullptr;
+        outputs_.erase(it);
+        return true;
+    }
 
     NVENCSTATUS encode(const NV_ENC_PIC_PARAMS& p) {
         if (p.version != NV_ENC_PIC_PARAMS_VER) return misuse("NV_ENC_PIC_PARAMS of another version", NV_ENC_ERR_INVALID_VERSION);
@@ -250,7 +262,7 @@ public:
             log_event(fmt::format("lost gpu={} pid={} frames={}", gpu_, getpid(), frames_));
             return fail(NV_ENC_ERR_DEVICE_NOT_EXIST, "the stand-in lost this GPU (LADDER_STANDIN_LOSE_GPU)");
         }
-        const Surface* surface = nullptr;
+        Surface* surface = nullptr;
         bool on_device = false;
         if (Surface* s = input(p.inputBuffer)) {
             surface = s;
@@ -265,51 +277,62 @@ public:
         const bool idr = frames_ == 0 || (p.encodePicFlags & NV_ENC_PIC_FLAG_FORCEIDR) ||
                          (gop_ != 0 && gop_ != NVENC_INFINITE_GOPLENGTH && since_key_ >= gop_);
         const bool intra = p.encodePicFlags & NV_ENC_PIC_FLAG_FORCEINTRA;
-        EncodedPicture pic;
+        // The picture's pixels are read now, in the client's call (NVENC reads
+        // them later; the client may not touch them until the lock, which
+        // lock_input and unmap check); the engine queue makes the picture.
         const bool reuse_key = settings().throughput && settings().first_key_frame_only;
-        const auto encode_now = [&] {
-            if (settings().throughput && !idr && !intra) {
-                pic = repeated_key_frame();
+        const bool repeat = settings().throughput && !idr && !intra;
+        const bool key = idr || intra;
+        std::shared_ptr<aom_image_t> pixels;
+        if (!repeat && !(reuse_key && key_frame_made_)) {
+            if (NVENCSTATUS st = read_pixels(*surface, on_device, pixels); st != NV_ENC_SUCCESS) return st;
+            key_frame_made_ = key_frame_made_ || key;
+        }
+        auto work = [this, pixels, repeat, reuse_key, key, frame = frames_](EncodedPicture& pic) {
+            const auto make = [&] {
+                if (repeat) {
+                    pic = repeated_key_frame();
+                    return NV_ENC_SUCCESS;
+                }
+                if (reuse_key && first_key_) {
+                    pic = *first_key_;
+                    return NV_ENC_SUCCESS;
+                }
+                pic = encoder_->encode(*pixels, frame, key);  // throws: the queue says so at the lock
+                if (reuse_key) first_key_ = pic;
                 return NV_ENC_SUCCESS;
-            }
-            if (reuse_key && first_key_) {
-                pic = *first_key_;
-                return NV_ENC_SUCCESS;
-            }
-            const NVENCSTATUS st = encode_pixels(*surface, on_device, idr || intra, pic);
-            if (st == NV_ENC_SUCCESS && reuse_key) first_key_ = pic;
-            return st;
+            };
+            return pace_ ? pace_->frame(make) : make();
         };
-        if (const NVENCSTATUS st = pace_ ? pace_->frame(encode_now) : encode_now(); st != NV_ENC_SUCCESS) return st;
-        out->bytes = std::move(pic.bytes);
-        out->qp = static_cast<std::uint32_t>(pic.qp);
-        out->type = pic.key ? (idr ? NV_ENC_PIC_TYPE_IDR : NV_ENC_PIC_TYPE_I) : NV_ENC_PIC_TYPE_P;
         out->pts = p.inputTimeStamp;
         out->duration = p.inputDuration;  // FFmpeg keys its own bookkeeping on the echo
         out->frame_idx = p.frameIdx;
         out->unread = true;
         if (on_device) mappings_.at(p.inputBuffer)->encoded_into = out;
-        since_key_ = out->type == NV_ENC_PIC_TYPE_P ? since_key_ + 1 : 1;
+        else surface->encoded_into = out;
+        since_key_ = repeat ? since_key_ + 1 : 1;
         ++frames_;
+        engine_.push(*out, idr, std::move(work));
         return NV_ENC_SUCCESS;
     }
 
+    // Waits for the buffer's picture to leave the engine.
+    void wait_for(const Output& out) { engine_.wait_for(out); }
+    // Waits for every picture queued (before the session's numbers are read).
+    void wait_all() { engine_.wait_all(); }
+
 private:
-    NVENCSTATUS encode_pixels(const Surface& surface, bool on_device, bool key, EncodedPicture& pic) {
+    NVENCSTATUS read_pixels(const Surface& surface, bool on_device, std::shared_ptr<aom_image_t>& pixels) {
         std::vector<std::uint8_t> copied;
         const std::uint8_t* base = surface.host.data();
         if (on_device) {
             if (NVENCSTATUS st = download(surface, copied); st != NV_ENC_SUCCESS) return st;
             base = copied.data();
         }
-        const Image img(aom_img_alloc(nullptr, ten_bit_ ? AOM_IMG_FMT_I42016 : AOM_IMG_FMT_I420, width_, height_, 32));
-        if (!img) return fail(NV_ENC_ERR_OUT_OF_MEMORY, "picture");
-        fill_image(base, surface, std::min(width_, surface.width), std::min(height_, surface.height), *img);
-        try {
-            pic = encoder_->encode(*img, frames_, key);
-        } catch (const std::exception& e) {
-            return fail(NV_ENC_ERR_GENERIC, e.what());
-        }
+        pixels.reset(aom_img_alloc(nullptr, ten_bit_ ? AOM_IMG_FMT_I42016 : AOM_IMG_FMT_I420, width_, height_, 32),
+                     FreeImage{});
+        if (!pixels) return fail(NV_ENC_ERR_OUT_OF_MEMORY, "picture");
+        fill_image(base, surface, std::min(width_, surface.width), std::min(height_, surface.height), *pixels);
         return NV_ENC_SUCCESS;
     }
 
@@ -351,7 +374,9 @@ private:
     // (a key frame with its sequence header stands alone: valid AV1 that
     // shows the session's first picture), so that libaom's time on the host
     // is not counted as the engine's.
-    std::optional<EncodedPicture> first_key_;
+    std::optional<EncodedPicture> first_key_;  // the engine queue's
+    bool key_frame_made_ = false;              // a key frame was queued (the client's side of first_key_)
+    std::vector<std::uint8_t> sequence_header_;
     std::uint32_t width_ = 0;
     std::uint32_t height_ = 0;
     bool ten_bit_ = false;
@@ -366,6 +391,9 @@ private:
     std::map<void*, std::unique_ptr<Surface>> resources_;
     std::map<void*, std::unique_ptr<Mapping>> mappings_;
     std::map<void*, std::unique_ptr<Output>> outputs_;
+    // Last: its thread may still fill outputs_ and read encoder_ and
+    // pace_ until it is gone.
+    EngineQueue engine_;
 };
 
 }  // namespace ladder::standin

@@ -10,9 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ladder::standin {
+
+struct Output;
 
 // Where a picture's bytes are: an input buffer (host memory) or a
 // registered CUDA device pointer.
@@ -25,9 +28,8 @@ struct Surface {
     CUdeviceptr device = 0;          // registered resources only
     bool locked = false;             // input buffers: locked by the client now
     int mappings = 0;                // registered resources: mapped now
+    Output* encoded_into = nullptr;  // input buffers: the bitstream their last picture went to
 };
-
-struct Output;
 
 struct Mapping {
     Surface* surface = nullptr;
@@ -38,6 +40,11 @@ struct Output {
     // A picture was encoded into it and the client has not locked it yet.
     bool unread = false;
     bool locked = false;
+    // Its picture is still queued for the engine (EngineQueue's lock guards
+    // this and what the engine writes: status, bytes, qp, type).
+    bool pending = false;
+    NVENCSTATUS status = NV_ENC_SUCCESS;
+    std::string error;  // the engine's words for a status other than success
     std::vector<std::uint8_t> bytes;
     std::uint64_t pts = 0;
     std::uint64_t duration = 0;

@@ -251,6 +251,9 @@ NVENCSTATUS NVENCAPI lock_input(void* enc, NV_ENC_LOCK_INPUT_BUFFER* p) {
     Surface* in = s->input(p->inputBuffer);
     if (!in) return NV_ENC_ERR_INVALID_PARAM;
     if (in->locked) return s->misuse("an input buffer locked twice");
+    // Its last picture is NVENC's until that picture's bitstream is locked.
+    if (in->encoded_into && in->encoded_into->unread && !s->ended())
+        return s->misuse("an input buffer written before its picture's bitstream was locked");
     in->locked = true;
     p->bufferDataPtr = in->host.data();
     p->pitch = in->pitch;
@@ -278,7 +281,9 @@ NVENCSTATUS NVENCAPI create_bitstream(void* enc, NV_ENC_CREATE_BITSTREAM_BUFFER*
 NVENCSTATUS NVENCAPI destroy_bitstream(void* enc, NV_ENC_OUTPUT_PTR buffer) {
     Session* s = session(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
-    if (const Output* out = s->output(buffer); out && out->locked) return s->misuse("a bitstream buffer destroyed while locked");
+    const Output* out = s->output(buffer);
+    if (out && out->locked) return s->misuse("a bitstream buffer destroyed while locked");
+    if (out) s->wait_for(*out);  // the engine may still be writing into it
     return !buffer || s->remove_output(buffer) ? NV_ENC_SUCCESS : NV_ENC_ERR_INVALID_PARAM;
 }
 NVENCSTATUS NVENCAPI register_resource(void* enc, NV_ENC_REGISTER_RESOURCE* p) {
@@ -350,7 +355,10 @@ NVENCSTATUS NVENCAPI lock_bitstream(void* enc, NV_ENC_LOCK_BITSTREAM* p) {
     if (!out) return NV_ENC_ERR_INVALID_PARAM;
     if (out->locked) return s->misuse("a bitstream buffer locked twice");
     if (!out->unread) return s->misuse("a bitstream buffer locked with no new picture encoded into it");
+    // Synchronous mode: the lock waits for the picture's encode to complete.
+    s->wait_for(*out);
     out->unread = false;
+    if (out->status != NV_ENC_SUCCESS) return s->fail(out->status, out->error);
     out->locked = true;
     p->bitstreamBufferPtr = out->bytes.data();
     p->bitstreamSizeInBytes = static_cast<uint32_t>(out->bytes.size());
@@ -393,6 +401,7 @@ NVENCSTATUS NVENCAPI reconfigure(void* enc, NV_ENC_RECONFIGURE_PARAMS*) {
 NVENCSTATUS NVENCAPI destroy_encoder(void* enc) {
     std::unique_ptr<Session> s = Sessions::get().take(enc);
     if (!s) return NV_ENC_ERR_INVALID_ENCODERDEVICE;
+    s->wait_all();  // its numbers below count every picture sent
     // What NVIDIA's teardown asks, in order: the end of stream, frames
     // unmapped, resources unregistered, then the session destroyed.
     NVENCSTATUS st = NV_ENC_SUCCESS;
