@@ -56,6 +56,10 @@ public:
     // Frames that came as CUDA device memory (registered and mapped), not
     // through input buffers in host memory.
     std::int64_t device_frames() const { return device_frames_; }
+    // The most pictures encoded and not yet locked at once.
+    int most_in_flight() const { return most_in_flight_; }
+    // A picture's bitstream was locked.
+    void picture_taken() { --in_flight_; }
     // Seconds this session held an NVENC engine (0 without a pace).
     double busy_seconds() const { return pace_ ? pace_->busy_seconds() : 0.0; }
     // How long one frame holds an engine (0 without a pace).
@@ -312,6 +316,7 @@ public:
         else surface->encoded_into = out;
         since_key_ = repeat ? since_key_ + 1 : 1;
         ++frames_;
+        most_in_flight_ = std::max(most_in_flight_, ++in_flight_);
         engine_.push(*out, idr, std::move(work));
         return NV_ENC_SUCCESS;
     }
@@ -386,6 +391,8 @@ private:
     std::atomic<int> calls_{0};
     std::int64_t frames_ = 0;
     std::int64_t device_frames_ = 0;
+    int in_flight_ = 0;  // pictures encoded, their bitstreams not locked yet
+    int most_in_flight_ = 0;
     std::string last_error_;
     std::map<void*, std::unique_ptr<Surface>> inputs_;
     std::map<void*, std::unique_ptr<Surface>> resources_;

@@ -358,6 +358,7 @@ NVENCSTATUS NVENCAPI lock_bitstream(void* enc, NV_ENC_LOCK_BITSTREAM* p) {
     // Synchronous mode: the lock waits for the picture's encode to complete.
     s->wait_for(*out);
     out->unread = false;
+    s->picture_taken();
     if (out->status != NV_ENC_SUCCESS) return s->fail(out->status, out->error);
     out->locked = true;
     p->bitstreamBufferPtr = out->bytes.data();
@@ -410,9 +411,9 @@ NVENCSTATUS NVENCAPI destroy_encoder(void* enc) {
     if (s->registered_now() > 0)
         st = s->misuse(fmt::format("a session destroyed with {} resources registered", s->registered_now()));
     standin::log_event(
-        fmt::format("close gpu={} pid={} frames={} device_frames={} busy_ms={} frame_us={} size={}x{}", s->gpu(),
-                    getpid(), s->frames(), s->device_frames(), std::lround(s->busy_seconds() * 1000),
-                    std::lround(s->frame_seconds() * 1e6), s->width(), s->height()));
+        fmt::format("close gpu={} pid={} frames={} device_frames={} busy_ms={} frame_us={} size={}x{} in_flight={}",
+                    s->gpu(), getpid(), s->frames(), s->device_frames(), std::lround(s->busy_seconds() * 1000),
+                    std::lround(s->frame_seconds() * 1e6), s->width(), s->height(), s->most_in_flight()));
     return st;
 }
 const char* NVENCAPI last_error(void* enc) {

@@ -119,6 +119,7 @@ void NvencEncoder::open(const ChunkHeader& chunk, const AVFrame& first) {
         stream_ = stream_parameters(session_->sequence_header());
     }
     next_frame_ = chunk.first_frame;
+    chunk_frames_left_ = chunk.frames;
     flushed_ = false;
 }
 
@@ -145,36 +146,46 @@ bool NvencEncoder::fits(const AVFrame& first) const {
 void NvencEncoder::next_chunk(const ChunkHeader& chunk, bool anywhere) {
     if (chunk.frames < 1) throw RunError(fmt::format("chunk {} has no frames", chunk.index));
     if (!session_ || flushed_) throw RunError(fmt::format("{}: chunk {} sent to no session", slot_.label, chunk.index));
+    chunk_frames_left_ = chunk.frames;
     if (anywhere) next_frame_ = chunk.first_frame;
     else if (chunk.first_frame != next_frame_)
         throw RunError(fmt::format("{}: chunk {} starts at frame {}, the session is at frame {}", slot_.label,
                                    chunk.index, chunk.first_frame, next_frame_));
 }
 
+// Pictures come back a few frames late (NvencSession keeps some in flight);
+// a chunk's last frame brings the rest, so every chunk is whole when its
+// last frame is sent, as the session protocol asks of a session that may go
+// on anywhere in the rung.
 void NvencEncoder::send(av::FramePtr frame, bool chunk_start, const PacketSink& sink, std::stop_token stop) {
     if (!session_ || flushed_) throw RunError(fmt::format("{}: a frame sent to no session", slot_.label));
     if (stop.stop_requested()) throw Cancelled();
-    const std::int64_t pts = next_frame_++;
-    NvencPicture picture = session_->encode(*frame, pts, chunk_start);
-    frame.reset();  // a GPU frame's buffer goes back to its pool
+    std::vector<NvencPicture> back = session_->encode(std::move(frame), next_frame_++, chunk_start);
+    if (--chunk_frames_left_ <= 0)
+        for (NvencPicture& p : session_->finish()) back.push_back(std::move(p));
+    for (const NvencPicture& picture : back) sink(packet(picture));
+}
+
+av::PacketPtr NvencEncoder::packet(const NvencPicture& picture) const {
     av::PacketPtr pkt = av::make_packet();
     if (av_new_packet(pkt.get(), static_cast<int>(picture.bytes.size())) < 0) throw std::bad_alloc();
     std::memcpy(pkt->data, picture.bytes.data(), picture.bytes.size());
-    pkt->pts = pkt->dts = pts;
+    pkt->pts = pkt->dts = picture.pts;
     pkt->duration = 1;
     if (picture.key) pkt->flags |= AV_PKT_FLAG_KEY;
     if (!hdr_obus_.empty() && picture.key && !mux::insert_before_first_frame(pkt.get(), hdr_obus_))
         throw RunError(fmt::format("{}: a key frame whose OBUs cannot be walked: no place for the HDR metadata",
                                    slot_.label));
-    sink(std::move(pkt));
+    return pkt;
 }
 
-// Every picture came back in send().
+// Every picture came back by its chunk's last frame.
 void NvencEncoder::drain(const PacketSink&, std::stop_token) {}
 
-void NvencEncoder::flush(const PacketSink&, std::stop_token) {
+void NvencEncoder::flush(const PacketSink& sink, std::stop_token) {
     if (!session_ || flushed_) return;
     flushed_ = true;
+    for (const NvencPicture& picture : session_->finish()) sink(packet(picture));
     session_->end_of_stream();
 }
 

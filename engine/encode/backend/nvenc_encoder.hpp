@@ -6,7 +6,7 @@
 // rung's first chunk, stays open across the rung's chunks (a forced key
 // frame with a sequence header at each chunk start; the slot keeps it
 // between its sessions, engine/encode/idle_encoders.*) and hands each
-// picture back as it is encoded. Nothing of FFmpeg's encoder is involved,
+// chunk's pictures back by its last frame. Nothing of FFmpeg's encoder is involved,
 // so opens run in parallel on every GPU, and Debian 12's FFmpeg 5.1, which
 // has no av1_nvenc, encodes AV1 on NVIDIA GPUs too.
 #include <memory>
@@ -26,7 +26,8 @@ public:
 
     void open(const ChunkHeader& chunk, const AVFrame& first) override;
     void next_chunk(const ChunkHeader& chunk, bool anywhere) override;
-    // Encodes the frame now: its packet goes to sink before this returns.
+    // Sends the frame: its packet goes to sink a few frames later, and by
+    // the time the chunk's last frame is sent.
     void send(av::FramePtr frame, bool chunk_start, const PacketSink& sink, std::stop_token stop) override;
     void drain(const PacketSink& sink, std::stop_token stop) override;
     void flush(const PacketSink& sink, std::stop_token stop) override;
@@ -42,6 +43,7 @@ private:
     bool fits(const AVFrame& first) const;  // the session opened ahead can take this first frame
     NvencSessionSettings session_settings(const AVFrame* first) const;
     av::CodecParametersPtr stream_parameters(const std::vector<std::uint8_t>& sequence_header) const;
+    av::PacketPtr packet(const NvencPicture& picture) const;
 
     gpu::EncoderSlot slot_;
     const gpu::EncoderTraits& traits_;
@@ -53,6 +55,7 @@ private:
     av::CodecParametersPtr stream_;
     bool ten_bit_ = false;
     std::int64_t next_frame_ = 0;  // the frame number the next frame gets
+    int chunk_frames_left_ = 0;    // frames of the chunk not sent yet
     bool flushed_ = false;
     bool ahead_ = false;  // session_ was opened ahead and has had no chunk yet
 };

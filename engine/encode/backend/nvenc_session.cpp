@@ -81,14 +81,14 @@ NvencSession::NvencSession(CUcontext context, const NvencSessionSettings& settin
     try {
         open(settings);
     } catch (...) {
-        if (bitstream_) lib_.api.nvEncDestroyBitstreamBuffer(encoder_, bitstream_);
+        for (NV_ENC_OUTPUT_PTR b : bitstreams_) lib_.api.nvEncDestroyBitstreamBuffer(encoder_, b);
         if (encoder_) lib_.api.nvEncDestroyEncoder(encoder_);
         throw;
     }
 }
 
-// NVIDIA's teardown, in order: the end of stream, the frame unmapped,
-// resources unregistered, buffers and session destroyed.
+// NVIDIA's teardown, in order: the end of stream, the frames in flight
+// unmapped, resources unregistered, buffers and session destroyed.
 NvencSession::~NvencSession() {
     try {
         const Current current(lib_, context_);
@@ -98,10 +98,11 @@ NvencSession::~NvencSession() {
             eos.encodePicFlags = NV_ENC_PIC_FLAG_EOS;
             lib_.api.nvEncEncodePicture(encoder_, &eos);
         }
-        if (mapped_) lib_.api.nvEncUnmapInputResource(encoder_, mapped_);
-        unregister_all();
-        if (input_) lib_.api.nvEncDestroyInputBuffer(encoder_, input_);
-        if (bitstream_) lib_.api.nvEncDestroyBitstreamBuffer(encoder_, bitstream_);
+        for (const InFlight& f : in_flight_)
+            if (f.mapped) lib_.api.nvEncUnmapInputResource(encoder_, f.mapped);
+        for (const auto& [buffer, reg] : registered_) lib_.api.nvEncUnregisterResource(encoder_, reg);
+        for (NV_ENC_INPUT_PTR in : inputs_) lib_.api.nvEncDestroyInputBuffer(encoder_, in);
+        for (NV_ENC_OUTPUT_PTR b : bitstreams_) lib_.api.nvEncDestroyBitstreamBuffer(encoder_, b);
         lib_.api.nvEncDestroyEncoder(encoder_);
     } catch (...) {
         // No context to release the session in: the driver frees it with the process.
@@ -134,10 +135,12 @@ void NvencSession::open(const NvencSessionSettings& s) {
     if (const NVENCSTATUS st = lib_.api.nvEncInitializeEncoder(encoder_, &init); st != NV_ENC_SUCCESS)
         throw EncoderOpenRefused(fmt::format("{}: NVENC could not open {}x{} AV1: {} ({})", label_, s.width, s.height,
                                              lib_.api.nvEncGetLastErrorString(encoder_), static_cast<int>(st)));
-    NV_ENC_CREATE_BITSTREAM_BUFFER out{};
-    out.version = NV_ENC_CREATE_BITSTREAM_BUFFER_VER;
-    check(lib_.api.nvEncCreateBitstreamBuffer(encoder_, &out), "creating its bitstream buffer");
-    bitstream_ = out.bitstreamBuffer;
+    while (bitstreams_.size() < kInFlight) {
+        NV_ENC_CREATE_BITSTREAM_BUFFER out{};
+        out.version = NV_ENC_CREATE_BITSTREAM_BUFFER_VER;
+        check(lib_.api.nvEncCreateBitstreamBuffer(encoder_, &out), "creating its bitstream buffers");
+        bitstreams_.push_back(out.bitstreamBuffer);
+    }
 }
 
 // The preset's configuration, then what keeps a chunk one closed GOP whose
@@ -175,34 +178,53 @@ NV_ENC_CONFIG NvencSession::configure(const NvencSessionSettings& s) {
     return c;
 }
 
-NvencPicture NvencSession::encode(const AVFrame& frame, std::int64_t pts, bool force_key) {
+std::vector<NvencPicture> NvencSession::encode(av::FramePtr frame, std::int64_t pts, bool force_key) {
     const Current current(lib_, context_);
+    std::vector<NvencPicture> back;
+    // Buffers go round: when all are in flight, the oldest picture's are next.
+    if (in_flight_.size() == kInFlight) back.push_back(take_oldest());
+    const std::size_t buffer = next_buffer_;
+    next_buffer_ = (next_buffer_ + 1) % kInFlight;
     NV_ENC_PIC_PARAMS pic{};
     pic.version = NV_ENC_PIC_PARAMS_VER;
     pic.inputWidth = static_cast<std::uint32_t>(width_);
     pic.inputHeight = static_cast<std::uint32_t>(height_);
     std::uint32_t pitch = 0;
-    pic.inputBuffer = frame.hw_frames_ctx ? mapped_device_input(frame, pic.bufferFmt, pitch)
-                                          : host_input(frame, pic.bufferFmt, pitch);
+    InFlight sent;
+    sent.buffer = buffer;
+    sent.pts = pts;
+    if (frame->hw_frames_ctx) {
+        pic.inputBuffer = sent.mapped = mapped_device_input(*frame, pic.bufferFmt, pitch);
+        sent.frame = std::move(frame);  // NVENC reads it until the picture is back
+    } else {
+        pic.inputBuffer = host_input(*frame, buffer, pic.bufferFmt, pitch);
+    }
     pic.inputPitch = pitch;
-    pic.outputBitstream = bitstream_;
+    pic.outputBitstream = bitstreams_[buffer];
     pic.pictureStruct = NV_ENC_PIC_STRUCT_FRAME;
     pic.inputTimeStamp = static_cast<std::uint64_t>(pts);
     pic.inputDuration = 1;
     if (force_key) pic.encodePicFlags = NV_ENC_PIC_FLAG_FORCEIDR | NV_ENC_PIC_FLAG_OUTPUT_SPSPPS;
     ++pictures_;
-    check(lib_.api.nvEncEncodePicture(encoder_, &pic), "encoding a picture");
-    NvencPicture out = locked_output();
-    if (mapped_) {
-        check(lib_.api.nvEncUnmapInputResource(encoder_, mapped_), "unmapping a frame");
-        mapped_ = nullptr;
-    }
-    return out;
+    const NVENCSTATUS status = lib_.api.nvEncEncodePicture(encoder_, &pic);
+    if (status != NV_ENC_SUCCESS && sent.mapped) lib_.api.nvEncUnmapInputResource(encoder_, sent.mapped);
+    check(status, "encoding a picture");
+    in_flight_.push_back(std::move(sent));
+    return back;
 }
 
-// A host frame copied into the session's input buffer (made for the first
-// frame's layout); other layouts are converted to yuv420p or p010 first.
-void* NvencSession::host_input(const AVFrame& frame, NV_ENC_BUFFER_FORMAT& format, std::uint32_t& pitch) {
+std::vector<NvencPicture> NvencSession::finish() {
+    const Current current(lib_, context_);
+    std::vector<NvencPicture> back;
+    while (!in_flight_.empty()) back.push_back(take_oldest());
+    return back;
+}
+
+// A host frame copied into one of the session's input buffers (made for the
+// first frame's layout); other layouts are converted to yuv420p or p010
+// first.
+void* NvencSession::host_input(const AVFrame& frame, std::size_t buffer, NV_ENC_BUFFER_FORMAT& format,
+                               std::uint32_t& pitch) {
     const AVFrame* src = &frame;
     format = buffer_format(static_cast<AVPixelFormat>(frame.format));
     if (format == NV_ENC_BUFFER_FORMAT_UNDEFINED) {
@@ -221,25 +243,25 @@ void* NvencSession::host_input(const AVFrame& frame, NV_ENC_BUFFER_FORMAT& forma
         src = converted_.get();
         format = buffer_format(to);
     }
-    if (!input_) {
+    if (inputs_.empty()) input_format_ = format;
+    while (inputs_.size() < kInFlight) {
         NV_ENC_CREATE_INPUT_BUFFER in{};
         in.version = NV_ENC_CREATE_INPUT_BUFFER_VER;
         in.width = static_cast<std::uint32_t>(width_);
         in.height = static_cast<std::uint32_t>(height_);
         in.bufferFmt = format;
-        check(lib_.api.nvEncCreateInputBuffer(encoder_, &in), "creating its input buffer");
-        input_ = in.inputBuffer;
-        input_format_ = format;
+        check(lib_.api.nvEncCreateInputBuffer(encoder_, &in), "creating its input buffers");
+        inputs_.push_back(in.inputBuffer);
     }
     if (format != input_format_) throw RunError(fmt::format("{}: a frame in another layout mid-session", label_));
     NV_ENC_LOCK_INPUT_BUFFER lock{};
     lock.version = NV_ENC_LOCK_INPUT_BUFFER_VER;
-    lock.inputBuffer = input_;
-    check(lib_.api.nvEncLockInputBuffer(encoder_, &lock), "locking its input buffer");
+    lock.inputBuffer = inputs_[buffer];
+    check(lib_.api.nvEncLockInputBuffer(encoder_, &lock), "locking an input buffer");
     copy_planes(*src, static_cast<std::uint8_t*>(lock.bufferDataPtr), static_cast<int>(lock.pitch), format);
     pitch = lock.pitch;
-    check(lib_.api.nvEncUnlockInputBuffer(encoder_, input_), "unlocking its input buffer");
-    return input_;
+    check(lib_.api.nvEncUnlockInputBuffer(encoder_, inputs_[buffer]), "unlocking an input buffer");
+    return inputs_[buffer];
 }
 
 // A CUDA frame where it is: its buffer registered (once) and mapped for
@@ -255,7 +277,7 @@ void* NvencSession::mapped_device_input(const AVFrame& frame, NV_ENC_BUFFER_FORM
     pitch = static_cast<std::uint32_t>(frame.linesize[0]);
     auto it = registered_.find(buffer);
     if (it == registered_.end()) {
-        if (registered_.size() >= kMostRegistered) unregister_all();
+        if (registered_.size() >= kMostRegistered) unregister_idle();
         NV_ENC_REGISTER_RESOURCE reg{};
         reg.version = NV_ENC_REGISTER_RESOURCE_VER;
         reg.resourceType = NV_ENC_INPUT_RESOURCE_TYPE_CUDADEVICEPTR;
@@ -274,20 +296,25 @@ void* NvencSession::mapped_device_input(const AVFrame& frame, NV_ENC_BUFFER_FORM
     map.version = NV_ENC_MAP_INPUT_RESOURCE_VER;
     map.registeredResource = it->second;
     check(lib_.api.nvEncMapInputResource(encoder_, &map), "mapping a GPU frame");
-    mapped_ = map.mappedResource;
-    return mapped_;
+    return map.mappedResource;
 }
 
-NvencPicture NvencSession::locked_output() {
+// The oldest picture's bitstream (the lock waits for its encode), then its
+// frame unmapped and given back.
+NvencPicture NvencSession::take_oldest() {
+    InFlight f = std::move(in_flight_.front());
+    in_flight_.pop_front();
     NV_ENC_LOCK_BITSTREAM lock{};
     lock.version = NV_ENC_LOCK_BITSTREAM_VER;
-    lock.outputBitstream = bitstream_;
-    check(lib_.api.nvEncLockBitstream(encoder_, &lock), "locking its bitstream");
+    lock.outputBitstream = bitstreams_[f.buffer];
+    check(lib_.api.nvEncLockBitstream(encoder_, &lock), "locking a bitstream");
     NvencPicture out;
     const auto* bytes = static_cast<const std::uint8_t*>(lock.bitstreamBufferPtr);
     out.bytes.assign(bytes, bytes + lock.bitstreamSizeInBytes);
+    out.pts = f.pts;
     out.key = lock.pictureType == NV_ENC_PIC_TYPE_IDR;
-    check(lib_.api.nvEncUnlockBitstream(encoder_, bitstream_), "unlocking its bitstream");
+    check(lib_.api.nvEncUnlockBitstream(encoder_, bitstreams_[f.buffer]), "unlocking a bitstream");
+    if (f.mapped) check(lib_.api.nvEncUnmapInputResource(encoder_, f.mapped), "unmapping a frame");
     return out;
 }
 
@@ -306,6 +333,8 @@ std::vector<std::uint8_t> NvencSession::sequence_header() {
 }
 
 void NvencSession::end_of_stream() {
+    if (!in_flight_.empty())
+        throw RunError(fmt::format("{}: the end of stream sent with {} pictures not taken", label_, in_flight_.size()));
     const Current current(lib_, context_);
     NV_ENC_PIC_PARAMS pic{};
     pic.version = NV_ENC_PIC_PARAMS_VER;
@@ -314,9 +343,19 @@ void NvencSession::end_of_stream() {
     check(lib_.api.nvEncEncodePicture(encoder_, &pic), "ending the stream");
 }
 
-void NvencSession::unregister_all() {
-    for (const auto& [buffer, reg] : registered_) lib_.api.nvEncUnregisterResource(encoder_, reg);
-    registered_.clear();
+// Registrations of buffers no picture in flight reads (never one mapped).
+void NvencSession::unregister_idle() {
+    for (auto it = registered_.begin(); it != registered_.end();) {
+        const bool read = std::any_of(in_flight_.begin(), in_flight_.end(), [&](const InFlight& f) {
+            return f.frame && static_cast<const void*>(f.frame->data[0]) == it->first;
+        });
+        if (read) {
+            ++it;
+            continue;
+        }
+        lib_.api.nvEncUnregisterResource(encoder_, it->second);
+        it = registered_.erase(it);
+    }
 }
 
 void NvencSession::check(NVENCSTATUS status, const char* what) const {

@@ -7,10 +7,14 @@
 // made current only around its own calls. Frames in GPU memory are
 // registered once per buffer and mapped for each picture, without a copy;
 // frames in host memory go through an input buffer of the session.
-// Synchronous, as NVIDIA's NvEncoder sample is with no B-frames and no
-// look-ahead: each picture's bitstream is locked as soon as it is encoded.
-// All calls of one session come from one thread (its slot's worker).
+// Synchronous mode, with a few pictures in flight as NVIDIA's NvEncoder
+// sample keeps them: each picture has its own bitstream buffer (and input
+// buffer, for host frames), so the next picture is copied and sent while
+// NVENC encodes the last; a picture's bitstream is locked when its buffer
+// is needed again or the caller asks for every picture (finish()). All calls
+// of one session come from one thread (its slot's worker).
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -40,6 +44,7 @@ struct NvencSessionSettings {
 
 struct NvencPicture {
     std::vector<std::uint8_t> bytes;
+    std::int64_t pts = 0;
     bool key = false;
 };
 
@@ -52,36 +57,53 @@ public:
     NvencSession(const NvencSession&) = delete;
     NvencSession& operator=(const NvencSession&) = delete;
 
-    // Encodes one picture (in GPU memory: a CUDA frame of the settings'
-    // size; else a host frame in yuv420p, nv12 or p010, or one converted
-    // to those). force_key: an IDR with a sequence header. Throws RunError.
-    NvencPicture encode(const AVFrame& frame, std::int64_t pts, bool force_key);
+    // Sends one picture (in GPU memory: a CUDA frame of the settings' size,
+    // kept until its picture is back; else a host frame in yuv420p, nv12 or
+    // p010, or one converted to those). force_key: an IDR with a sequence
+    // header. Returns the pictures locked to make room for it (oldest
+    // first; at most one). Throws RunError.
+    std::vector<NvencPicture> encode(av::FramePtr frame, std::int64_t pts, bool force_key);
+    // Every picture still in flight, oldest first.
+    std::vector<NvencPicture> finish();
     // The Sequence Header OBU the session writes.
     std::vector<std::uint8_t> sequence_header();
-    // Tells the encoder the stream ends (nothing is held back: no output).
+    // Tells the encoder the stream ends, after finish() (nothing is held
+    // back: no output).
     void end_of_stream();
+
+    // Pictures in flight at most: NvEncoder's extra output delay.
+    static constexpr std::size_t kInFlight = 3;
 
 private:
     class Current;  // the session's CUDA context, current on this thread
     void open(const NvencSessionSettings& s);
     NV_ENC_CONFIG configure(const NvencSessionSettings& s);
-    void* host_input(const AVFrame& frame, NV_ENC_BUFFER_FORMAT& format, std::uint32_t& pitch);
+    void* host_input(const AVFrame& frame, std::size_t buffer, NV_ENC_BUFFER_FORMAT& format, std::uint32_t& pitch);
     void* mapped_device_input(const AVFrame& frame, NV_ENC_BUFFER_FORMAT& format, std::uint32_t& pitch);
-    NvencPicture locked_output();
-    void unregister_all();
+    NvencPicture take_oldest();
+    void unregister_idle();
     void check(NVENCSTATUS status, const char* what) const;
+
+    // A picture NVENC has: its buffers' index, and the CUDA frame it reads.
+    struct InFlight {
+        std::size_t buffer = 0;
+        std::int64_t pts = 0;
+        NV_ENC_INPUT_PTR mapped = nullptr;
+        av::FramePtr frame;
+    };
 
     const gpu::NvencLibrary& lib_;
     CUcontext context_;
     std::string label_;
     void* encoder_ = nullptr;
-    NV_ENC_OUTPUT_PTR bitstream_ = nullptr;
-    NV_ENC_INPUT_PTR input_ = nullptr;  // host frames only, made on the first
+    std::vector<NV_ENC_OUTPUT_PTR> bitstreams_;  // kInFlight
+    std::vector<NV_ENC_INPUT_PTR> inputs_;       // host frames only: kInFlight, made with the first
     NV_ENC_BUFFER_FORMAT input_format_ = NV_ENC_BUFFER_FORMAT_UNDEFINED;
-    av::FramePtr converted_;              // host frames in a layout NVENC does not take
+    av::FramePtr converted_;  // host frames in a layout NVENC does not take
     av::SwsPtr sws_;
     std::map<const void*, NV_ENC_REGISTERED_PTR> registered_;  // CUDA frame buffer -> its registration
-    NV_ENC_INPUT_PTR mapped_ = nullptr;  // the picture being encoded, when it is a CUDA frame
+    std::deque<InFlight> in_flight_;                            // oldest first
+    std::size_t next_buffer_ = 0;
     int width_ = 0;
     int height_ = 0;
     std::int64_t pictures_ = 0;  // sent to the encoder
