@@ -300,10 +300,10 @@ void* NvencSession::mapped_device_input(const AVFrame& frame, NV_ENC_BUFFER_FORM
 }
 
 // The oldest picture's bitstream (the lock waits for its encode), then its
-// frame unmapped and given back.
+// frame unmapped and given back. It stays in flight until all of that went
+// well: a session that fails here is torn down with it still mapped.
 NvencPicture NvencSession::take_oldest() {
-    InFlight f = std::move(in_flight_.front());
-    in_flight_.pop_front();
+    const InFlight& f = in_flight_.front();
     NV_ENC_LOCK_BITSTREAM lock{};
     lock.version = NV_ENC_LOCK_BITSTREAM_VER;
     lock.outputBitstream = bitstreams_[f.buffer];
@@ -315,6 +315,7 @@ NvencPicture NvencSession::take_oldest() {
     out.key = lock.pictureType == NV_ENC_PIC_TYPE_IDR;
     check(lib_.api.nvEncUnlockBitstream(encoder_, bitstreams_[f.buffer]), "unlocking a bitstream");
     if (f.mapped) check(lib_.api.nvEncUnmapInputResource(encoder_, f.mapped), "unmapping a frame");
+    in_flight_.pop_front();
     return out;
 }
 
