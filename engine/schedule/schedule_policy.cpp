@@ -109,21 +109,14 @@ std::int64_t frames_left(const ScheduleState& s, std::size_t rung) {
 // takes the back half of the longest run another session reserved, as a
 // session of its own: a reserved run must not leave slots idle while one
 // session works through it, and halving it (not one chunk at a time) keeps
-// the sessions few. A run down to its last chunk gives that one up while
-// its owner still encodes another: chunks can cost ten times the rung's
-// average (noise, a hard scene), and the last one should not wait behind
-// such a chunk while slots are idle.
+// the sessions few.
 std::optional<Pick> steal(const ScheduleState& s, int worker) {
     if (!all_queued(s)) return std::nullopt;
     const SlotState& w = slot(s, worker);
     int victim = -1;
     for (std::size_t i = 0; i < s.workers.size(); ++i) {
         const SlotState& o = s.workers[i];
-        if (static_cast<int>(i) == worker || o.session_rung < 0) continue;
-        // A run's last chunk is taken only from behind a chunk its owner is
-        // still encoding: the owner would start it only after that one.
-        const int left = o.session_end - o.session_next;
-        if (left < 1 || (left == 1 && o.chunk_work <= 0)) continue;
+        if (static_cast<int>(i) == worker || o.session_rung < 0 || o.session_end - o.session_next < 2) continue;
         if (!can_serve(s, w, static_cast<std::size_t>(o.session_rung))) continue;
         if (!s.frame_gpus.empty() && o.gpu != w.gpu) continue;  // its run is in another GPU's memory
         if (victim < 0 || o.session_end - o.session_next > slot(s, victim).session_end - slot(s, victim).session_next)
@@ -133,7 +126,7 @@ std::optional<Pick> steal(const ScheduleState& s, int worker) {
     const SlotState& v = slot(s, victim);
     const auto rung = static_cast<std::size_t>(v.session_rung);
     const int end = v.session_end;
-    const int index = end - std::max(1, (end - v.session_next) / 2);
+    const int index = end - (end - v.session_next) / 2;
     const QueuedChunk* chunk = queued(s.rungs[rung], index);
     if (!chunk || !takes(w, *chunk)) return std::nullopt;
     Pick p;

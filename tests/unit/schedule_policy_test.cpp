@@ -233,29 +233,6 @@ TEST(SchedulePolicy, AtTheEndAnIdleWorkerStealsTheBackHalfOfTheLongestRun) {
     EXPECT_EQ(pick_next(s, w1).kind, Pick::Kind::wait) << "no steal while more may arrive";
 }
 
-TEST(SchedulePolicy, AtTheEndARunsLastChunkIsTakenFromBehindAChunkStillEncoding) {
-    auto s = state({100}, 48, 100);
-    queue(s, 0, 5, 6);  // chunk 5: the last of w0's run
-    close_all(s);
-    const int w0 = add(s);
-    const int w1 = add(s);
-    SlotState& v = s.workers[static_cast<std::size_t>(w0)];
-    v.rung = v.session_rung = 0;
-    v.session_first = 0;
-    v.session_next = 5;
-    v.session_end = 6;
-    s.rungs[0].in_flight = 1;
-    v.chunk_work = 100.0 * 48;  // chunk 4 is still encoding
-    const Pick p = pick_next(s, w1);
-    ASSERT_EQ(p.kind, Pick::Kind::steal);
-    EXPECT_EQ(p.victim, w0);
-    EXPECT_EQ(p.index, 5);
-    EXPECT_EQ(p.session_end, 6);
-    v.chunk_work = 0;  // between its chunks: w0 takes chunk 5 now
-    s.rungs[0].in_flight = 0;
-    EXPECT_NE(pick_next(s, w1).kind, Pick::Kind::steal);
-}
-
 TEST(SchedulePolicy, ASessionGoesOnWaitsOrEnds) {
     auto s = state({100, 100}, 40, 100);
     queue(s, 0, 0, 1);
