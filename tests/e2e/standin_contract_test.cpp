@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "media_tools.hpp"
 
@@ -68,7 +69,8 @@ protected:
             unsetenv(name);
     }
 
-    void open_session() {
+    // idr_period: the AV1 config's idrPeriod (0: none, key frames only where forced).
+    void open_session(std::uint32_t idr_period = 0) {
         NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS open{};
         open.version = NV_ENC_OPEN_ENCODE_SESSION_EX_PARAMS_VER;
         open.deviceType = NV_ENC_DEVICE_TYPE_CUDA;
@@ -83,6 +85,7 @@ protected:
         av1.colorPrimaries = NV_ENC_VUI_COLOR_PRIMARIES_UNSPECIFIED;
         av1.transferCharacteristics = NV_ENC_VUI_TRANSFER_CHARACTERISTIC_UNSPECIFIED;
         av1.matrixCoefficients = NV_ENC_VUI_MATRIX_COEFFS_UNSPECIFIED;
+        av1.idrPeriod = idr_period;
         NV_ENC_INITIALIZE_PARAMS init{};
         init.version = NV_ENC_INITIALIZE_PARAMS_VER;
         init.encodeGUID = NV_ENC_CODEC_AV1_GUID;
@@ -120,12 +123,14 @@ protected:
         NV_ENC_PIC_PARAMS pic = picture();
         return api_.nvEncEncodePicture(encoder_, &pic);
     }
-    NVENCSTATUS lock_and_unlock(NV_ENC_OUTPUT_PTR output = nullptr, std::uint64_t* pts = nullptr) {
+    NVENCSTATUS lock_and_unlock(NV_ENC_OUTPUT_PTR output = nullptr, std::uint64_t* pts = nullptr,
+                                NV_ENC_PIC_TYPE* type = nullptr) {
         NV_ENC_LOCK_BITSTREAM lock{};
         lock.version = NV_ENC_LOCK_BITSTREAM_VER;
         lock.outputBitstream = output ? output : output_;
         if (const NVENCSTATUS st = api_.nvEncLockBitstream(encoder_, &lock); st != NV_ENC_SUCCESS) return st;
         if (pts) *pts = lock.outputTimeStamp;
+        if (type) *type = lock.pictureType;
         return api_.nvEncUnlockBitstream(encoder_, lock.outputBitstream);
     }
     NV_ENC_INPUT_PTR another_input() {
@@ -301,6 +306,23 @@ TEST_F(StandInContract, AnInputBufferIsNvencsUntilItsBitstreamIsLocked) {
         << misuses();
     ASSERT_EQ(lock_and_unlock(), NV_ENC_SUCCESS);
     EXPECT_EQ(lock_input(input_), NV_ENC_SUCCESS);
+}
+
+// FFmpeg's av1_nvenc asks for a key frame every -g pictures through
+// idrPeriod (ladder's client forces them instead): an IDR at 0, 3 and 6.
+TEST_F(StandInContract, AnIdrComesEveryIdrPeriodPictures) {
+    ASSERT_EQ(api_.nvEncDestroyEncoder(encoder_), NV_ENC_SUCCESS);
+    encoder_ = nullptr;
+    open_session(3);
+    std::vector<int> idr;
+    for (int i = 0; i < 7; ++i) {
+        ASSERT_EQ(encode(), NV_ENC_SUCCESS) << api_.nvEncGetLastErrorString(encoder_);
+        NV_ENC_PIC_TYPE type = NV_ENC_PIC_TYPE_UNKNOWN;
+        ASSERT_EQ(lock_and_unlock(nullptr, nullptr, &type), NV_ENC_SUCCESS);
+        if (type == NV_ENC_PIC_TYPE_IDR) idr.push_back(i);
+    }
+    EXPECT_EQ(idr, (std::vector<int>{0, 3, 6}));
+    EXPECT_EQ(end_of_stream(), NV_ENC_SUCCESS);
 }
 
 }  // namespace

@@ -314,7 +314,7 @@ public:
         out->unread = true;
         if (on_device) mappings_.at(p.inputBuffer)->encoded_into = out;
         else surface->encoded_into = out;
-        since_key_ = repeat ? since_key_ + 1 : 1;
+        since_key_ = key ? 1 : since_key_ + 1;  // idrPeriod counts from the last key frame
         ++frames_;
         most_in_flight_ = std::max(most_in_flight_, ++in_flight_);
         engine_.push(*out, idr, std::move(work));
