@@ -302,6 +302,8 @@ public:
                     pic = *first_key_;
                     return NV_ENC_SUCCESS;
                 }
+                // The first key frame's encode failed: nothing to repeat.
+                if (!pixels) throw std::runtime_error("no key frame to repeat: the session's first one failed");
                 pic = encoder_->encode(*pixels, frame, key);  // throws: the queue says so at the lock
                 if (reuse_key) first_key_ = pic;
                 return NV_ENC_SUCCESS;
