@@ -1,6 +1,7 @@
 #pragma once
 // Names the calling thread (what top -H, ps -L, gdb and /proc/<pid>/task/*/comm
-// show). The thread that runs a slot's encoder carries the slot's label, in
+// show). A stage's thread carries the stage's name (StageThreads); the
+// thread that runs a slot's encoder carries the slot's label, in
 // ladder's process and in an encoder process alike; threads the encoder
 // library starts while it opens inherit the name, so a busy or stuck
 // library thread says which slot it works for.

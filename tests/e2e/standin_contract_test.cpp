@@ -96,16 +96,9 @@ protected:
         init.enablePTD = 1;
         init.encodeConfig = &config;
         ASSERT_EQ(api_.nvEncInitializeEncoder(encoder_, &init), NV_ENC_SUCCESS) << api_.nvEncGetLastErrorString(encoder_);
-        NV_ENC_CREATE_INPUT_BUFFER in{};
-        in.version = NV_ENC_CREATE_INPUT_BUFFER_VER;
-        in.width = in.height = 64;
-        in.bufferFmt = NV_ENC_BUFFER_FORMAT_NV12;
-        ASSERT_EQ(api_.nvEncCreateInputBuffer(encoder_, &in), NV_ENC_SUCCESS);
-        input_ = in.inputBuffer;
-        NV_ENC_CREATE_BITSTREAM_BUFFER out{};
-        out.version = NV_ENC_CREATE_BITSTREAM_BUFFER_VER;
-        ASSERT_EQ(api_.nvEncCreateBitstreamBuffer(encoder_, &out), NV_ENC_SUCCESS);
-        output_ = out.bitstreamBuffer;
+        input_ = another_input();
+        output_ = another_output();
+        ASSERT_TRUE(input_ && output_);
     }
 
     NV_ENC_PIC_PARAMS picture(NV_ENC_INPUT_PTR input = nullptr, NV_ENC_OUTPUT_PTR output = nullptr) const {
