@@ -16,12 +16,26 @@ namespace ladder::engine {
 
 namespace {
 
-// A key frame and the packets after it up to the next key frame.
+// A key frame and the packets after it up to the next key frame. Its
+// leading pictures (shown before the key frame, coded after it: an open
+// GOP) are read by the lane before the cut, which has what they refer to;
+// a cut is taken only where they all come before the pictures shown after
+// the key frame, so that the first of those ends that lane's reading.
 struct Group {
     std::int64_t key_pts = 0;
     bool nothing_before_shows_after = false;  // known only when the group before it was read
-    std::int64_t min_pts = 0;
+    bool trailing_seen = false;
+    bool leading_after_trailing = false;
     std::int64_t max_pts = 0;
+
+    void add(std::int64_t pts) {
+        if (pts > key_pts) trailing_seen = true;
+        if (pts < key_pts && trailing_seen) leading_after_trailing = true;
+        max_pts = std::max(max_pts, pts);
+    }
+    bool is_cut_at_or_after(std::int64_t target) const {
+        return nothing_before_shows_after && !leading_after_trailing && key_pts >= target;
+    }
 };
 
 // Key frames a search looks at before it gives up on a cut near target.
@@ -46,24 +60,20 @@ std::optional<std::int64_t> clean_cut_after(av::InputFile& in, int video_stream,
         if (!video) continue;
         if (pts == AV_NOPTS_VALUE) return std::nullopt;  // no timestamps to cut by
         if (!key) {
-            if (group) {
-                group->min_pts = std::min(group->min_pts, pts);
-                group->max_pts = std::max(group->max_pts, pts);
-            }
+            if (group) group->add(pts);
             continue;
         }
         bool before_ok = false;
         if (group) {
-            if (group->nothing_before_shows_after && group->min_pts >= group->key_pts && group->key_pts >= target)
-                return group->key_pts;
+            if (group->is_cut_at_or_after(target)) return group->key_pts;
             before_ok = group->max_pts < pts;
         }
         if (pts > limit || ++keys > kKeysSearched) return std::nullopt;
-        group = Group{pts, before_ok, pts, pts};
+        group = Group{pts, before_ok};
+        group->max_pts = pts;
     }
     // The source's last group is whole at its end.
-    if (group && group->nothing_before_shows_after && group->min_pts >= group->key_pts && group->key_pts >= target)
-        return group->key_pts;
+    if (group && group->is_cut_at_or_after(target)) return group->key_pts;
     return std::nullopt;
 }
 

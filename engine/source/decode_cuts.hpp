@@ -1,10 +1,14 @@
 #pragma once
 // Where the source can be cut into time ranges that decode on their own: at
-// key frames that no frame is reordered across. Every packet before such a
-// key frame in decode order is shown before it and every packet after it is
-// shown after it (a closed GOP starts there), so a range that starts at one
-// cut and stops reading at the next decodes each of its frames once, and
-// the ranges together give the frames of one pass over the whole source.
+// key frames that nothing coded before is shown after. Every packet before
+// such a key frame in decode order is shown before it; the packets after it
+// that are shown before it (the leading pictures of an open GOP, which may
+// refer to the frames before the key frame) all come before the ones shown
+// after it. A range reads from one cut, leaving out its key frame's leading
+// pictures, and past the next cut's key frame through that key frame's
+// leading pictures, keeping only the frames shown before it: so the ranges
+// together give the frames of one pass over the whole source, each decoded
+// with what it refers to (an open cut's key frame is decoded by both).
 #include <cstdint>
 #include <optional>
 #include <utility>

@@ -85,12 +85,13 @@ void DecodePump::decode_all(std::stop_token stop, std::optional<av::LibraryLogCa
     if (range_) seek_to_range();
     if (lane_ && lane_->start_pts != AV_NOPTS_VALUE) seek_to_lane_start();
     av::PacketPtr pkt = av::make_packet();
-    while (!stop.stop_requested() && !range_done_ && !lane_done_ && read_packet(pkt.get())) {
+    while (!stop.stop_requested() && !range_done_ && !lane_read_all_ && read_packet(pkt.get())) {
         if (pkt->stream_index == source_.video_stream) {
             if (lane_ && lane_stops_at(pkt.get())) {
                 av_packet_unref(pkt.get());
                 continue;
             }
+            if (next_lane_key_) decode_next_lane_key(stop);
             ++counters_.video_packets;
             if (pkt->flags & AV_PKT_FLAG_CORRUPT) ++counters_.damaged;
             decode_video(pkt.get(), stop);
@@ -174,6 +175,10 @@ void DecodePump::decode_video(const AVPacket* pkt, std::stop_token stop) {
         av::check(ret, fmt::format("decoding video of {}", source_.path));
         ++counters_.frames_decoded;
         if (frame->decode_error_flags != 0 || (frame->flags & AV_FRAME_FLAG_CORRUPT)) ++counters_.damaged;
+        if (lane_done_ && frame->best_effort_timestamp != AV_NOPTS_VALUE && frame->best_effort_timestamp >= lane_end_) {
+            av_frame_unref(frame.get());  // the next lane's key frame, decoded here for its leading pictures
+            continue;
+        }
         if (frame->format == AV_PIX_FMT_CUDA) {
             ++counters_.frames_on_gpu;
             if (!gpu_copier_) gpu_copier_ = std::make_unique<av::GpuFrameCopier>();
@@ -278,8 +283,10 @@ void DecodePump::seek_to_lane_start() {
 }
 
 // Whether the lane leaves this video packet alone: before its key frame
-// (the seek lands at or before it), or at the next lane's key frame, where
-// it stops reading.
+// (the seek lands at or before it), its key frame's leading pictures (shown
+// before it: the lane before decodes them), the next lane's key frame
+// (held: decoded only if leading pictures follow it), and what comes after
+// those, where it stops reading.
 bool DecodePump::lane_stops_at(const AVPacket* pkt) {
     const bool key = (pkt->flags & AV_PKT_FLAG_KEY) != 0;
     if (before_lane_) {
@@ -299,12 +306,29 @@ bool DecodePump::lane_stops_at(const AVPacket* pkt) {
         }
         return true;
     }
+    if (lane_->start_pts != AV_NOPTS_VALUE && pkt->pts != AV_NOPTS_VALUE && pkt->pts < lane_->start_pts) return true;
+    if (lane_done_) {
+        if (pkt->pts != AV_NOPTS_VALUE && pkt->pts < lane_end_) return false;  // a leading picture of the next lane's key frame
+        lane_read_all_ = true;
+        next_lane_key_.reset();
+        return true;
+    }
     if (lane_->bounds->ends_at(pkt->pts, key)) {
         lane_done_ = true;
         lane_end_ = pkt->pts;
+        next_lane_key_ = av::make_packet();
+        av::check(av_packet_ref(next_lane_key_.get(), pkt), "holding a key frame");
         return true;
     }
     return false;
+}
+
+// The next lane's key frame, before its first leading picture: those refer
+// to it (its own frame is not kept: it is the next lane's first).
+void DecodePump::decode_next_lane_key(std::stop_token stop) {
+    av::PacketPtr key = std::move(next_lane_key_);
+    ++counters_.video_packets;
+    decode_video(key.get(), stop);
 }
 
 // The frame's number in the whole source. The first lane's first frame is

@@ -83,8 +83,8 @@ struct FrameRange {
 
 // One of several decode lanes over the source, between two cuts of
 // find_decode_cuts: from the key frame at start_pts (AV_NOPTS_VALUE: the
-// source's start) until the key frame where bounds ends it is read (or the
-// source's end). Frames are numbered as one pass over the whole source
+// source's start) until the key frame where bounds ends it and that key
+// frame's leading pictures are read (or the source's end). Frames are numbered as one pass over the whole source
 // numbers them: from the first lane's first timestamp.
 struct DecodeLaneSpec {
     std::int64_t start_pts = AV_NOPTS_VALUE;
@@ -143,6 +143,7 @@ private:
     void seek_to_range();
     void seek_to_lane_start();
     bool lane_stops_at(const AVPacket* pkt);
+    void decode_next_lane_key(std::stop_token stop);
     std::int64_t lane_frame_number(const AVFrame* frame, std::stop_token stop);
     bool read_packet(AVPacket* pkt);
     void report_damage(bool whole_source);
@@ -167,6 +168,8 @@ private:
     std::optional<DecodeLaneSpec> lane_;
     bool before_lane_ = false;  // still reading up to the lane's first key frame
     bool lane_done_ = false;    // the next lane's key frame was read
+    bool lane_read_all_ = false;  // ... and its leading pictures after it
+    av::PacketPtr next_lane_key_;  // held until a leading picture comes
     std::int64_t lane_end_ = AV_NOPTS_VALUE;
     int lane_seeks_ = 0;
     static constexpr int kLaneSeeks = 5;
