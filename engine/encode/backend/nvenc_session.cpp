@@ -264,15 +264,49 @@ void* NvencSession::host_input(const AVFrame& frame, std::size_t buffer, NV_ENC_
     return inputs_[buffer];
 }
 
+namespace {
+
+// How NVENC must read a CUDA frame of this pool, from where the frame's
+// planes are: FFmpeg's CUDA frames keep them in one allocation, chroma right
+// after the pool's rows of luma; a yuv420p pool puts V before U, each at
+// half the pitch (hwcontext_cuda does so for NVENC), which NVENC calls YV12,
+// not IYUV (U first: read so, every picture's colours come out swapped).
+// A layout NVENC cannot read is an error, not a picture with wrong colours.
+NV_ENC_BUFFER_FORMAT device_buffer_format(const AVFrame& frame, const AVHWFramesContext& pool, const std::string& label) {
+    const auto bad = [&] {
+        return RunError(fmt::format("{}: GPU frames in {} laid out as NVENC cannot read them (planes not one after "
+                                    "the other at the pool's {} rows)",
+                                    label, av_get_pix_fmt_name(pool.sw_format), pool.height));
+    };
+    const std::ptrdiff_t luma = static_cast<std::ptrdiff_t>(frame.linesize[0]) * pool.height;
+    switch (pool.sw_format) {
+    case AV_PIX_FMT_NV12:
+    case AV_PIX_FMT_P010:
+        if (frame.data[1] != frame.data[0] + luma || frame.linesize[1] != frame.linesize[0]) throw bad();
+        return pool.sw_format == AV_PIX_FMT_NV12 ? NV_ENC_BUFFER_FORMAT_NV12 : NV_ENC_BUFFER_FORMAT_YUV420_10BIT;
+    case AV_PIX_FMT_YUV420P: {
+        const bool v_first = frame.data[2] < frame.data[1];
+        const std::uint8_t* first = v_first ? frame.data[2] : frame.data[1];
+        const std::uint8_t* second = v_first ? frame.data[1] : frame.data[2];
+        const int half = frame.linesize[0] / 2;
+        if (first != frame.data[0] + luma || frame.linesize[1] != half || frame.linesize[2] != half ||
+            second != first + static_cast<std::ptrdiff_t>(half) * (pool.height / 2))
+            throw bad();
+        return v_first ? NV_ENC_BUFFER_FORMAT_YV12 : NV_ENC_BUFFER_FORMAT_IYUV;
+    }
+    default:
+        throw RunError(fmt::format("{}: NVENC takes GPU frames in nv12, p010 or yuv420p, not {}", label,
+                                   av_get_pix_fmt_name(pool.sw_format)));
+    }
+}
+
+}  // namespace
+
 // A CUDA frame where it is: its buffer registered (once) and mapped for
-// this picture. FFmpeg's CUDA frames keep their planes in one allocation,
-// chroma right after the luma rows, as NVENC reads a registered surface.
+// this picture, in the layout its planes have (device_buffer_format).
 void* NvencSession::mapped_device_input(const AVFrame& frame, NV_ENC_BUFFER_FORMAT& format, std::uint32_t& pitch) {
     const auto* frames = reinterpret_cast<const AVHWFramesContext*>(frame.hw_frames_ctx->data);
-    format = buffer_format(frames->sw_format);
-    if (format == NV_ENC_BUFFER_FORMAT_UNDEFINED)
-        throw RunError(fmt::format("{}: NVENC takes GPU frames in nv12, p010 or yuv420p, not {}", label_,
-                                   av_get_pix_fmt_name(frames->sw_format)));
+    format = device_buffer_format(frame, *frames, label_);
     const void* buffer = frame.data[0];
     pitch = static_cast<std::uint32_t>(frame.linesize[0]);
     auto it = registered_.find(buffer);

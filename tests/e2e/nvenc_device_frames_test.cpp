@@ -1,0 +1,187 @@
+// ladder's own NVENC client on CUDA frames, the path NVDEC's and
+// scale_cuda's frames take on a GPU machine, run in the test process on the
+// stand-in driver (whose CUDA keeps "device" memory on the host, and whose
+// NVENC reads a registered frame as NVENC does, by the format it was
+// registered with): frames FFmpeg's CUDA pool made must come back as the
+// pictures that were sent, colours included. FFmpeg lays a yuv420p CUDA
+// frame out V before U (for NVENC's YV12); registered as IYUV, every
+// picture's chroma came out swapped (found on a lent H200: 11.9 dB).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "av/av_error.hpp"
+#include "av/handles.hpp"
+#include "engine/encode/backend/nvenc_session.hpp"
+#include "media_tools.hpp"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/hwcontext_cuda.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+}
+
+namespace ladder::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef LADDER_STANDIN_DRIVER_DIR
+constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
+#else
+constexpr const char* kDriverDir = nullptr;
+#endif
+
+constexpr int kWidth = 320;
+constexpr int kHeight = 180;
+
+// A picture whose planes all differ: Y a horizontal ramp, U a vertical
+// one, V a diagonal one (a swap of U and V is tens of dB off).
+av::FramePtr source_picture(int n) {
+    av::FramePtr f = av::make_frame();
+    f->format = AV_PIX_FMT_YUV420P;
+    f->width = kWidth;
+    f->height = kHeight;
+    av::check(av_frame_get_buffer(f.get(), 0), "a host frame");
+    for (int y = 0; y < kHeight; ++y)
+        for (int x = 0; x < kWidth; ++x) f->data[0][y * f->linesize[0] + x] = static_cast<std::uint8_t>(16 + (x + n) % 200);
+    for (int y = 0; y < kHeight / 2; ++y)
+        for (int x = 0; x < kWidth / 2; ++x) {
+            f->data[1][y * f->linesize[1] + x] = static_cast<std::uint8_t>(40 + y);
+            f->data[2][y * f->linesize[2] + x] = static_cast<std::uint8_t>(220 - (x + y) / 2);
+        }
+    return f;
+}
+
+av::FramePtr converted(const AVFrame& src, AVPixelFormat to) {
+    av::FramePtr out = av::make_frame();
+    out->format = to;
+    out->width = src.width;
+    out->height = src.height;
+    av::check(av_frame_get_buffer(out.get(), 0), "a host frame");
+    SwsContext* sws = sws_getContext(src.width, src.height, static_cast<AVPixelFormat>(src.format), src.width,
+                                     src.height, to, SWS_POINT, nullptr, nullptr, nullptr);
+    EXPECT_NE(sws, nullptr);
+    av::check(sws_scale_frame(sws, out.get(), &src), "converting");
+    sws_freeContext(sws);
+    return out;
+}
+
+double plane_psnr(const AVFrame& a, const AVFrame& b, int plane, int width, int height) {
+    double se = 0;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            const double d = a.data[plane][y * a.linesize[plane] + x] - b.data[plane][y * b.linesize[plane] + x];
+            se += d * d;
+        }
+    const double mse = se / (width * height);
+    return mse == 0 ? 99 : 10 * std::log10(255.0 * 255.0 / mse);
+}
+
+class NvencDeviceFrames : public ::testing::TestWithParam<AVPixelFormat> {
+protected:
+    void SetUp() override {
+        ASSERT_NE(kDriverDir, nullptr) << "the stand-in NVIDIA driver was not built";
+        const fs::path dir = fresh_dir(std::string("nvenc-device-frames-") + av_get_pix_fmt_name(GetParam()));
+        setenv("LADDER_STANDIN_LOG", (dir / "events.log").c_str(), 1);
+        setenv("LADDER_STANDIN_STATE_DIR", (dir / "state").c_str(), 1);
+        setenv("LADDER_STANDIN_OPEN_MS", "0", 1);
+        setenv("LADDER_STANDIN_PACE", "off", 1);
+        // Loaded by path first, so that FFmpeg's and ladder's own loaders
+        // (which ask for the sonames) get the stand-in's.
+        cuda_ = dlopen((fs::path(kDriverDir) / "libcuda.so.1").c_str(), RTLD_NOW | RTLD_GLOBAL);
+        nvenc_ = dlopen((fs::path(kDriverDir) / "libnvidia-encode.so.1").c_str(), RTLD_NOW | RTLD_GLOBAL);
+        ASSERT_TRUE(cuda_ && nvenc_) << dlerror();
+    }
+    void TearDown() override {
+        for (const char* name : {"LADDER_STANDIN_LOG", "LADDER_STANDIN_STATE_DIR", "LADDER_STANDIN_OPEN_MS",
+                                 "LADDER_STANDIN_PACE"})
+            unsetenv(name);
+    }
+    void* cuda_ = nullptr;
+    void* nvenc_ = nullptr;
+};
+
+TEST_P(NvencDeviceFrames, ComeBackAsThePicturesSentColoursIncluded) {
+    const AVPixelFormat sw_format = GetParam();
+    AVBufferRef* device_raw = nullptr;
+    ASSERT_EQ(av_hwdevice_ctx_create(&device_raw, AV_HWDEVICE_TYPE_CUDA, "0", nullptr, 0), 0);
+    av::BufferRefPtr device(device_raw);
+    av::BufferRefPtr pool(av_hwframe_ctx_alloc(device.get()));
+    ASSERT_TRUE(pool);
+    auto* frames = reinterpret_cast<AVHWFramesContext*>(pool->data);
+    frames->format = AV_PIX_FMT_CUDA;
+    frames->sw_format = sw_format;
+    frames->width = kWidth;
+    frames->height = kHeight;
+    ASSERT_EQ(av_hwframe_ctx_init(pool.get()), 0);
+
+    engine::NvencSessionSettings settings;
+    settings.width = kWidth;
+    settings.height = kHeight;
+    settings.bit_rate = 4'000'000;
+    settings.max_rate = 8'000'000;
+    settings.buffer_bits = 8'000'000;
+    const auto* hw = static_cast<const AVCUDADeviceContext*>(reinterpret_cast<AVHWDeviceContext*>(device->data)->hwctx);
+    engine::NvencSession session(hw->cuda_ctx, settings, "test gpu0");
+
+    constexpr int kFrames = 6;
+    std::vector<av::FramePtr> sent;
+    std::vector<engine::NvencPicture> pictures;
+    for (int n = 0; n < kFrames; ++n) {
+        sent.push_back(source_picture(n));
+        av::FramePtr host = sw_format == AV_PIX_FMT_YUV420P ? av::ref_frame(sent.back().get())
+                                                             : converted(*sent.back(), sw_format);
+        av::FramePtr on_device = av::make_frame();
+        ASSERT_EQ(av_hwframe_get_buffer(pool.get(), on_device.get(), 0), 0);
+        ASSERT_EQ(av_hwframe_transfer_data(on_device.get(), host.get(), 0), 0);
+        for (auto& p : session.encode(std::move(on_device), n, n == 0)) pictures.push_back(std::move(p));
+    }
+    for (auto& p : session.finish()) pictures.push_back(std::move(p));
+    ASSERT_EQ(pictures.size(), static_cast<std::size_t>(kFrames));
+
+    const AVCodec* av1 = avcodec_find_decoder(AV_CODEC_ID_AV1);
+    ASSERT_NE(av1, nullptr);
+    av::CodecContextPtr decoder = av::make_codec_context(av1);
+    ASSERT_EQ(avcodec_open2(decoder.get(), av1, nullptr), 0);
+    av::PacketPtr pkt = av::make_packet();
+    av::FramePtr out = av::make_frame();
+    int decoded = 0;
+    const auto receive = [&] {
+        while (avcodec_receive_frame(decoder.get(), out.get()) == 0) {
+            SCOPED_TRACE(decoded);
+            ASSERT_LT(decoded, kFrames);
+            const AVFrame& want = *sent[static_cast<std::size_t>(decoded)];
+            EXPECT_GT(plane_psnr(*out, want, 0, kWidth, kHeight), 30) << "Y";
+            EXPECT_GT(plane_psnr(*out, want, 1, kWidth / 2, kHeight / 2), 30) << "U";
+            EXPECT_GT(plane_psnr(*out, want, 2, kWidth / 2, kHeight / 2), 30) << "V";
+            ++decoded;
+            av_frame_unref(out.get());
+        }
+    };
+    for (const auto& p : pictures) {
+        ASSERT_EQ(av_new_packet(pkt.get(), static_cast<int>(p.bytes.size())), 0);
+        std::copy(p.bytes.begin(), p.bytes.end(), pkt->data);
+        ASSERT_EQ(avcodec_send_packet(decoder.get(), pkt.get()), 0);
+        av_packet_unref(pkt.get());
+        receive();
+    }
+    avcodec_send_packet(decoder.get(), nullptr);
+    receive();
+    EXPECT_EQ(decoded, kFrames);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pools, NvencDeviceFrames, ::testing::Values(AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12),
+                         [](const ::testing::TestParamInfo<AVPixelFormat>& info) {
+                             return std::string(av_get_pix_fmt_name(info.param));
+                         });
+
+}  // namespace
+}  // namespace ladder::test
