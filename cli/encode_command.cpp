@@ -128,7 +128,7 @@ void add_device_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided)
         ->check(CLI::IsMember({"auto", "cpu", "nvdec"}))
         ->capture_default_str();
     cmd.add_option("--decoders", a.decoders,
-                   "Decode lanes: ranges of the source between key frames (closed GOPs only), decoded at once, each "
+                   "Decode lanes: ranges of the source between key frames (open GOPs too), decoded at once, each "
                    "frame still once (0 = one lane, and one more whenever the encoders wait for frames, up to "
                    "--max-decoders; 1 = one pass)")
         ->check(CLI::Range(0, 64))
