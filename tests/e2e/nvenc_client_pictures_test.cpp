@@ -1,9 +1,10 @@
 // ladder's own NVENC client on CUDA frames, the path NVDEC's and
-// scale_cuda's frames take on a GPU machine, run in the test process on the
-// stand-in driver (whose CUDA keeps "device" memory on the host, and whose
+// scale_cuda's frames take on a GPU machine, and on host frames, run in the
+// test process on the stand-in driver (whose CUDA keeps "device" memory on the host, and whose
 // NVENC reads a registered frame as NVENC does, by the format it was
-// registered with): frames FFmpeg's CUDA pool made must come back as the
-// pictures that were sent, colours included. FFmpeg lays a yuv420p CUDA
+// registered with): frames FFmpeg's CUDA pool made, and host frames copied
+// into NVENC's input buffers, must come back as the pictures that were
+// sent, colours included. FFmpeg lays a yuv420p CUDA
 // frame out V before U (for NVENC's YV12); registered as IYUV, every
 // picture's chroma came out swapped (found on a lent H200: 11.9 dB).
 #include <dlfcn.h>
@@ -85,11 +86,17 @@ double plane_psnr(const AVFrame& a, const AVFrame& b, int plane, int width, int 
     return mse == 0 ? 99 : 10 * std::log10(255.0 * 255.0 / mse);
 }
 
-class NvencDeviceFrames : public ::testing::TestWithParam<AVPixelFormat> {
+struct Frames {
+    AVPixelFormat format;
+    bool on_device;  // a CUDA frame of FFmpeg's pool, else a host frame
+};
+
+class NvencClientPictures : public ::testing::TestWithParam<Frames> {
 protected:
     void SetUp() override {
         ASSERT_NE(kDriverDir, nullptr) << "the stand-in NVIDIA driver was not built";
-        const fs::path dir = fresh_dir(std::string("nvenc-device-frames-") + av_get_pix_fmt_name(GetParam()));
+        const fs::path dir = fresh_dir(std::string("nvenc-client-pictures-") + av_get_pix_fmt_name(GetParam().format) +
+                                       (GetParam().on_device ? "-device" : "-host"));
         setenv("LADDER_STANDIN_LOG", (dir / "events.log").c_str(), 1);
         setenv("LADDER_STANDIN_STATE_DIR", (dir / "state").c_str(), 1);
         setenv("LADDER_STANDIN_OPEN_MS", "0", 1);
@@ -109,8 +116,8 @@ protected:
     void* nvenc_ = nullptr;
 };
 
-TEST_P(NvencDeviceFrames, ComeBackAsThePicturesSentColoursIncluded) {
-    const AVPixelFormat sw_format = GetParam();
+TEST_P(NvencClientPictures, ComeBackAsThePicturesSentColoursIncluded) {
+    const AVPixelFormat sw_format = GetParam().format;
     AVBufferRef* device_raw = nullptr;
     ASSERT_EQ(av_hwdevice_ctx_create(&device_raw, AV_HWDEVICE_TYPE_CUDA, "0", nullptr, 0), 0);
     av::BufferRefPtr device(device_raw);
@@ -118,7 +125,7 @@ TEST_P(NvencDeviceFrames, ComeBackAsThePicturesSentColoursIncluded) {
     ASSERT_TRUE(pool);
     auto* frames = reinterpret_cast<AVHWFramesContext*>(pool->data);
     frames->format = AV_PIX_FMT_CUDA;
-    frames->sw_format = sw_format;
+    frames->sw_format = GetParam().on_device ? sw_format : AV_PIX_FMT_NV12;  // the pool serves device frames only
     frames->width = kWidth;
     frames->height = kHeight;
     ASSERT_EQ(av_hwframe_ctx_init(pool.get()), 0);
@@ -139,10 +146,14 @@ TEST_P(NvencDeviceFrames, ComeBackAsThePicturesSentColoursIncluded) {
         sent.push_back(source_picture(n));
         av::FramePtr host = sw_format == AV_PIX_FMT_YUV420P ? av::ref_frame(sent.back().get())
                                                              : converted(*sent.back(), sw_format);
-        av::FramePtr on_device = av::make_frame();
-        ASSERT_EQ(av_hwframe_get_buffer(pool.get(), on_device.get(), 0), 0);
-        ASSERT_EQ(av_hwframe_transfer_data(on_device.get(), host.get(), 0), 0);
-        for (auto& p : session.encode(std::move(on_device), n, n == 0)) pictures.push_back(std::move(p));
+        av::FramePtr frame = std::move(host);
+        if (GetParam().on_device) {
+            av::FramePtr on_device = av::make_frame();
+            ASSERT_EQ(av_hwframe_get_buffer(pool.get(), on_device.get(), 0), 0);
+            ASSERT_EQ(av_hwframe_transfer_data(on_device.get(), frame.get(), 0), 0);
+            frame = std::move(on_device);
+        }
+        for (auto& p : session.encode(std::move(frame), n, n == 0)) pictures.push_back(std::move(p));
     }
     for (auto& p : session.finish()) pictures.push_back(std::move(p));
     ASSERT_EQ(pictures.size(), static_cast<std::size_t>(kFrames));
@@ -178,9 +189,16 @@ TEST_P(NvencDeviceFrames, ComeBackAsThePicturesSentColoursIncluded) {
     EXPECT_EQ(decoded, kFrames);
 }
 
-INSTANTIATE_TEST_SUITE_P(Pools, NvencDeviceFrames, ::testing::Values(AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12),
-                         [](const ::testing::TestParamInfo<AVPixelFormat>& info) {
-                             return std::string(av_get_pix_fmt_name(info.param));
+// CUDA frames as NVDEC and scale_cuda make them; host frames in the
+// layouts NVENC's input buffers take (IYUV, NV12) and one the client
+// converts first (yuv444p).
+INSTANTIATE_TEST_SUITE_P(Pools, NvencClientPictures,
+                         ::testing::Values(Frames{AV_PIX_FMT_YUV420P, true}, Frames{AV_PIX_FMT_NV12, true},
+                                           Frames{AV_PIX_FMT_YUV420P, false}, Frames{AV_PIX_FMT_NV12, false},
+                                           Frames{AV_PIX_FMT_YUV444P, false}),
+                         [](const ::testing::TestParamInfo<Frames>& info) {
+                             return std::string(info.param.on_device ? "cuda_" : "host_") +
+                                    av_get_pix_fmt_name(info.param.format);
                          });
 
 }  // namespace
