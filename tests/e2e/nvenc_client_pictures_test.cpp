@@ -75,15 +75,21 @@ av::FramePtr converted(const AVFrame& src, AVPixelFormat to) {
     return out;
 }
 
-double plane_psnr(const AVFrame& a, const AVFrame& b, int plane, int width, int height) {
+// Planar 8-bit, or 10-bit in 16-bit words (yuv420p10le).
+double plane_psnr(const AVFrame& a, const AVFrame& b, int plane, int width, int height, bool ten_bit) {
+    const auto sample = [&](const AVFrame& f, int x, int y) -> double {
+        const std::uint8_t* row = f.data[plane] + static_cast<std::ptrdiff_t>(y) * f.linesize[plane];
+        return ten_bit ? reinterpret_cast<const std::uint16_t*>(row)[x] : row[x];
+    };
     double se = 0;
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
-            const double d = a.data[plane][y * a.linesize[plane] + x] - b.data[plane][y * b.linesize[plane] + x];
+            const double d = sample(a, x, y) - sample(b, x, y);
             se += d * d;
         }
     const double mse = se / (width * height);
-    return mse == 0 ? 99 : 10 * std::log10(255.0 * 255.0 / mse);
+    const double peak = ten_bit ? 1023.0 : 255.0;
+    return mse == 0 ? 99 : 10 * std::log10(peak * peak / mse);
 }
 
 struct Frames {
@@ -118,6 +124,9 @@ protected:
 
 TEST_P(NvencClientPictures, ComeBackAsThePicturesSentColoursIncluded) {
     const AVPixelFormat sw_format = GetParam().format;
+    const bool ten_bit = av_pix_fmt_desc_get(sw_format)->comp[0].depth > 8;
+    // What the decoder gives back, to compare with.
+    const AVPixelFormat planar = ten_bit ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
     AVBufferRef* device_raw = nullptr;
     ASSERT_EQ(av_hwdevice_ctx_create(&device_raw, AV_HWDEVICE_TYPE_CUDA, "0", nullptr, 0), 0);
     av::BufferRefPtr device(device_raw);
@@ -133,6 +142,7 @@ TEST_P(NvencClientPictures, ComeBackAsThePicturesSentColoursIncluded) {
     engine::NvencSessionSettings settings;
     settings.width = kWidth;
     settings.height = kHeight;
+    settings.ten_bit = ten_bit;
     settings.bit_rate = 4'000'000;
     settings.max_rate = 8'000'000;
     settings.buffer_bits = 8'000'000;
@@ -143,9 +153,8 @@ TEST_P(NvencClientPictures, ComeBackAsThePicturesSentColoursIncluded) {
     std::vector<av::FramePtr> sent;
     std::vector<engine::NvencPicture> pictures;
     for (int n = 0; n < kFrames; ++n) {
-        sent.push_back(source_picture(n));
-        av::FramePtr host = sw_format == AV_PIX_FMT_YUV420P ? av::ref_frame(sent.back().get())
-                                                             : converted(*sent.back(), sw_format);
+        sent.push_back(ten_bit ? converted(*source_picture(n), planar) : source_picture(n));
+        av::FramePtr host = sw_format == planar ? av::ref_frame(sent.back().get()) : converted(*sent.back(), sw_format);
         av::FramePtr frame = std::move(host);
         if (GetParam().on_device) {
             av::FramePtr on_device = av::make_frame();
@@ -170,9 +179,10 @@ TEST_P(NvencClientPictures, ComeBackAsThePicturesSentColoursIncluded) {
             SCOPED_TRACE(decoded);
             ASSERT_LT(decoded, kFrames);
             const AVFrame& want = *sent[static_cast<std::size_t>(decoded)];
-            EXPECT_GT(plane_psnr(*out, want, 0, kWidth, kHeight), 30) << "Y";
-            EXPECT_GT(plane_psnr(*out, want, 1, kWidth / 2, kHeight / 2), 30) << "U";
-            EXPECT_GT(plane_psnr(*out, want, 2, kWidth / 2, kHeight / 2), 30) << "V";
+            ASSERT_EQ(out->format, planar);
+            EXPECT_GT(plane_psnr(*out, want, 0, kWidth, kHeight, ten_bit), 30) << "Y";
+            EXPECT_GT(plane_psnr(*out, want, 1, kWidth / 2, kHeight / 2, ten_bit), 30) << "U";
+            EXPECT_GT(plane_psnr(*out, want, 2, kWidth / 2, kHeight / 2, ten_bit), 30) << "V";
             ++decoded;
             av_frame_unref(out.get());
         }
@@ -189,13 +199,14 @@ TEST_P(NvencClientPictures, ComeBackAsThePicturesSentColoursIncluded) {
     EXPECT_EQ(decoded, kFrames);
 }
 
-// CUDA frames as NVDEC and scale_cuda make them; host frames in the
-// layouts NVENC's input buffers take (IYUV, NV12) and one the client
-// converts first (yuv444p).
+// CUDA frames as NVDEC and scale_cuda make them (8 and 10 bits); host
+// frames in the layouts NVENC's input buffers take (IYUV, NV12, P010) and
+// ones the client converts first (yuv444p, yuv420p10).
 INSTANTIATE_TEST_SUITE_P(Pools, NvencClientPictures,
                          ::testing::Values(Frames{AV_PIX_FMT_YUV420P, true}, Frames{AV_PIX_FMT_NV12, true},
-                                           Frames{AV_PIX_FMT_YUV420P, false}, Frames{AV_PIX_FMT_NV12, false},
-                                           Frames{AV_PIX_FMT_YUV444P, false}),
+                                           Frames{AV_PIX_FMT_P010, true}, Frames{AV_PIX_FMT_YUV420P, false},
+                                           Frames{AV_PIX_FMT_NV12, false}, Frames{AV_PIX_FMT_YUV444P, false},
+                                           Frames{AV_PIX_FMT_P010, false}, Frames{AV_PIX_FMT_YUV420P10LE, false}),
                          [](const ::testing::TestParamInfo<Frames>& info) {
                              return std::string(info.param.on_device ? "cuda_" : "host_") +
                                     av_get_pix_fmt_name(info.param.format);
