@@ -20,6 +20,7 @@
 #include "av/handles.hpp"
 #include "engine/encode/backend/nvenc_session.hpp"
 #include "media_tools.hpp"
+#include "standin_driver_dir.hpp"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -34,11 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef LADDER_STANDIN_DRIVER_DIR
-constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
-#else
-constexpr const char* kDriverDir = nullptr;
-#endif
+constexpr const char* kDriverDir = kStandInDriverDir;
 
 constexpr int kWidth = 320;
 constexpr int kHeight = 180;

@@ -19,17 +19,14 @@
 #include <vector>
 
 #include "media_tools.hpp"
+#include "standin_driver_dir.hpp"
 
 namespace ladder::test::standin_contract {
 namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef LADDER_STANDIN_DRIVER_DIR
-constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
-#else
-constexpr const char* kDriverDir = nullptr;
-#endif
+constexpr const char* kDriverDir = kStandInDriverDir;
 
 // One session on the stand-in's GPU 0, initialized for 64x64 AV1, with one
 // input buffer and one bitstream buffer; the test process's own copy of

@@ -21,6 +21,7 @@
 
 #include "hls_tools.hpp"
 #include "media_tools.hpp"
+#include "standin_driver_dir.hpp"
 
 namespace ladder::test {
 namespace {
@@ -28,11 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-#ifdef LADDER_STANDIN_DRIVER_DIR
-constexpr const char* kDriverDir = LADDER_STANDIN_DRIVER_DIR;
-#else
-constexpr const char* kDriverDir = nullptr;
-#endif
+constexpr const char* kDriverDir = kStandInDriverDir;
 
 // Who drives NVENC in this run of the tests: ladder (the default) or ffmpeg.
 std::string nvenc_client() {
