@@ -84,8 +84,9 @@ struct FrameRange {
 // One of several decode lanes over the source, between two cuts of
 // find_decode_cuts: from the key frame at start_pts (AV_NOPTS_VALUE: the
 // source's start) until the key frame where bounds ends it and that key
-// frame's leading pictures are read (or the source's end). Frames are numbered as one pass over the whole source
-// numbers them: from the first lane's first timestamp.
+// frame's leading pictures are read (or the source's end). Frames are
+// numbered as one pass over the whole source numbers them: from the first
+// lane's first timestamp.
 struct DecodeLaneSpec {
     std::int64_t start_pts = AV_NOPTS_VALUE;
     LaneBounds* bounds = nullptr;  // where it ends; may move earlier while it runs
