@@ -15,8 +15,8 @@ void note_decode_lanes(const SourceInfo& src, int wanted, int lanes, ProgressSin
     if (lanes < wanted)
         progress.note(NoteLevel::info,
                       fmt::format("input {}: {} decode lane(s) instead of {}: a lane starts only at a key frame that "
-                                  "nothing coded before is shown after, whose leading pictures come first, at least "
-                                  "two segments from the next",
+                                  "nothing coded before is shown after, whose leading pictures come first and that a "
+                                  "decoder can start at, at least two segments from the next",
                                   src.path, lanes, wanted));
 }
 

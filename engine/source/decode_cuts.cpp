@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "av/av_error.hpp"
 #include "av/compat.hpp"
 #include "av/input_file.hpp"
+#include "av/logging.hpp"
 
 extern "C" {
+#include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 }
 
@@ -36,7 +39,44 @@ struct Group {
     bool is_cut_at_or_after(std::int64_t target) const {
         return nothing_before_shows_after && !leading_after_trailing && key_pts >= target;
     }
+    // Its first packets, for starts_clean (kPacketsTried at most).
+    std::vector<av::PacketPtr> first_packets;
 };
+
+// Packets of a group a decoder is given to show its key frame.
+constexpr std::size_t kPacketsTried = 24;
+
+// Whether a decoder that starts at the group's key frame shows that frame
+// first, whole: the flag says "key" also where a decoder starting there
+// shows nothing, or damaged pictures, for a while (an H.264 recovery point
+// with a count, as x264's intra refresh writes: a gradual refresh, no clean
+// start; a lane from there lost frames and the run failed). Pictures shown
+// before the key frame (an open GOP's leading ones) do not count: the lane
+// before the cut decodes them. What the decoder logs here is dropped.
+bool starts_clean(const AVStream* stream, const Group& group) {
+    const av::LibraryLogCapture quiet;
+    av::CodecContextPtr decoder = av::open_decoder(stream, 1);
+    av::FramePtr frame = av::make_frame();
+    std::optional<bool> clean;
+    const auto receive = [&] {
+        while (!clean && avcodec_receive_frame(decoder.get(), frame.get()) == 0) {
+            const std::int64_t ts = frame->best_effort_timestamp;
+            if (ts == AV_NOPTS_VALUE || ts >= group.key_pts)
+                clean = ts == group.key_pts && frame->decode_error_flags == 0 && !(frame->flags & AV_FRAME_FLAG_CORRUPT);
+            av_frame_unref(frame.get());
+        }
+    };
+    for (const av::PacketPtr& pkt : group.first_packets) {
+        if (clean) break;
+        avcodec_send_packet(decoder.get(), pkt.get());  // a refused packet shows in what comes out
+        receive();
+    }
+    if (!clean) {
+        avcodec_send_packet(decoder.get(), nullptr);
+        receive();
+    }
+    return clean.value_or(false);
+}
 
 // Key frames a search looks at before it gives up on a cut near target.
 constexpr int kKeysSearched = 12;
@@ -49,6 +89,8 @@ std::optional<std::int64_t> clean_cut_after(av::InputFile& in, int video_stream,
     AVFormatContext* ic = in.get();
     if (avformat_seek_file(ic, video_stream, std::numeric_limits<std::int64_t>::min(), target - 1, target - 1, 0) < 0)
         return std::nullopt;
+    const AVStream* stream = ic->streams[video_stream];
+    const auto is_cut = [&](const Group& g) { return g.is_cut_at_or_after(target) && starts_clean(stream, g); };
     av::PacketPtr pkt = av::make_packet();
     std::optional<Group> group;
     int keys = 0;
@@ -56,24 +98,34 @@ std::optional<std::int64_t> clean_cut_after(av::InputFile& in, int video_stream,
         const bool video = pkt->stream_index == video_stream;
         const std::int64_t pts = pkt->pts;
         const bool key = (pkt->flags & AV_PKT_FLAG_KEY) != 0;
-        av_packet_unref(pkt.get());
-        if (!video) continue;
+        if (!video) {
+            av_packet_unref(pkt.get());
+            continue;
+        }
         if (pts == AV_NOPTS_VALUE) return std::nullopt;  // no timestamps to cut by
         if (!key) {
-            if (group) group->add(pts);
+            if (group) {
+                group->add(pts);
+                if (group->first_packets.size() < kPacketsTried) group->first_packets.push_back(std::move(pkt));
+            }
+            pkt = av::make_packet();
             continue;
         }
         bool before_ok = false;
         if (group) {
-            if (group->is_cut_at_or_after(target)) return group->key_pts;
+            if (is_cut(*group)) return group->key_pts;
             before_ok = group->max_pts < pts;
         }
         if (pts > limit || ++keys > kKeysSearched) return std::nullopt;
-        group = Group{pts, before_ok};
+        group.emplace();
+        group->key_pts = pts;
+        group->nothing_before_shows_after = before_ok;
         group->max_pts = pts;
+        group->first_packets.push_back(std::move(pkt));
+        pkt = av::make_packet();
     }
     // The source's last group is whole at its end.
-    if (group && group->is_cut_at_or_after(target)) return group->key_pts;
+    if (group && is_cut(*group)) return group->key_pts;
     return std::nullopt;
 }
 

@@ -1,6 +1,9 @@
 #pragma once
 // Where the source can be cut into time ranges that decode on their own: at
-// key frames that nothing coded before is shown after. Every packet before
+// key frames that nothing coded before is shown after, and that a decoder
+// starting there shows first, whole (tried on the group's first packets:
+// "key" also flags recovery points a decoder needs many frames to recover
+// from, such as an H.264 intra refresh's). Every packet before
 // such a key frame in decode order is shown before it; the packets after it
 // that are shown before it (the leading pictures of an open GOP, which may
 // refer to the frames before the key frame) all come before the ones shown
