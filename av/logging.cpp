@@ -52,10 +52,12 @@ void capture_line(LibraryLogCapture& capture, const char* line) {
 LibraryLogCapture::LibraryLogCapture() {
     static std::once_flag installed;
     std::call_once(installed, [] { av_log_set_callback(log_callback); });
+    outer_ = active_capture;
     active_capture = this;
 }
 
-LibraryLogCapture::~LibraryLogCapture() { active_capture = nullptr; }
+// A capture made inside another hands the thread back to it.
+LibraryLogCapture::~LibraryLogCapture() { active_capture = outer_; }
 
 void LibraryLogCapture::replay() const {
     if (!text_.empty()) av_log(nullptr, AV_LOG_ERROR, "%s\n", text_.c_str());

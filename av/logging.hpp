@@ -10,7 +10,8 @@ void quiet_library_logs();
 
 // While alive, FFmpeg's error messages logged on this thread are collected
 // instead of printed, so that a failure ladder reports itself (an input it
-// cannot open) stays one line that includes them. Not nestable.
+// cannot open) stays one line that includes them. One made inside another
+// on the same thread collects until it ends, then the outer one again.
 class LibraryLogCapture {
 public:
     LibraryLogCapture();
@@ -26,6 +27,7 @@ public:
 private:
     friend void capture_line(LibraryLogCapture&, const char*);
     std::string text_;
+    LibraryLogCapture* outer_ = nullptr;  // the thread's capture before this one
 };
 
 }  // namespace ladder::av

@@ -36,5 +36,20 @@ TEST(LibraryLogCapture, EndsWithItsScope) {
     EXPECT_EQ(later.text(), "only this");
 }
 
+// A capture made while another is alive on the thread (the cut search
+// tries a decoder quietly, whoever calls it): the outer one goes on
+// collecting after it.
+TEST(LibraryLogCapture, OneInsideAnotherHandsTheThreadBack) {
+    LibraryLogCapture outer;
+    av_log(nullptr, AV_LOG_ERROR, "before\n");
+    {
+        LibraryLogCapture inner;
+        av_log(nullptr, AV_LOG_ERROR, "inside\n");
+        EXPECT_EQ(inner.text(), "inside");
+    }
+    av_log(nullptr, AV_LOG_ERROR, "after\n");
+    EXPECT_EQ(outer.text(), "before; after");
+}
+
 }  // namespace
 }  // namespace ladder::av
