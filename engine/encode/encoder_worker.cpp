@@ -90,6 +90,7 @@ bool EncoderWorker::accept(Session& session, std::vector<EncodedChunk> done) {
         session.pending.pop_front();
         chunk.requested_kbps = session.record.requested_kbps;
         chunk.session = session.record.id;
+        chunk.slot_label = slot.label;  // the encoder may have been opened by another slot of its GPU
         chunk.frames_gpu = p.raw.gpu;
         chunk.ends_rung = p.raw.ends_rung;
         const double now = since_start();
@@ -322,27 +323,36 @@ void EncoderWorker::run(std::stop_token stop) {
 
 // Before its first chunk is ready a GPU slot opens the session of the rung
 // it will most likely take, while the decoder starts: a session start (0.2 s
-// for NVENC) off the run's critical path, in parallel on every slot. The
-// encoder waits in IdleEncoders as one a session left open does. An encoder
-// that cannot open ahead (FFmpeg's av1_nvenc opens with its first frames)
-// is dropped; a failed open is left to the first session, which opens again
-// and says why.
+// for NVENC) off the run's critical path, in parallel on every slot. Then,
+// each on a thread of its own, one for every other rung its GPU has none
+// for yet, so that a slot going to another rung later finds one waiting
+// instead of opening it between two chunks (a GPU's encoders are any of its
+// slots'). The encoders wait in IdleEncoders as one a session left open
+// does. An encoder that cannot open ahead (FFmpeg's av1_nvenc opens with its
+// first frames) is dropped; a failed open is left to the first session on
+// its rung, which opens again and says why.
 void EncoderWorker::open_ahead(const gpu::EncoderSlot& slot, int id) {
     if (!s_.idle_encoders || !slot.traits().controls_session_rate || slot.session_capped) return;
     const int rung = s_.dispatcher->open_ahead(id);
     if (rung < 0) return;
-    const EncoderSettings settings = (*s_.rungs)[static_cast<std::size_t>(rung)]->settings_for_chunk(0);
-    IdleEncoder idle{nullptr, settings.bitrate_kbps, true};
-    bool opened = false;
-    try {
-        idle.backend = s_.factory(session_slot(slot), settings);
-        opened = idle.backend->open_ahead();
-    } catch (const Cancelled&) {
-        throw;
-    } catch (const std::exception&) {
-        // left to the first session, which opens again and says why
+    if (!s_.idle_encoders->open_ahead(slot, rung, ahead_opener(slot, rung), false, false)) {
+        s_.dispatcher->not_opened_ahead(id);
+        return;
     }
-    if (!opened || !s_.idle_encoders->keep(slot, rung, idle)) s_.dispatcher->not_opened_ahead(id);
+    for (int other = 0; other < static_cast<int>(s_.rungs->size()); ++other)
+        if (other != rung && !s_.dispatcher->all_handed_out(other))
+            s_.idle_encoders->open_ahead(slot, other, ahead_opener(slot, other), true, true);
+}
+
+// Opens the rung's encoder as its first chunk's session would, without a
+// frame; what it needs is copied, for a thread of its own.
+IdleEncoders::Opener EncoderWorker::ahead_opener(const gpu::EncoderSlot& slot, int rung) const {
+    const EncoderSettings settings = (*s_.rungs)[static_cast<std::size_t>(rung)]->settings_for_chunk(0);
+    return [factory = s_.factory, on = session_slot(slot), settings]() -> std::optional<IdleEncoder> {
+        IdleEncoder idle{factory(on, settings), settings.bitrate_kbps, true};
+        if (!idle.backend->open_ahead()) return std::nullopt;
+        return idle;
+    };
 }
 
 void EncoderWorker::run_helpers(std::stop_token stop) {

@@ -2,9 +2,21 @@
 
 namespace ladder::engine {
 
+IdleEncoders::~IdleEncoders() { join_openers(); }
+
+IdleEncoders::Place IdleEncoders::place(const gpu::EncoderSlot& slot, int rung) {
+    return {slot.device_index, slot.encoder, rung};
+}
+
+bool IdleEncoders::may_keep(const gpu::EncoderSlot& slot) {
+    return slot.kind != gpu::DeviceKind::cpu && slot.traits().controls_session_rate;
+}
+
 std::optional<IdleEncoder> IdleEncoders::take(const gpu::EncoderSlot& slot, int rung) {
-    std::lock_guard lock(mu_);
-    auto it = kept_.find({slot.id, rung});
+    const Place where = place(slot, rung);
+    std::unique_lock lock(mu_);
+    opened_cv_.wait(lock, [&] { return opening_.count(where) == 0; });
+    auto it = kept_.find(where);
     if (it == kept_.end()) return std::nullopt;
     IdleEncoder out = std::move(it->second);
     kept_.erase(it);
@@ -12,42 +24,90 @@ std::optional<IdleEncoder> IdleEncoders::take(const gpu::EncoderSlot& slot, int 
 }
 
 bool IdleEncoders::keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& encoder) {
-    if (!slot.traits().controls_session_rate) return false;
+    if (!may_keep(slot)) return false;
     std::lock_guard lock(mu_);
     if (stopped_) return false;
-    // take() emptied the place when the session started on this rung.
-    kept_[{slot.id, rung}] = std::move(encoder);
+    kept_.emplace(place(slot, rung), std::move(encoder));
     return true;
 }
 
-void IdleEncoders::close(const gpu::EncoderSlot& slot, const std::function<bool(int)>& done, bool everything) {
-    std::vector<int> rungs;
+bool IdleEncoders::open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background,
+                              bool only_if_none) {
+    if (!may_keep(slot)) return false;
+    const Place where = place(slot, rung);
     {
         std::lock_guard lock(mu_);
-        for (const auto& [key, encoder] : kept_)
-            if (key.first == slot.id) rungs.push_back(key.second);
+        if (stopped_ || (only_if_none && (kept_.count(where) != 0 || opening_.count(where) != 0))) return false;
+        opening_.insert(where);
+    }
+    auto run = [this, where, open = std::move(open)] {
+        std::optional<IdleEncoder> encoder;
+        try {
+            encoder = open();
+        } catch (...) {
+            // not opened: the session that comes to this rung opens again and says why
+        }
+        return opened(where, std::move(encoder));
+    };
+    if (!in_background) return run();
+    std::lock_guard lock(mu_);
+    openers_.emplace_back(std::move(run));
+    return true;
+}
+
+bool IdleEncoders::opened(const Place& where, std::optional<IdleEncoder> encoder) {
+    std::optional<IdleEncoder> closing;  // declared first: closed after the lock is released
+    bool kept = false;
+    {
+        std::lock_guard lock(mu_);
+        opening_.erase(opening_.find(where));
+        kept = encoder && encoder->backend && !stopped_;
+        if (kept)
+            kept_.emplace(where, std::move(*encoder));
+        else
+            closing = std::move(encoder);
+    }
+    opened_cv_.notify_all();
+    return kept;
+}
+
+void IdleEncoders::close(const gpu::EncoderSlot& slot, const std::function<bool(int)>& done, bool everything) {
+    std::set<int> rungs;
+    {
+        std::lock_guard lock(mu_);
+        for (const auto& [where, encoder] : kept_)
+            if (std::get<0>(where) == slot.device_index && std::get<1>(where) == slot.encoder)
+                rungs.insert(std::get<2>(where));
     }
     std::erase_if(rungs, [&](int rung) { return !everything && !done(rung); });
     std::vector<IdleEncoder> closing;
     std::lock_guard lock(mu_);
     for (int rung : rungs) {
-        auto it = kept_.find({slot.id, rung});
-        if (it == kept_.end()) continue;
-        closing.push_back(std::move(it->second));
-        kept_.erase(it);
+        auto [first, last] = kept_.equal_range(place(slot, rung));
+        for (auto it = first; it != last; ++it) closing.push_back(std::move(it->second));
+        kept_.erase(first, last);
     }
 }
 
 void IdleEncoders::stop_keeping() {
+    std::multimap<Place, IdleEncoder> closing;
+    std::lock_guard lock(mu_);
+    stopped_ = true;
+    closing.swap(kept_);
+}
+
+void IdleEncoders::join_openers() {
+    std::vector<std::jthread> openers;
     {
         std::lock_guard lock(mu_);
-        stopped_ = true;
+        openers.swap(openers_);
     }
-    clear();
+    openers.clear();  // joins, without the lock: each one ends in opened()
 }
 
 void IdleEncoders::clear() {
-    std::map<std::pair<int, int>, IdleEncoder> closing;
+    join_openers();
+    std::multimap<Place, IdleEncoder> closing;
     std::lock_guard lock(mu_);
     closing.swap(kept_);
 }

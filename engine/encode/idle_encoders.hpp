@@ -1,22 +1,34 @@
 #pragma once
-// The GPU encoders slots keep open between their sessions, at most one per
-// slot and rung: a slot that comes back to a rung goes on with its encoder
+// The GPU encoders no session uses now, kept open per GPU and rung: a slot
+// that goes to a rung goes on with an encoder kept for it on its GPU
 // instead of opening another (an NVENC session takes about a fifth of a
-// second to open, under FFmpeg's process-wide codec-open lock). Only GPU
-// encoders (EncoderTraits::controls_session_rate), and no more once a GPU session
+// second to open). An encoder belongs to its GPU, not to the slot that
+// opened it: the GPU's slots are only how many of its sessions encode at
+// once, so any of them may take it. Only GPU encoders
+// (EncoderTraits::controls_session_rate), and no more once a GPU session
 // failed: a driver may cap sessions without saying so, and kept encoders
-// would then starve the other slots. A slot under a cap the driver does
-// announce (GeForce: slots x 1 within it) keeps only the encoder of its
-// last rung, closed before it opens one for another rung
-// (EncoderWorker::encode_session), so it never holds two.
+// would then starve the other slots. Under a cap the driver does announce
+// (GeForce: slots x 1 within it) a slot closes the GPU's kept encoders
+// before it opens one (EncoderWorker::open_session), so the GPU never holds
+// more than its slots.
+//
+// Encoders may also be opened ahead, on a thread of their own
+// (open_in_background): take() for their GPU and rung waits until the open
+// is over, which is never longer than opening anew.
 //
 // Owned by the run; every call takes its lock. An encoder is in here only
-// while no session uses it. Encoders are closed outside the lock.
+// while no session uses it. Encoders are closed outside the lock; the
+// opening threads end by clear() (or the destructor).
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "engine/encode/backend/encoder_backend.hpp"
@@ -31,28 +43,52 @@ struct IdleEncoder {
 
 class IdleEncoders {
 public:
+    // Opens an encoder for a GPU and rung; nullopt when it would not open.
+    using Opener = std::function<std::optional<IdleEncoder>()>;
+
     IdleEncoders() = default;
+    ~IdleEncoders();
     IdleEncoders(const IdleEncoders&) = delete;
     IdleEncoders& operator=(const IdleEncoders&) = delete;
 
-    // The slot's encoder kept for the rung, taken out; nullopt when none.
+    // An encoder kept for the slot's GPU and the rung, taken out; nullopt
+    // when none. Waits while one is being opened for them.
     std::optional<IdleEncoder> take(const gpu::EncoderSlot& slot, int rung);
     // Keeps the encoder (moved from) and returns true; false, leaving it to
     // the caller to finish, when the slot may not keep one.
     bool keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& encoder);
-    // Closes the slot's encoders of the rungs `done` says are done (every
-    // one with `everything`). `done` is called without the lock held.
+    // Opens an encoder for the slot's GPU and the rung with `open`, on this
+    // thread (in_background false) or on a thread of its own, unless one is
+    // kept or being opened for them already (with only_if_none), or the
+    // slot may not keep one. On this thread: true when the encoder opened
+    // and is kept; on its own: true when the thread started. What `open`
+    // throws counts as not opened.
+    bool open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background, bool only_if_none);
+    // Closes the encoders kept on the slot's GPU for the rungs `done` says
+    // are done (every one with `everything`). `done` is called without the
+    // lock held.
     void close(const gpu::EncoderSlot& slot, const std::function<bool(int)>& done, bool everything = false);
     // A GPU session failed: every encoder kept is closed and none is kept
     // again in this run.
     void stop_keeping();
-    // Closes everything (the run's stages are over).
+    // Closes everything once the opening threads ended (the run's stages are
+    // over).
     void clear();
 
 private:
+    // (GPU, encoder, rung): a GPU's encoders of one kind for one rung.
+    using Place = std::tuple<int, std::string, int>;
+    static Place place(const gpu::EncoderSlot& slot, int rung);
+    static bool may_keep(const gpu::EncoderSlot& slot);
+    bool opened(const Place& where, std::optional<IdleEncoder> encoder);  // true: kept
+    void join_openers();
+
     mutable std::mutex mu_;  // the kept encoders' own: guards what follows; a leaf (they close after it is released)
-    std::map<std::pair<int, int>, IdleEncoder> kept_;  // (slot id, rung)
+    std::condition_variable opened_cv_;  // an open ahead ended
+    std::multimap<Place, IdleEncoder> kept_;
+    std::multiset<Place> opening_;  // opens ahead not over yet
     bool stopped_ = false;
+    std::vector<std::jthread> openers_;  // last: joined before the rest goes
 };
 
 }  // namespace ladder::engine

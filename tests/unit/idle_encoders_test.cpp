@@ -1,0 +1,173 @@
+// IdleEncoders: GPU encoders kept open between sessions belong to their GPU
+// (any of its slots takes them), opens ahead on threads of their own are
+// waited for, and nothing is kept once a GPU session failed.
+#include "engine/encode/idle_encoders.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+using ladder::engine::EncodedChunk;
+using ladder::engine::EncoderBackend;
+using ladder::engine::IdleEncoder;
+using ladder::engine::IdleEncoders;
+using ladder::engine::RawChunk;
+using ladder::gpu::DeviceKind;
+using ladder::gpu::EncoderSlot;
+
+// An encoder that only says when it is closed.
+class CountedEncoder : public EncoderBackend {
+public:
+    explicit CountedEncoder(std::atomic<int>& closed) : closed_(closed) {}
+    ~CountedEncoder() override { ++closed_; }
+    EncodedChunk encode(const RawChunk&, std::stop_token) override { throw std::logic_error("not used"); }
+    void probe() override {}
+
+private:
+    std::atomic<int>& closed_;
+};
+
+EncoderSlot gpu_slot(int id, int gpu) {
+    EncoderSlot s;
+    s.id = id;
+    s.kind = DeviceKind::nvidia;
+    s.device_index = gpu;
+    s.device = std::to_string(gpu);
+    s.set_encoder("ladder-nvenc");
+    s.label = "gpu" + std::to_string(gpu) + ":nvenc." + std::to_string(id);
+    return s;
+}
+
+class IdleEncodersTest : public ::testing::Test {
+protected:
+    IdleEncoder counted(int kbps = 1000) { return IdleEncoder{std::make_unique<CountedEncoder>(closed), kbps, true}; }
+    IdleEncoders::Opener opener(int kbps = 1000) {
+        return [this, kbps]() -> std::optional<IdleEncoder> { return counted(kbps); };
+    }
+
+    std::atomic<int> closed{0};
+    const EncoderSlot a = gpu_slot(0, 0);
+    const EncoderSlot b = gpu_slot(1, 0);  // a's GPU
+    const EncoderSlot c = gpu_slot(2, 1);  // another GPU
+};
+
+TEST_F(IdleEncodersTest, AnEncoderKeptByOneSlotIsTakenByAnotherOfItsGpuOnly) {
+    IdleEncoders idle;
+    IdleEncoder e = counted(2500);
+    ASSERT_TRUE(idle.keep(a, 1, e));
+    EXPECT_FALSE(idle.take(c, 1)) << "GPU 1 took GPU 0's encoder";
+    EXPECT_FALSE(idle.take(b, 2)) << "another rung's";
+    auto taken = idle.take(b, 1);
+    ASSERT_TRUE(taken);
+    EXPECT_EQ(taken->kbps, 2500);
+    EXPECT_FALSE(idle.take(a, 1)) << "taken twice";
+}
+
+TEST_F(IdleEncodersTest, TwoSlotsKeepOneEncoderEachForTheSameRung) {
+    IdleEncoders idle;
+    IdleEncoder first = counted(), second = counted();
+    ASSERT_TRUE(idle.keep(a, 0, first));
+    ASSERT_TRUE(idle.keep(b, 0, second));
+    EXPECT_TRUE(idle.take(a, 0));
+    EXPECT_TRUE(idle.take(a, 0));
+    EXPECT_EQ(closed, 2);  // both came out and went with their optionals
+}
+
+TEST_F(IdleEncodersTest, ATakeWaitsForTheOpenAheadOfItsGpuAndRung) {
+    IdleEncoders idle;
+    std::promise<void> started, release;
+    auto go = release.get_future().share();
+    ASSERT_TRUE(idle.open_ahead(
+        a, 3,
+        [&, go]() -> std::optional<IdleEncoder> {
+            started.set_value();
+            go.wait();
+            return counted(600);
+        },
+        true, true));
+    started.get_future().wait();
+    // The open is under way: a second one for the place is not started.
+    EXPECT_FALSE(idle.open_ahead(b, 3, opener(), true, true));
+    std::thread releaser([&] { release.set_value(); });
+    auto taken = idle.take(b, 3);  // before or after the release: it waits for the open either way
+    releaser.join();
+    ASSERT_TRUE(taken) << "take() did not wait for the open under way";
+    EXPECT_EQ(taken->kbps, 600);
+    EXPECT_TRUE(taken->opened_ahead);
+    idle.clear();
+}
+
+TEST_F(IdleEncodersTest, AnOpenOnThisThreadSaysWhetherItKeptTheEncoder) {
+    IdleEncoders idle;
+    EXPECT_TRUE(idle.open_ahead(a, 0, opener(), false, false));
+    EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, true)) << "one is kept already";
+    EXPECT_TRUE(idle.open_ahead(b, 0, opener(), false, false)) << "without only_if_none a second one opens";
+    EXPECT_FALSE(idle.open_ahead(a, 1, [] () -> std::optional<IdleEncoder> { throw std::runtime_error("no"); },
+                                 false, false));
+    EXPECT_FALSE(idle.open_ahead(a, 2, [] { return std::optional<IdleEncoder>{}; }, false, false));
+    EXPECT_FALSE(idle.take(a, 1));
+    EXPECT_FALSE(idle.take(a, 2));
+    EXPECT_TRUE(idle.take(b, 0));
+    EXPECT_TRUE(idle.take(b, 0));
+}
+
+TEST_F(IdleEncodersTest, CpuSlotsKeepNothing) {
+    EncoderSlot cpu;
+    cpu.set_encoder("libsvtav1");
+    IdleEncoders idle;
+    IdleEncoder e = counted();
+    EXPECT_FALSE(idle.keep(cpu, 0, e));
+    EXPECT_TRUE(e.backend) << "left to the caller";
+    EXPECT_FALSE(idle.open_ahead(cpu, 0, opener(), false, false));
+}
+
+TEST_F(IdleEncodersTest, CloseTakesTheDoneRungsOfTheSlotsGpu) {
+    IdleEncoders idle;
+    for (const EncoderSlot* s : {&a, &b, &c})
+        for (int rung : {0, 1}) {
+            IdleEncoder e = counted();
+            ASSERT_TRUE(idle.keep(*s, rung, e));
+        }
+    idle.close(b, [](int rung) { return rung == 0; });
+    EXPECT_EQ(closed, 2) << "a's and b's encoders of rung 0, not GPU 1's";
+    EXPECT_FALSE(idle.take(a, 0));
+    EXPECT_TRUE(idle.take(c, 0));
+    idle.close(a, [](int) { return false; }, true);
+    EXPECT_EQ(closed, 5) << "everything of GPU 0 (and the one taken from GPU 1)";
+    EXPECT_TRUE(idle.take(c, 1));
+}
+
+TEST_F(IdleEncodersTest, AfterAGpuSessionFailedNothingIsKept) {
+    IdleEncoders idle;
+    std::promise<void> started, release;
+    auto go = release.get_future().share();
+    ASSERT_TRUE(idle.open_ahead(
+        a, 0,
+        [&, go]() -> std::optional<IdleEncoder> {
+            started.set_value();
+            go.wait();
+            return counted();
+        },
+        true, true));
+    IdleEncoder kept = counted();
+    ASSERT_TRUE(idle.keep(a, 1, kept));
+    started.get_future().wait();
+    idle.stop_keeping();
+    EXPECT_EQ(closed, 1);
+    release.set_value();
+    EXPECT_FALSE(idle.take(a, 0)) << "the open that ended after the failure kept its encoder";
+    idle.clear();  // its thread ended: what it opened is closed
+    EXPECT_EQ(closed, 2);
+    IdleEncoder late = counted();
+    EXPECT_FALSE(idle.keep(a, 1, late));
+    EXPECT_FALSE(idle.open_ahead(a, 2, opener(), true, false));
+    idle.clear();
+}
+
+}  // namespace
