@@ -138,6 +138,26 @@ std::optional<Pick> steal(const ScheduleState& s, int worker) {
     return p;
 }
 
+// Longest processing time first counts the chunks other sessions reserved
+// too: once everything is queued, a GPU worker about to start a session of
+// smaller chunks takes the back half of a run of bigger ones instead. Else
+// one slot works alone through a run of its rung's biggest chunks at the end
+// while the others finish the small ones early and idle (on one stand-in
+// GPU the run ended up to a second after the other slot's last chunk).
+// GPU workers only: their encoders for every rung are open already
+// (IdleEncoders), a session costs them no rate feedback, and the CPU
+// encoders' sessions are measured for their rate.
+std::optional<Pick> bigger_steal(const ScheduleState& s, int worker, std::size_t start_rung) {
+    if (!slot(s, worker).controls_session_rate) return std::nullopt;
+    std::optional<Pick> stolen = steal(s, worker);
+    if (!stolen) return std::nullopt;
+    const auto chunk_work = [&](std::size_t r) {
+        return static_cast<double>(s.rungs[r].plan.pixels) * s.rungs[r].plan.chunk_frames;
+    };
+    if (chunk_work(static_cast<std::size_t>(stolen->rung)) <= chunk_work(start_rung)) return std::nullopt;
+    return stolen;
+}
+
 }  // namespace
 
 bool takes(const SlotState& w, const QueuedChunk& chunk) { return chunk.gpu < 0 || chunk.gpu == w.gpu; }
@@ -339,6 +359,7 @@ Pick pick_next(const ScheduleState& s, int worker) {
     const int rung = stay ? on : pick_rung(s, worker);
     if (rung >= 0) {
         const auto r = static_cast<std::size_t>(rung);
+        if (auto stolen = bigger_steal(s, worker, r)) return *stolen;
         const int index = session_start(s, worker, r);
         if (const QueuedChunk* chunk = index >= 0 ? queued(s.rungs[r], index) : nullptr) {
             Pick p;

@@ -22,7 +22,9 @@
 // 1/min_sessions_per_rung of the rung (GPU encoders, which keep their own
 // rate over a session, up to max_hw_session_chunks). Once everything is
 // queued a worker with nothing else to do takes the back half of the
-// longest reserved run (a steal). A chunk that failed before goes alone.
+// longest reserved run (a steal); a GPU worker does so also when that run's
+// chunks are bigger than those it would start on (longest first counts the
+// reserved chunks). A chunk that failed before goes alone.
 #include <cstdint>
 #include <deque>
 #include <map>

@@ -233,6 +233,36 @@ TEST(SchedulePolicy, AtTheEndAnIdleWorkerStealsTheBackHalfOfTheLongestRun) {
     EXPECT_EQ(pick_next(s, w1).kind, Pick::Kind::wait) << "no steal while more may arrive";
 }
 
+TEST(SchedulePolicy, AtTheEndAGpuWorkerStealsARunOfBiggerChunksBeforeStartingSmallerOnes) {
+    for (const std::string encoder : {"ladder-nvenc", "svt"}) {
+        auto s = state({1000, 100}, 48, 100);
+        queue(s, 0, 1, 6);   // chunks 1-5: the rest of w0's run
+        queue(s, 1, 0, 12);  // the small rung, nobody's
+        const int w0 = add(s, encoder);
+        const int w1 = add(s, encoder);
+        SlotState& v = s.workers[static_cast<std::size_t>(w0)];
+        v.rung = v.session_rung = 0;
+        v.session_first = 0;
+        v.session_next = 1;
+        v.session_end = 6;
+        s.rungs[0].in_flight = 1;
+        EXPECT_EQ(pick_next(s, w1).kind, Pick::Kind::start) << encoder << ": more may arrive";
+        close_all(s);
+        const Pick p = pick_next(s, w1);
+        if (encoder == "svt") {
+            EXPECT_EQ(p.kind, Pick::Kind::start) << "a CPU worker starts on the small rung";
+            EXPECT_EQ(p.rung, 1);
+            continue;
+        }
+        ASSERT_EQ(p.kind, Pick::Kind::steal) << "the 1000 px chunks before the 100 px ones";
+        EXPECT_EQ(p.victim, w0);
+        EXPECT_EQ(p.index, 4);
+        // A run of chunks no bigger than the ones it would start is left alone.
+        s.rungs[1].plan.pixels = 1000;
+        EXPECT_EQ(pick_next(s, w1).kind, Pick::Kind::start);
+    }
+}
+
 TEST(SchedulePolicy, ASessionGoesOnWaitsOrEnds) {
     auto s = state({100, 100}, 40, 100);
     queue(s, 0, 0, 1);
