@@ -246,6 +246,8 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"frames_decoded_on_gpu", r.frames_decoded_on_gpu},
                        {"dropped_devices", r.dropped_devices},
                        {"gpu_encoder_probes", r.gpu_encoder_probes},
+                       {"gpu_encoders_opened_ahead", r.gpu_encoders_opened_ahead},
+                       {"gpu_encoders_never_used", r.gpu_encoders_never_used},
                        {"memory_budget", r.memory_budget},
                        {"peak_queued_bytes", r.peak_queued_bytes},
                        {"gpu_memory_budget", r.gpu_memory_budget},

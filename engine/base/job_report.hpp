@@ -174,6 +174,8 @@ struct JobReport {
     std::int64_t frames_decoded_on_gpu = 0;
     std::vector<std::string> dropped_devices;  // selected GPUs that could not encode, with why
     int gpu_encoder_probes = 0;                // test encoders the pre-flight opened (one per GPU model)
+    int gpu_encoders_opened_ahead = 0;         // before a session needed them (IdleEncoders)
+    int gpu_encoders_never_used = 0;           // of those, closed without a session
     std::string quality_metric;                // --quality: "psnr", "ssim" or "xpsnr"; empty: none measured
     std::uint64_t memory_budget = 0;       // bytes of queued raw frames allowed
     std::uint64_t gpu_memory_budget = 0;   // the same on the decoding GPUs (the largest); 0: no frames waited there

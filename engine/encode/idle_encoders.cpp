@@ -62,10 +62,12 @@ bool IdleEncoders::opened(const Place& where, std::optional<IdleEncoder> encoder
         std::lock_guard lock(mu_);
         opening_.erase(opening_.find(where));
         kept = encoder && encoder->backend && !stopped_;
+        if (encoder && encoder->backend) ++ahead_.opened;
         if (kept)
             kept_.emplace(where, std::move(*encoder));
-        else
-            closing = std::move(encoder);
+        else if (encoder && encoder->backend)
+            ++ahead_.never_used;
+        closing = std::move(encoder);
     }
     opened_cv_.notify_all();
     return kept;
@@ -87,6 +89,16 @@ void IdleEncoders::close(const gpu::EncoderSlot& slot, const std::function<bool(
         for (auto it = first; it != last; ++it) closing.push_back(std::move(it->second));
         kept_.erase(first, last);
     }
+    for (const IdleEncoder& encoder : closing) ahead_.never_used += encoder.opened_ahead;
+}
+
+void IdleEncoders::count_never_used(const std::multimap<Place, IdleEncoder>& closing) {
+    for (const auto& [where, encoder] : closing) ahead_.never_used += encoder.opened_ahead;
+}
+
+IdleEncoders::AheadCounts IdleEncoders::ahead_counts() const {
+    std::lock_guard lock(mu_);
+    return ahead_;
 }
 
 void IdleEncoders::stop_keeping() {
@@ -94,6 +106,7 @@ void IdleEncoders::stop_keeping() {
     std::lock_guard lock(mu_);
     stopped_ = true;
     closing.swap(kept_);
+    count_never_used(closing);
 }
 
 void IdleEncoders::join_openers() {
@@ -110,6 +123,7 @@ void IdleEncoders::clear() {
     std::multimap<Place, IdleEncoder> closing;
     std::lock_guard lock(mu_);
     closing.swap(kept_);
+    count_never_used(closing);
 }
 
 }  // namespace ladder::engine

@@ -75,6 +75,14 @@ public:
     // over).
     void clear();
 
+    // Encoders opened ahead, and those of them closed without a session
+    // (report.json: gpu_encoders_opened_ahead, gpu_encoders_never_used).
+    struct AheadCounts {
+        int opened = 0;
+        int never_used = 0;
+    };
+    AheadCounts ahead_counts() const;
+
 private:
     // (GPU, encoder, rung): a GPU's encoders of one kind for one rung.
     using Place = std::tuple<int, std::string, int>;
@@ -82,12 +90,16 @@ private:
     static bool may_keep(const gpu::EncoderSlot& slot);
     bool opened(const Place& where, std::optional<IdleEncoder> encoder);  // true: kept
     void join_openers();
+    // Counts those still as opened ahead (no session took them) among
+    // encoders about to close; requires mu_.
+    void count_never_used(const std::multimap<Place, IdleEncoder>& closing);
 
     mutable std::mutex mu_;  // the kept encoders' own: guards what follows; a leaf (they close after it is released)
     std::condition_variable opened_cv_;  // an open ahead ended
     std::multimap<Place, IdleEncoder> kept_;
     std::multiset<Place> opening_;  // opens ahead not over yet
     bool stopped_ = false;
+    AheadCounts ahead_;
     std::vector<std::jthread> openers_;  // last: joined before the rest goes
 };
 

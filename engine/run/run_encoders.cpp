@@ -133,6 +133,9 @@ void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* 
         }
     }
     for (auto& [key, m] : mismatches) report.mismatches.push_back(m);
+    const IdleEncoders::AheadCounts ahead = w.idle_encoders.ahead_counts();
+    report.gpu_encoders_opened_ahead += ahead.opened;
+    report.gpu_encoders_never_used += ahead.never_used;
     std::sort(report.sessions.begin(), report.sessions.end(),
               [](const SessionRecord& a, const SessionRecord& b) { return a.id < b.id; });
 }

@@ -117,6 +117,22 @@ TEST_F(IdleEncodersTest, AnOpenOnThisThreadSaysWhetherItKeptTheEncoder) {
     EXPECT_TRUE(idle.take(b, 0));
 }
 
+TEST_F(IdleEncodersTest, CountsTheEncodersOpenedAheadAndThoseNoSessionUsed) {
+    IdleEncoders idle;
+    ASSERT_TRUE(idle.open_ahead(a, 0, opener(), false, false));
+    ASSERT_TRUE(idle.open_ahead(b, 1, opener(), false, false));
+    ASSERT_TRUE(idle.open_ahead(c, 1, opener(), true, false));
+    auto used = idle.take(a, 0);
+    ASSERT_TRUE(used);
+    used->opened_ahead = false;  // as a session gives it back (EncoderWorker::encode_session)
+    ASSERT_TRUE(idle.keep(b, 0, *used));
+    idle.close(a, [](int rung) { return rung == 0; });
+    idle.clear();
+    EXPECT_EQ(idle.ahead_counts().opened, 3);
+    EXPECT_EQ(idle.ahead_counts().never_used, 2) << "rung 1's on GPU 0 and on GPU 1";
+    EXPECT_EQ(closed, 3);
+}
+
 TEST_F(IdleEncodersTest, CpuSlotsKeepNothing) {
     EncoderSlot cpu;
     cpu.set_encoder("libsvtav1");
