@@ -324,24 +324,35 @@ void EncoderWorker::run(std::stop_token stop) {
 // Before its first chunk is ready a GPU slot opens the session of the rung
 // it will most likely take, while the decoder starts: a session start (0.2 s
 // for NVENC) off the run's critical path, in parallel on every slot. Then,
-// each on a thread of its own, one for every other rung its GPU has none
-// for yet, so that a slot going to another rung later finds one waiting
-// instead of opening it between two chunks (a GPU's encoders are any of its
-// slots'). The encoders wait in IdleEncoders as one a session left open
-// does. An encoder that cannot open ahead (FFmpeg's av1_nvenc opens with its
+// each on a thread of its own, the rest of its GPU's encoders: two for
+// every rung (one where the GPU has one slot), so that a slot going to
+// another rung later finds one waiting instead of opening it between two
+// chunks, also where two slots of the GPU share a rung (as the biggest
+// chunks are spread at the end: schedule_policy's steals). A GPU's encoders
+// are any of its slots'. The encoders wait in IdleEncoders as one a session
+// left open does. An encoder that cannot open ahead (FFmpeg's av1_nvenc opens with its
 // first frames) is dropped; a failed open is left to the first session on
 // its rung, which opens again and says why.
 void EncoderWorker::open_ahead(const gpu::EncoderSlot& slot, int id) {
     if (!s_.idle_encoders || !slot.traits().controls_session_rate || slot.session_capped) return;
     const int rung = s_.dispatcher->open_ahead(id);
     if (rung < 0) return;
-    if (!s_.idle_encoders->open_ahead(slot, rung, ahead_opener(slot, rung), false, false)) {
+    if (!s_.idle_encoders->open_ahead(slot, rung, ahead_opener(slot, rung), false)) {
         s_.dispatcher->not_opened_ahead(id);
         return;
     }
+    const int per_rung = std::min(2, slots_on_gpu(slot));
     for (int other = 0; other < static_cast<int>(s_.rungs->size()); ++other)
-        if (other != rung && !s_.dispatcher->all_handed_out(other))
-            s_.idle_encoders->open_ahead(slot, other, ahead_opener(slot, other), true, true);
+        while (!s_.dispatcher->all_handed_out(other) &&
+               s_.idle_encoders->open_ahead(slot, other, ahead_opener(slot, other), true, per_rung)) {
+        }
+}
+
+int EncoderWorker::slots_on_gpu(const gpu::EncoderSlot& slot) const {
+    const auto& slots = s_.pool->slots();
+    return static_cast<int>(std::count_if(slots.begin(), slots.end(), [&](const gpu::EncoderSlot& s) {
+        return s.kind == slot.kind && s.device_index == slot.device_index && s.encoder == slot.encoder;
+    }));
 }
 
 // Opens the rung's encoder as its first chunk's session would, without a

@@ -118,6 +118,7 @@ private:
     void quarantine(const gpu::EncoderSlot& slot);
     void open_ahead(const gpu::EncoderSlot& slot, int dispatcher_id);
     IdleEncoders::Opener ahead_opener(const gpu::EncoderSlot& slot, int rung) const;
+    int slots_on_gpu(const gpu::EncoderSlot& slot) const;
     // Closes the slot's idle encoders of rungs with nothing left to start
     // (all of them with everything true).
     void close_idle_encoders(const gpu::EncoderSlot& slot, bool everything);

@@ -15,7 +15,8 @@ bool IdleEncoders::may_keep(const gpu::EncoderSlot& slot) {
 std::optional<IdleEncoder> IdleEncoders::take(const gpu::EncoderSlot& slot, int rung) {
     const Place where = place(slot, rung);
     std::unique_lock lock(mu_);
-    opened_cv_.wait(lock, [&] { return opening_.count(where) == 0; });
+    // One kept is taken at once; with none, one being opened is waited for.
+    opened_cv_.wait(lock, [&] { return kept_.count(where) != 0 || opening_.count(where) == 0; });
     auto it = kept_.find(where);
     if (it == kept_.end()) return std::nullopt;
     IdleEncoder out = std::move(it->second);
@@ -31,14 +32,14 @@ bool IdleEncoders::keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& enc
     return true;
 }
 
-bool IdleEncoders::open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background,
-                              bool only_if_none) {
+bool IdleEncoders::open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background, int most) {
     if (!may_keep(slot)) return false;
     const Place where = place(slot, rung);
     {
         std::lock_guard lock(mu_);
-        if (stopped_ || (only_if_none && (kept_.count(where) != 0 || opening_.count(where) != 0))) return false;
+        if (stopped_ || (most > 0 && static_cast<int>(ahead_of_.count(where)) >= most)) return false;
         opening_.insert(where);
+        ahead_of_.insert(where);
     }
     auto run = [this, where, open = std::move(open)] {
         std::optional<IdleEncoder> encoder;

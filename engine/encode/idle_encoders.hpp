@@ -52,18 +52,18 @@ public:
     IdleEncoders& operator=(const IdleEncoders&) = delete;
 
     // An encoder kept for the slot's GPU and the rung, taken out; nullopt
-    // when none. Waits while one is being opened for them.
+    // when none. With none kept, waits while one is being opened for them.
     std::optional<IdleEncoder> take(const gpu::EncoderSlot& slot, int rung);
     // Keeps the encoder (moved from) and returns true; false, leaving it to
     // the caller to finish, when the slot may not keep one.
     bool keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& encoder);
     // Opens an encoder for the slot's GPU and the rung with `open`, on this
-    // thread (in_background false) or on a thread of its own, unless one is
-    // kept or being opened for them already (with only_if_none), or the
-    // slot may not keep one. On this thread: true when the encoder opened
-    // and is kept; on its own: true when the thread started. What `open`
-    // throws counts as not opened.
-    bool open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background, bool only_if_none);
+    // thread (in_background false) or on a thread of its own, unless `most`
+    // were opened ahead for them already (0: no limit), or the slot may not
+    // keep one. On this thread: true when the encoder opened and is kept; on
+    // its own: true when the thread started. What `open` throws counts as
+    // not opened.
+    bool open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background, int most = 0);
     // Closes the encoders kept on the slot's GPU for the rungs `done` says
     // are done (every one with `everything`). `done` is called without the
     // lock held.
@@ -98,6 +98,7 @@ private:
     std::condition_variable opened_cv_;  // an open ahead ended
     std::multimap<Place, IdleEncoder> kept_;
     std::multiset<Place> opening_;  // opens ahead not over yet
+    std::multiset<Place> ahead_of_;  // opens ahead started, ever
     bool stopped_ = false;
     AheadCounts ahead_;
     std::vector<std::jthread> openers_;  // last: joined before the rest goes

@@ -90,10 +90,10 @@ TEST_F(IdleEncodersTest, ATakeWaitsForTheOpenAheadOfItsGpuAndRung) {
             go.wait();
             return counted(600);
         },
-        true, true));
+        true, 1));
     started.get_future().wait();
-    // The open is under way: a second one for the place is not started.
-    EXPECT_FALSE(idle.open_ahead(b, 3, opener(), true, true));
+    // At most one for the place: a second one is not started.
+    EXPECT_FALSE(idle.open_ahead(b, 3, opener(), true, 1));
     std::thread releaser([&] { release.set_value(); });
     auto taken = idle.take(b, 3);  // before or after the release: it waits for the open either way
     releaser.join();
@@ -103,25 +103,50 @@ TEST_F(IdleEncodersTest, ATakeWaitsForTheOpenAheadOfItsGpuAndRung) {
     idle.clear();
 }
 
+TEST_F(IdleEncodersTest, AKeptEncoderIsTakenAtOnceWhileAnotherOpens) {
+    IdleEncoders idle;
+    std::promise<void> started, release;
+    auto go = release.get_future().share();
+    ASSERT_TRUE(idle.open_ahead(
+        a, 0,
+        [&, go]() -> std::optional<IdleEncoder> {
+            started.set_value();
+            go.wait();
+            return counted(600);
+        },
+        true));
+    started.get_future().wait();
+    IdleEncoder kept = counted(111);
+    ASSERT_TRUE(idle.keep(b, 0, kept));
+    auto taken = idle.take(a, 0);  // waiting here for the open would never end: it is released below
+    release.set_value();
+    ASSERT_TRUE(taken);
+    EXPECT_EQ(taken->kbps, 111);
+    idle.clear();
+}
+
 TEST_F(IdleEncodersTest, AnOpenOnThisThreadSaysWhetherItKeptTheEncoder) {
     IdleEncoders idle;
-    EXPECT_TRUE(idle.open_ahead(a, 0, opener(), false, false));
-    EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, true)) << "one is kept already";
-    EXPECT_TRUE(idle.open_ahead(b, 0, opener(), false, false)) << "without only_if_none a second one opens";
+    EXPECT_TRUE(idle.open_ahead(a, 0, opener(), false));
+    EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, 1)) << "one was opened ahead already";
+    EXPECT_TRUE(idle.open_ahead(b, 0, opener(), false, 2)) << "a second one, of at most two";
+    EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, 2));
+    EXPECT_TRUE(idle.take(a, 0));
+    EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, 2)) << "counted as opened, not as kept";
+    EXPECT_TRUE(idle.take(b, 0));
     EXPECT_FALSE(idle.open_ahead(a, 1, [] () -> std::optional<IdleEncoder> { throw std::runtime_error("no"); },
-                                 false, false));
-    EXPECT_FALSE(idle.open_ahead(a, 2, [] { return std::optional<IdleEncoder>{}; }, false, false));
+                                 false));
+    EXPECT_FALSE(idle.open_ahead(a, 2, [] { return std::optional<IdleEncoder>{}; }, false));
     EXPECT_FALSE(idle.take(a, 1));
     EXPECT_FALSE(idle.take(a, 2));
-    EXPECT_TRUE(idle.take(b, 0));
-    EXPECT_TRUE(idle.take(b, 0));
+    EXPECT_FALSE(idle.take(b, 0));
 }
 
 TEST_F(IdleEncodersTest, CountsTheEncodersOpenedAheadAndThoseNoSessionUsed) {
     IdleEncoders idle;
-    ASSERT_TRUE(idle.open_ahead(a, 0, opener(), false, false));
-    ASSERT_TRUE(idle.open_ahead(b, 1, opener(), false, false));
-    ASSERT_TRUE(idle.open_ahead(c, 1, opener(), true, false));
+    ASSERT_TRUE(idle.open_ahead(a, 0, opener(), false));
+    ASSERT_TRUE(idle.open_ahead(b, 1, opener(), false));
+    ASSERT_TRUE(idle.open_ahead(c, 1, opener(), true));
     auto used = idle.take(a, 0);
     ASSERT_TRUE(used);
     used->opened_ahead = false;  // as a session gives it back (EncoderWorker::encode_session)
@@ -140,7 +165,7 @@ TEST_F(IdleEncodersTest, CpuSlotsKeepNothing) {
     IdleEncoder e = counted();
     EXPECT_FALSE(idle.keep(cpu, 0, e));
     EXPECT_TRUE(e.backend) << "left to the caller";
-    EXPECT_FALSE(idle.open_ahead(cpu, 0, opener(), false, false));
+    EXPECT_FALSE(idle.open_ahead(cpu, 0, opener(), false));
 }
 
 TEST_F(IdleEncodersTest, CloseTakesTheDoneRungsOfTheSlotsGpu) {
@@ -170,7 +195,7 @@ TEST_F(IdleEncodersTest, AfterAGpuSessionFailedNothingIsKept) {
             go.wait();
             return counted();
         },
-        true, true));
+        true, 1));
     IdleEncoder kept = counted();
     ASSERT_TRUE(idle.keep(a, 1, kept));
     started.get_future().wait();
@@ -182,7 +207,7 @@ TEST_F(IdleEncodersTest, AfterAGpuSessionFailedNothingIsKept) {
     EXPECT_EQ(closed, 2);
     IdleEncoder late = counted();
     EXPECT_FALSE(idle.keep(a, 1, late));
-    EXPECT_FALSE(idle.open_ahead(a, 2, opener(), true, false));
+    EXPECT_FALSE(idle.open_ahead(a, 2, opener(), true));
     idle.clear();
 }
 
