@@ -50,8 +50,20 @@ protected:
     IdleEncoders::Opener opener(int kbps = 1000) {
         return [this, kbps]() -> std::optional<IdleEncoder> { return counted(kbps); };
     }
+    // An open that says it started, then waits for release() before its
+    // encoder is opened: an open under way for as long as the test wants.
+    IdleEncoders::Opener held_opener(int kbps = 1000) {
+        return [this, kbps, go = release_.get_future().share()]() -> std::optional<IdleEncoder> {
+            started_.set_value();
+            go.wait();
+            return counted(kbps);
+        };
+    }
+    void wait_until_open_started() { started_.get_future().wait(); }
+    void release() { release_.set_value(); }
 
     std::atomic<int> closed{0};
+    std::promise<void> started_, release_;
     const EncoderSlot a = gpu_slot(0, 0);
     const EncoderSlot b = gpu_slot(1, 0);  // a's GPU
     const EncoderSlot c = gpu_slot(2, 1);  // another GPU
@@ -81,20 +93,11 @@ TEST_F(IdleEncodersTest, TwoSlotsKeepOneEncoderEachForTheSameRung) {
 
 TEST_F(IdleEncodersTest, ATakeWaitsForTheOpenAheadOfItsGpuAndRung) {
     IdleEncoders idle;
-    std::promise<void> started, release;
-    auto go = release.get_future().share();
-    ASSERT_TRUE(idle.open_ahead(
-        a, 3,
-        [&, go]() -> std::optional<IdleEncoder> {
-            started.set_value();
-            go.wait();
-            return counted(600);
-        },
-        true, 1));
-    started.get_future().wait();
+    ASSERT_TRUE(idle.open_ahead(a, 3, held_opener(600), true, 1));
+    wait_until_open_started();
     // At most one for the place: a second one is not started.
     EXPECT_FALSE(idle.open_ahead(b, 3, opener(), true, 1));
-    std::thread releaser([&] { release.set_value(); });
+    std::thread releaser([this] { release(); });
     auto taken = idle.take(b, 3);  // before or after the release: it waits for the open either way
     releaser.join();
     ASSERT_TRUE(taken) << "take() did not wait for the open under way";
@@ -105,21 +108,12 @@ TEST_F(IdleEncodersTest, ATakeWaitsForTheOpenAheadOfItsGpuAndRung) {
 
 TEST_F(IdleEncodersTest, AKeptEncoderIsTakenAtOnceWhileAnotherOpens) {
     IdleEncoders idle;
-    std::promise<void> started, release;
-    auto go = release.get_future().share();
-    ASSERT_TRUE(idle.open_ahead(
-        a, 0,
-        [&, go]() -> std::optional<IdleEncoder> {
-            started.set_value();
-            go.wait();
-            return counted(600);
-        },
-        true));
-    started.get_future().wait();
+    ASSERT_TRUE(idle.open_ahead(a, 0, held_opener(600), true));
+    wait_until_open_started();
     IdleEncoder kept = counted(111);
     ASSERT_TRUE(idle.keep(b, 0, kept));
     auto taken = idle.take(a, 0);  // waiting here for the open would never end: it is released below
-    release.set_value();
+    release();
     ASSERT_TRUE(taken);
     EXPECT_EQ(taken->kbps, 111);
     idle.clear();
@@ -186,22 +180,13 @@ TEST_F(IdleEncodersTest, CloseTakesTheDoneRungsOfTheSlotsGpu) {
 
 TEST_F(IdleEncodersTest, AfterAGpuSessionFailedNothingIsKept) {
     IdleEncoders idle;
-    std::promise<void> started, release;
-    auto go = release.get_future().share();
-    ASSERT_TRUE(idle.open_ahead(
-        a, 0,
-        [&, go]() -> std::optional<IdleEncoder> {
-            started.set_value();
-            go.wait();
-            return counted();
-        },
-        true, 1));
+    ASSERT_TRUE(idle.open_ahead(a, 0, held_opener(), true, 1));
     IdleEncoder kept = counted();
     ASSERT_TRUE(idle.keep(a, 1, kept));
-    started.get_future().wait();
+    wait_until_open_started();
     idle.stop_keeping();
     EXPECT_EQ(closed, 1);
-    release.set_value();
+    release();
     EXPECT_FALSE(idle.take(a, 0)) << "the open that ended after the failure kept its encoder";
     idle.clear();  // its thread ended: what it opened is closed
     EXPECT_EQ(closed, 2);

@@ -46,6 +46,17 @@ int add(ScheduleState& s, const std::string& encoder = "svt", int gpu = -1) {
     return static_cast<int>(s.workers.size()) - 1;
 }
 
+// The worker encodes chunk 0 of the rung in a session that reserved the
+// chunks up to `end`.
+void encoding_run(ScheduleState& s, int worker, int rung, int end) {
+    SlotState& w = s.workers[static_cast<std::size_t>(worker)];
+    w.rung = w.session_rung = rung;
+    w.session_first = 0;
+    w.session_next = 1;
+    w.session_end = end;
+    s.rungs[static_cast<std::size_t>(rung)].in_flight = 1;
+}
+
 // What the board does with a start or a steal, without the frames: the
 // chunk leaves its queue, counts in flight, and the worker's session opens.
 void apply(ScheduleState& s, int worker, const Pick& p) {
@@ -218,12 +229,7 @@ TEST(SchedulePolicy, AtTheEndAnIdleWorkerStealsTheBackHalfOfTheLongestRun) {
     close_all(s);
     const int w0 = add(s);
     const int w1 = add(s);
-    SlotState& v = s.workers[static_cast<std::size_t>(w0)];
-    v.rung = v.session_rung = 0;
-    v.session_first = 0;
-    v.session_next = 1;
-    v.session_end = 6;
-    s.rungs[0].in_flight = 1;
+    encoding_run(s, w0, 0, 6);
     const Pick p = pick_next(s, w1);
     ASSERT_EQ(p.kind, Pick::Kind::steal);
     EXPECT_EQ(p.victim, w0);
@@ -240,12 +246,7 @@ TEST(SchedulePolicy, AtTheEndAGpuWorkerStealsARunOfBiggerChunksBeforeStartingSma
         queue(s, 1, 0, 12);  // the small rung, nobody's
         const int w0 = add(s, encoder);
         const int w1 = add(s, encoder);
-        SlotState& v = s.workers[static_cast<std::size_t>(w0)];
-        v.rung = v.session_rung = 0;
-        v.session_first = 0;
-        v.session_next = 1;
-        v.session_end = 6;
-        s.rungs[0].in_flight = 1;
+        encoding_run(s, w0, 0, 6);
         EXPECT_EQ(pick_next(s, w1).kind, Pick::Kind::start) << encoder << ": more may arrive";
         close_all(s);
         const Pick p = pick_next(s, w1);
