@@ -330,9 +330,9 @@ void EncoderWorker::run(std::stop_token stop) {
 // chunks, also where two slots of the GPU share a rung (as the biggest
 // chunks are spread at the end: schedule_policy's steals). A GPU's encoders
 // are any of its slots'. The encoders wait in IdleEncoders as one a session
-// left open does. An encoder that cannot open ahead (FFmpeg's av1_nvenc opens with its
-// first frames) is dropped; a failed open is left to the first session on
-// its rung, which opens again and says why.
+// left open does. An encoder that cannot open ahead (FFmpeg's av1_nvenc
+// opens with its first frames) is dropped; a failed open is left to the
+// first session on its rung, which opens again and says why.
 void EncoderWorker::open_ahead(const gpu::EncoderSlot& slot, int id) {
     if (!s_.idle_encoders || !slot.traits().controls_session_rate || slot.session_capped) return;
     const int rung = s_.dispatcher->open_ahead(id);

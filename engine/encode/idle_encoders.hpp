@@ -12,9 +12,9 @@
 // before it opens one (EncoderWorker::open_session), so the GPU never holds
 // more than its slots.
 //
-// Encoders may also be opened ahead, on a thread of their own
-// (open_in_background): take() for their GPU and rung waits until the open
-// is over, which is never longer than opening anew.
+// Encoders may also be opened ahead (open_ahead), on the caller's thread or
+// on one of their own: take() for their GPU and rung, with none kept, waits
+// until such an open is over, which is never longer than opening anew.
 //
 // Owned by the run; every call takes its lock. An encoder is in here only
 // while no session uses it. Encoders are closed outside the lock; the
