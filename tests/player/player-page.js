@@ -406,6 +406,12 @@
   video.addEventListener('ended', reportEnd);
   video.addEventListener('pause', reportEnd);
   video.addEventListener('timeupdate', () => { if (video.paused) reportEnd(); });
+  // The element can also come to its end paused with no event at all (the
+  // player stalled at the last segment, then ended the stream: seen with
+  // dash.js, 'ended' true in the final state and never reported): its state
+  // is read again four times a second, so the end is reported from the
+  // state, whatever events came.
+  setInterval(reportEnd, 250);
   video.addEventListener('error', () => {
     const err = video.error;
     report('videoError', { code: err ? err.code : null, message: err ? err.message : null, at: t() });
