@@ -25,6 +25,8 @@ The shares sum to 1 (within rounding). A GPU's slots are taken to be its
 engines, as ladder opens one slot per engine.
 """
 
+PARTS = ["engine", "process", "preflight", "first_chunk", "opens", "host", "between", "tail"]
+
 
 def _slot_chunks(report):
     by_slot = {}
@@ -43,7 +45,7 @@ def slot_time(report, engine_busy_s, process_wall_s, open_ms):
         return None
     run_wall = report.get("wall_seconds") or process_wall_s
     preflight = min(report.get("phase_seconds", {}).get("preflight", 0.0), run_wall)
-    parts = dict.fromkeys(["process", "preflight", "first_chunk", "engine", "opens", "host", "between", "tail"], 0.0)
+    parts = dict.fromkeys(PARTS, 0.0)
     in_chunks = 0.0
     for spans in gpu_slots.values():
         parts["process"] += max(0.0, process_wall_s - run_wall)
@@ -64,6 +66,3 @@ def slot_time(report, engine_busy_s, process_wall_s, open_ms):
     return {"slots": len(gpu_slots), "slot_seconds": round(total, 3),
             "seconds": {k: round(v, 3) for k, v in parts.items()},
             "share": {k: round(v / total, 3) if total > 0 else None for k, v in parts.items()}}
-
-
-PARTS = ["engine", "process", "preflight", "first_chunk", "opens", "host", "between", "tail"]
