@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <set>
 
 namespace ladder::engine {
 
@@ -36,6 +37,13 @@ void note_gpus_without_lanes(int gpus, int lanes, bool growable, ProgressSink& p
                                   lanes, gpus, gpus));
 }
 
+int encoding_gpus(const std::vector<gpu::EncoderSlot>& slots) {
+    std::set<int> gpus;
+    for (const gpu::EncoderSlot& slot : slots)
+        if (slot.kind != gpu::DeviceKind::cpu) gpus.insert(slot.device_index);
+    return std::max(1, static_cast<int>(gpus.size()));
+}
+
 LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
     if (options.shard) return {};
     if (options.decoders > 0) return {options.decoders, options.decoders};
@@ -45,7 +53,11 @@ LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devi
     // from its own lanes: every GPU decodes from the start.
     if (gpus > 0 && devices.keep_frames_on_gpu) return {gpus, 3 * gpus};
     if (gpus > 0) return {1, 3 * gpus};
-    return {1, std::max(1, cpu.cores / 4)};
+    const int most = std::max(1, cpu.cores / 4);
+    // A GPU's sessions take frames faster than one CPU lane makes them: a
+    // lane per encoding GPU from the start, not grown one by one while
+    // they wait (docs/benchmarks.md, "A CPU lane per encoding GPU").
+    return {std::min(encoding_gpus(devices.slots), most), most};
 }
 
 bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher) {

@@ -21,15 +21,19 @@ namespace ladder::engine {
 
 // How many decode lanes the run starts with and may have: --decoders fixes
 // the number; otherwise one lane starts (one per GPU when the frames stay
-// on the GPUs) and more start while the encoders wait for frames
-// (grow_decode_lanes), up to three NVDEC sessions per decoding GPU or a lane
-// per 4 cores on the CPU (docs/benchmarks.md, "Decode lanes"). A shard decodes in one pass: the nodes are its
-// parallelism.
+// on the GPUs, and on the CPU one per GPU that encodes) and more start
+// while the encoders wait for frames (grow_decode_lanes), up to three NVDEC
+// sessions per decoding GPU or a lane per 4 cores on the CPU
+// (docs/benchmarks.md, "Decode lanes"). A shard decodes in one pass: the
+// nodes are its parallelism.
 struct LaneCounts {
     int first = 1;
     int most = 1;
 };
 LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu);
+
+// The GPUs the slots encode on (at least 1).
+int encoding_gpus(const std::vector<gpu::EncoderSlot>& slots);
 
 // The devices lanes decode on, the decoding GPU first (empty: the CPU).
 std::vector<DecodeLanes::Device> decode_devices(const DevicePlan& devices);
