@@ -12,6 +12,7 @@
 
 #include "av/memory_input.hpp"
 #include "engine/check/dash_validator.hpp"
+#include "engine/check/hls_declarations.hpp"
 #include "engine/check/init_segment_codecs.hpp"
 #include "engine/check/ladder_path.hpp"
 #include "engine/check/segment_listing.hpp"
@@ -19,8 +20,6 @@
 #include "engine/check/validation_text.hpp"
 #include "mux/av1_sequence_header.hpp"
 #include "mux/bmff_boxes.hpp"
-#include "mux/hls_bandwidth.hpp"
-#include "mux/hls_master_builder.hpp"
 #include "mux/hls_playlist.hpp"
 
 namespace ladder::engine {
@@ -28,27 +27,6 @@ namespace ladder::engine {
 namespace {
 
 namespace fs = std::filesystem;
-
-// EXTINF is written with 6 decimals; a tampered value is off by far more.
-constexpr double kExtinfTolerance = 0.002;
-// 1024 samples at 7350 Hz, AAC's lowest rate.
-constexpr double kLongestAacFrame = 1024.0 / 7350;
-
-// What a video init segment's av1C says: what CODECS and VIDEO-RANGE must say.
-struct InitFacts {
-    std::string codecs;
-    std::optional<ColourDescription> colour;
-};
-
-struct TrackCheck {
-    std::vector<double> boundaries;  // cumulative EXTINF
-    std::vector<mux::SegmentSize> sizes;
-    int target_duration = 0;
-    InitFacts init;  // video only
-    // When the first and the last segment play (when both could be read).
-    std::optional<SegmentTiming> first, last;
-    bool ok = false;
-};
 
 // A decode time in the track's timescale, when known (plain fields: GCC 12
 // warns falsely about a std::optional<std::uint64_t> handed along here).
@@ -88,32 +66,6 @@ std::string out_of_file(std::string_view what, const mux::ByteRange& range, std:
 std::vector<std::uint8_t> sub_range(const std::vector<std::uint8_t>& bytes, const mux::ByteRange& range) {
     const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(range.offset);
     return {first, first + static_cast<std::ptrdiff_t>(range.length)};
-}
-
-std::string_view trimmed(std::string_view s) {
-    const auto first = s.find_first_not_of(' ');
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(' ') - first + 1);
-}
-
-// CODECS="av01...,mp4a.40.2": the entry that disagrees with what the init
-// segment's av1C says (its optional tail carries the colour description),
-// if any. Every AV1 entry must agree; a list without one names the video
-// with its first entry.
-std::optional<std::string> disagreeing_codecs_entry(std::string_view declared, const std::string& from_init) {
-    bool any_av1 = false;
-    for (std::size_t start = 0; start <= declared.size();) {
-        const std::size_t comma = std::min(declared.find(',', start), declared.size());
-        const std::string_view entry = trimmed(declared.substr(start, comma - start));
-        if (entry.starts_with("av01")) {
-            any_av1 = true;
-            if (entry != from_init) return std::string(entry);
-        }
-        start = comma + 1;
-    }
-    if (any_av1) return std::nullopt;
-    const std::string first(trimmed(declared.substr(0, declared.find(','))));
-    return first == from_init ? std::nullopt : std::optional(first);
 }
 
 // What the folder's files can hold, for the one-line refusal of a count
@@ -496,46 +448,12 @@ void Validator::check_iframe(const fs::path& playlist, const mux::MediaSegmentEn
 
 void Validator::check_declared_video(const fs::path& master, const std::string& stream,
                                      const mux::HlsAttributes& attrs, const InitFacts& init) {
-    if (!init.codecs.empty())
-        if (auto wrong = disagreeing_codecs_entry(attrs.get("CODECS").value_or(""), init.codecs))
-            problem(master, fmt::format("{}: CODECS says {} but its init segment's av1C says {}", stream,
-                                        shown(*wrong), init.codecs));
-    const auto range = attrs.get("VIDEO-RANGE");
-    if (!init.colour || !range) return;
-    const std::string expected = mux::video_range_for_transfer(init.colour->transfer);
-    if (*range != expected)
-        problem(master, fmt::format("{}: VIDEO-RANGE={} but its init segment's av1C says transfer {} ({})", stream,
-                                    shown(*range), init.colour->transfer, expected));
+    for (const std::string& p : declared_video_problems(stream, attrs, init)) problem(master, p);
 }
 
 void Validator::check_bandwidth(const fs::path& master, const mux::HlsAttributes& attrs, const TrackCheck& video,
                                 const std::vector<const TrackCheck*>& audio) {
-    std::uint64_t peak = mux::peak_bandwidth(video.sizes, video.target_duration);
-    std::uint64_t average = mux::average_bandwidth(video.sizes);
-    // The variant may be played with any rendition of its group: its numbers
-    // hold for the largest.
-    std::uint64_t audio_peak = 0;
-    std::uint64_t audio_average = 0;
-    for (const TrackCheck* a : audio) {
-        if (!a->ok) continue;
-        audio_peak = std::max(audio_peak, mux::peak_bandwidth(a->sizes, a->target_duration));
-        audio_average = std::max(audio_average, mux::average_bandwidth(a->sizes));
-    }
-    peak += audio_peak;
-    average += audio_average;
-    auto compare = [&](const char* name, std::uint64_t measured) {
-        auto v = attrs.get(name);
-        if (!v) {
-            problem(master, fmt::format("variant {} has no {}", shown(attrs.get("RESOLUTION").value_or("?")), name));
-            return;
-        }
-        const double declared = std::strtod(v->c_str(), nullptr);
-        if (measured > 0 && std::abs(declared - static_cast<double>(measured)) > kBandwidthTolerance * measured)
-            problem(master, fmt::format("variant {}: {}={} but the segments measure {} (more than 10% apart)",
-                                        shown(attrs.get("RESOLUTION").value_or("?")), name, shown(*v), measured));
-    };
-    compare("BANDWIDTH", peak);
-    compare("AVERAGE-BANDWIDTH", average);
+    for (const std::string& p : bandwidth_problems(attrs, video, audio)) problem(master, p);
 }
 
 void Validator::check_audio_media(const fs::path& master_file, const mux::MasterPlaylist& master) {
@@ -577,31 +495,9 @@ std::vector<const TrackCheck*> Validator::audio_group(const fs::path& master_fil
 }
 
 void Validator::check_audio_alignment(const fs::path& master_file, const TrackCheck& reference) {
-    const auto& r = reference.boundaries;
-    for (const auto& [uri, track] : audio_tracks_) {
-        if (!track.ok) continue;
-        const auto& a = track.boundaries;
-        if (a.size() != r.size()) {
-            problem(master_file, fmt::format("audio {} has {} segments and the video {}: they do not line up",
-                                             shown(uri), a.size(), r.size()));
-            continue;
-        }
-        // An unreadable first or last segment is reported with the segment.
-        if (track.first && track.last && reference.first && reference.last)
-            for (const std::string& m :
-                 audio_span_mismatches(*track.first, *track.last, *reference.first, *reference.last))
-                problem(master_file, fmt::format("audio {} {}", shown(uri), m));
-        // Each segment is cut on the AAC frame boundary nearest the video's
-        // (engine/media/audio_segment_plan.hpp): within a frame of it.
-        const double frame = track.first ? track.first->first_sample_end - track.first->start : kLongestAacFrame;
-        for (std::size_t i = 0; i + 1 < a.size(); ++i)
-            if (std::abs(a[i] - r[i]) > frame + kExtinfTolerance) {
-                problem(master_file, fmt::format("audio {} segment {} ends at {:.3f} s, video at {:.3f} s: more than "
-                                                 "an AAC frame ({:.1f} ms) apart",
-                                                 shown(uri), i + 1, a[i], r[i], frame * 1000));
-                break;
-            }
-    }
+    for (const auto& [uri, track] : audio_tracks_)
+        if (track.ok)
+            for (const std::string& p : audio_alignment_problems(shown(uri), track, reference)) problem(master_file, p);
 }
 
 void Validator::check_subtitle_playlist(const LadderFile& entry, const TrackCheck* reference) {
@@ -628,17 +524,8 @@ void Validator::check_subtitle_playlist(const LadderFile& entry, const TrackChec
             problem(seg->path, "has no X-TIMESTAMP-MAP in its header (players cannot place its cues)");
     }
     report_listing(entry.path, listing);
-    if (!reference) return;
-    const auto& r = reference->boundaries;
-    if (ends.size() != r.size()) {
-        problem(entry.path, fmt::format("{} segments, the video {}: they do not line up", ends.size(), r.size()));
-        return;
-    }
-    for (std::size_t i = 0; i < ends.size(); ++i)
-        if (std::abs(ends[i] - r[i]) > kExtinfTolerance) {
-            problem(entry.path, fmt::format("segment {} ends at {:.3f} s, video at {:.3f} s", i + 1, ends[i], r[i]));
-            break;
-        }
+    if (reference)
+        for (const std::string& p : subtitle_alignment_problems(ends, *reference)) problem(entry.path, p);
 }
 
 void Validator::check_subtitles(const fs::path& master_file, const mux::MasterPlaylist& master,
@@ -660,18 +547,7 @@ void Validator::check_subtitles(const fs::path& master_file, const mux::MasterPl
 // where its segments end.
 void Validator::check_variant_alignment(const fs::path& playlist, const TrackCheck& t) {
     if (!reference_) return;
-    const auto& r = reference_->boundaries;
-    if (t.boundaries.size() != r.size()) {
-        problem(playlist, fmt::format("{} segments, but {} has {}: rungs do not line up", t.boundaries.size(),
-                                      reference_uri_, r.size()));
-        return;
-    }
-    for (std::size_t i = 0; i < t.boundaries.size(); ++i)
-        if (std::abs(t.boundaries[i] - r[i]) > kExtinfTolerance) {
-            problem(playlist, fmt::format("segment {} ends at {:.6f} s but in {} at {:.6f} s: rungs do not line up",
-                                          i + 1, t.boundaries[i], reference_uri_, r[i]));
-            return;
-        }
+    for (const std::string& p : variant_alignment_problems(t, *reference_, reference_uri_)) problem(playlist, p);
 }
 
 ValidationReport Validator::run() {
