@@ -106,6 +106,8 @@ bh() { buildah --root "$DIR/storage" --runroot "$DIR/run" --storage-driver vfs "
 # ---------------------------------------------------------------- timings
 # shellcheck source=scripts/phase-timings.sh
 . "$ROOT/scripts/phase-timings.sh"
+# shellcheck source=scripts/mounts.sh
+. "$ROOT/scripts/mounts.sh"
 
 # ---------------------------------------------------------------- prerequisites
 phase "prerequisites"
@@ -145,14 +147,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Is anything mounted at or under DIR? (nothing is removed while it is: a
-# container's root may have /proc or /dev bound into it by check-debian13.sh)
-mounted_under() {
-  local dir
-  dir="$(readlink -f "$1")"
-  awk -v d="$dir" '{ gsub(/\\040/, " ", $5); if ($5 == d || index($5, d "/") == 1) found = 1 }
-                   END { exit !found }' /proc/self/mountinfo
-}
+# A tree is removed only when nothing is mounted under it (a container's
+# root may have /proc or /dev bound into it by check-debian13.sh).
 remove_tree() {
   [[ -e "$1" ]] || return 0
   if mounted_under "$1"; then

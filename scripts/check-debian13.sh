@@ -115,6 +115,8 @@ bh() { buildah --root "$IMAGE_DIR/storage" --runroot "$IMAGE_DIR/run" --storage-
 # ---------------------------------------------------------------- timings
 # shellcheck source=scripts/phase-timings.sh
 . "$ROOT/scripts/phase-timings.sh"
+# shellcheck source=scripts/mounts.sh
+. "$ROOT/scripts/mounts.sh"
 
 # ---------------------------------------------------------------- mounts
 MOUNTS=()
@@ -135,14 +137,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-# Is anything mounted at or under DIR? (a container is never removed while it is)
-mounted_under() {
-  local dir
-  dir="$(readlink -f "$1")"
-  awk -v d="$dir" '{ gsub(/\\040/, " ", $5); if ($5 == d || index($5, d "/") == 1) found = 1 }
-                   END { exit !found }' /proc/self/mountinfo
-}
 
 mount_root() {  # the mounts a root needs to build, test and run ladder
   local r="$1"
