@@ -134,8 +134,8 @@ void add_device_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided)
         ->check(CLI::Range(0, 64))
         ->capture_default_str();
     cmd.add_option("--max-decoders", a.max_decoders,
-                   "With --decoders 0: the most decode lanes a run starts (0 = three NVDEC sessions per decoding "
-                   "GPU, one lane per 4 cores on the CPU)")
+                   "With --decoders 0: the most decode lanes a run starts or grows to (0 = three NVDEC sessions "
+                   "per decoding GPU, one lane per 4 cores on the CPU)")
         ->check(CLI::Range(0, 64))
         ->capture_default_str();
 }

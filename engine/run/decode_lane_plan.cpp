@@ -44,10 +44,10 @@ int encoding_gpus(const std::vector<gpu::EncoderSlot>& slots) {
     return std::max(1, static_cast<int>(gpus.size()));
 }
 
-LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
-    if (options.shard) return {};
-    if (options.decoders > 0) return {options.decoders, options.decoders};
-    if (options.max_decoders > 0) return {1, options.max_decoders};
+namespace {
+
+// The lanes a run starts with and may grow to when nothing is asked.
+LaneCounts natural_lane_counts(const DevicePlan& devices, const gpu::CpuInfo& cpu) {
     const int gpus = static_cast<int>(devices.decode_gpus.size());
     // Frames that stay where they were decoded reach a GPU's sessions only
     // from its own lanes: every GPU decodes from the start.
@@ -58,6 +58,19 @@ LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devi
     // lane per encoding GPU from the start, not grown one by one while
     // they wait (docs/benchmarks.md, "A CPU lane per encoding GPU").
     return {std::min(encoding_gpus(devices.slots), most), most};
+}
+
+}  // namespace
+
+LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devices, const gpu::CpuInfo& cpu) {
+    if (options.shard) return {};
+    if (options.decoders > 0) return {options.decoders, options.decoders};
+    LaneCounts counts = natural_lane_counts(devices, cpu);
+    if (options.max_decoders > 0) {
+        counts.most = options.max_decoders;
+        counts.first = std::min(counts.first, counts.most);
+    }
+    return counts;
 }
 
 bool encoders_wait_for_frames(const gpu::GpuPool& pool, ChunkDispatcher& dispatcher) {

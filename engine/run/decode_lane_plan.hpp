@@ -23,9 +23,10 @@ namespace ladder::engine {
 // the number; otherwise one lane starts (one per GPU when the frames stay
 // on the GPUs, and on the CPU one per GPU that encodes) and more start
 // while the encoders wait for frames (grow_decode_lanes), up to three NVDEC
-// sessions per decoding GPU or a lane per 4 cores on the CPU
-// (docs/benchmarks.md, "Decode lanes"). A shard decodes in one pass: the
-// nodes are its parallelism.
+// sessions per decoding GPU or a lane per 4 cores on the CPU, or
+// --max-decoders (which caps the lanes started too). A shard decodes in
+// one pass: the nodes are its parallelism (docs/benchmarks.md, "Decode
+// lanes").
 struct LaneCounts {
     int first = 1;
     int most = 1;

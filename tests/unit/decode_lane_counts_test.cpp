@@ -56,6 +56,35 @@ TEST(DecodeLaneCounts, DecodersGivenFixTheCount) {
     EXPECT_EQ(counts.most, 3);
 }
 
+TEST(DecodeLaneCounts, MaxDecodersCapsTheLanesStartedAndGrownTo) {
+    DevicePlan devices;
+    for (int gpu = 0; gpu < 4; ++gpu) devices.slots.push_back(nvenc_slot(gpu));
+    JobOptions options;
+    options.max_decoders = 2;
+    LaneCounts counts = decode_lanes_wanted(options, devices, cores(16));
+    EXPECT_EQ(counts.first, 2);
+    EXPECT_EQ(counts.most, 2);
+    options.max_decoders = 8;
+    counts = decode_lanes_wanted(options, devices, cores(16));
+    EXPECT_EQ(counts.first, 4);
+    EXPECT_EQ(counts.most, 8);
+}
+
+TEST(DecodeLaneCounts, FramesKeptOnTheGpusStartALaneOnEveryDecodingGpu) {
+    DevicePlan devices;
+    devices.decode_gpus.resize(2);
+    devices.keep_frames_on_gpu = true;
+    devices.slots = {nvenc_slot(0), nvenc_slot(1)};
+    LaneCounts counts = decode_lanes_wanted(JobOptions{}, devices, cores(16));
+    EXPECT_EQ(counts.first, 2);
+    EXPECT_EQ(counts.most, 6);
+    JobOptions options;
+    options.max_decoders = 4;
+    counts = decode_lanes_wanted(options, devices, cores(16));
+    EXPECT_EQ(counts.first, 2) << "--max-decoders no longer leaves a GPU without a lane at the start";
+    EXPECT_EQ(counts.most, 4);
+}
+
 TEST(EncodingGpus, CountsEachGpuOnceAndAtLeastOne) {
     EXPECT_EQ(encoding_gpus({nvenc_slot(1), nvenc_slot(1), nvenc_slot(3), cpu_slot()}), 2);
     EXPECT_EQ(encoding_gpus({cpu_slot()}), 1);
