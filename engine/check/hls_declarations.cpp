@@ -57,8 +57,8 @@ std::vector<std::string> declared_video_problems(const std::string& stream, cons
     std::vector<std::string> out;
     if (!init.codecs.empty())
         if (auto wrong = disagreeing_codecs_entry(attrs.get("CODECS").value_or(""), init.codecs))
-            out.push_back(fmt::format("{}: CODECS says {} but its init segment's av1C says {}", stream, shown_in_problem(*wrong),
-                                      init.codecs));
+            out.push_back(fmt::format("{}: CODECS says {} but its init segment's av1C says {}", stream,
+                                      shown_in_problem(*wrong), init.codecs));
     const auto range = attrs.get("VIDEO-RANGE");
     if (!init.colour || !range) return out;
     const std::string expected = mux::video_range_for_transfer(init.colour->transfer);
