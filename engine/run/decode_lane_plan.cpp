@@ -46,18 +46,18 @@ int encoding_gpus(const std::vector<gpu::EncoderSlot>& slots) {
 
 namespace {
 
-// The lanes a run starts with and may grow to when nothing is asked.
+// The lanes a run starts with and may grow to when nothing is asked (the
+// first may be more than the most: the caller caps it).
 LaneCounts natural_lane_counts(const DevicePlan& devices, const gpu::CpuInfo& cpu) {
     const int gpus = static_cast<int>(devices.decode_gpus.size());
     // Frames that stay where they were decoded reach a GPU's sessions only
     // from its own lanes: every GPU decodes from the start.
     if (gpus > 0 && devices.keep_frames_on_gpu) return {gpus, 3 * gpus};
     if (gpus > 0) return {1, 3 * gpus};
-    const int most = std::max(1, cpu.cores / 4);
     // A GPU's sessions take frames faster than one CPU lane makes them: a
     // lane per encoding GPU from the start, not grown one by one while
     // they wait (docs/benchmarks.md, "A CPU lane per encoding GPU").
-    return {std::min(encoding_gpus(devices.slots), most), most};
+    return {encoding_gpus(devices.slots), std::max(1, cpu.cores / 4)};
 }
 
 }  // namespace
@@ -66,10 +66,8 @@ LaneCounts decode_lanes_wanted(const JobOptions& options, const DevicePlan& devi
     if (options.shard) return {};
     if (options.decoders > 0) return {options.decoders, options.decoders};
     LaneCounts counts = natural_lane_counts(devices, cpu);
-    if (options.max_decoders > 0) {
-        counts.most = options.max_decoders;
-        counts.first = std::min(counts.first, counts.most);
-    }
+    if (options.max_decoders > 0) counts.most = options.max_decoders;
+    counts.first = std::min(counts.first, counts.most);
     return counts;
 }
 

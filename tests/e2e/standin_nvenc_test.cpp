@@ -442,6 +442,28 @@ TEST(StandInNvenc, AGpuSlotOpensOneNvencSessionPerRung) {
     }
 }
 
+// GPU sessions fed by the CPU decode: a lane per GPU from the start, not
+// one lane grown while the sessions wait (on 2 cores the run may have one
+// lane only: --max-decoders lets it have more).
+TEST(StandInNvenc, GpuSessionsFedByTheCpuDecodeStartALanePerGpu) {
+    SKIP_WITHOUT_STANDIN();
+    const Driver driver("standin-cpu-lanes", 2);
+    const fs::path src = make_clip("standin-cpu-lanes", {320, 240, "25", 8.0, false, ""});
+    const fs::path out = fresh_dir("standin-cpu-lanes");
+    const ProcessResult r = run_on_standin({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus",
+                                            "--decode", "cpu", "--max-decoders", "4", "--rung", "240p=320x240@500",
+                                            "--rung", "120p=160x120@150", "--segment-seconds", "1"},
+                                           driver.env, 240);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("in 2 lanes at once"), std::string::npos) << r.err;
+    const json report = report_of(out);
+    EXPECT_GE(report.at("decode_lanes").size(), 2u) << report.at("decode_lanes").dump();
+    std::set<std::string> used;  // "gpu0" of "gpu0:nvenc.2"
+    for (const auto& [slot, chunks] : chunks_per_slot(report)) used.insert(slot.substr(0, slot.find(':')));
+    EXPECT_EQ(used.size(), 2u) << "both GPUs encoded";
+    expect_valid(out);
+}
+
 TEST(StandInNvenc, PolicyGpu1OpensNothingOnGpu0) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-gpu1", 2);

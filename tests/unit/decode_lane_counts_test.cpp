@@ -70,6 +70,19 @@ TEST(DecodeLaneCounts, MaxDecodersCapsTheLanesStartedAndGrownTo) {
     EXPECT_EQ(counts.most, 8);
 }
 
+TEST(DecodeLaneCounts, MaxDecodersLetsAFewCoreMachineStartALanePerGpu) {
+    DevicePlan devices;
+    devices.slots = {nvenc_slot(0), nvenc_slot(1)};
+    LaneCounts counts = decode_lanes_wanted(JobOptions{}, devices, cores(2));
+    EXPECT_EQ(counts.first, 1);
+    EXPECT_EQ(counts.most, 1);
+    JobOptions options;
+    options.max_decoders = 4;
+    counts = decode_lanes_wanted(options, devices, cores(2));
+    EXPECT_EQ(counts.first, 2);
+    EXPECT_EQ(counts.most, 4);
+}
+
 TEST(DecodeLaneCounts, FramesKeptOnTheGpusStartALaneOnEveryDecodingGpu) {
     DevicePlan devices;
     devices.decode_gpus.resize(2);
