@@ -2,6 +2,7 @@
 // its devices and the CPU.
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "engine/run/decode_lane_plan.hpp"
@@ -18,84 +19,61 @@ gpu::EncoderSlot nvenc_slot(int gpu) {
 
 gpu::EncoderSlot cpu_slot() { return gpu::EncoderSlot{}; }
 
-gpu::CpuInfo cores(int n) {
+// {first, most} of a run on `cores` cores, with --max-decoders and
+// --decoders as given (0: not given).
+std::pair<int, int> lanes(const DevicePlan& devices, int cores, int max_decoders = 0, int decoders = 0) {
+    JobOptions options;
+    options.max_decoders = max_decoders;
+    options.decoders = decoders;
     gpu::CpuInfo cpu;
-    cpu.cores = n;
-    return cpu;
+    cpu.cores = cores;
+    const LaneCounts counts = decode_lanes_wanted(options, devices, cpu);
+    return {counts.first, counts.most};
 }
+
+DevicePlan nvenc_on(int gpus) {
+    DevicePlan devices;
+    for (int gpu = 0; gpu < gpus; ++gpu) devices.slots.push_back(nvenc_slot(gpu));
+    return devices;
+}
+
+using Counts = std::pair<int, int>;
 
 TEST(DecodeLaneCounts, CpuEncodersStartOneCpuLaneAndGrowToOnePerFourCores) {
     DevicePlan devices;
     devices.slots = {cpu_slot(), cpu_slot()};
-    const LaneCounts counts = decode_lanes_wanted(JobOptions{}, devices, cores(16));
-    EXPECT_EQ(counts.first, 1);
-    EXPECT_EQ(counts.most, 4);
+    EXPECT_EQ(lanes(devices, 16), Counts(1, 4));
 }
 
 TEST(DecodeLaneCounts, GpuEncodersFedFromTheCpuStartALanePerEncodingGpu) {
-    DevicePlan devices;
     // Two sessions on each of four GPUs, and a CPU slot beside them.
-    for (int gpu = 0; gpu < 4; ++gpu) devices.slots.insert(devices.slots.end(), 2, nvenc_slot(gpu));
+    DevicePlan devices = nvenc_on(4);
+    devices.slots.insert(devices.slots.end(), devices.slots.begin(), devices.slots.end());
     devices.slots.push_back(cpu_slot());
-    LaneCounts counts = decode_lanes_wanted(JobOptions{}, devices, cores(16));
-    EXPECT_EQ(counts.first, 4);
-    EXPECT_EQ(counts.most, 4);
+    EXPECT_EQ(lanes(devices, 16), Counts(4, 4));
     // No more lanes than the cores allow.
-    counts = decode_lanes_wanted(JobOptions{}, devices, cores(8));
-    EXPECT_EQ(counts.first, 2);
-    EXPECT_EQ(counts.most, 2);
+    EXPECT_EQ(lanes(devices, 8), Counts(2, 2));
 }
 
-TEST(DecodeLaneCounts, DecodersGivenFixTheCount) {
-    DevicePlan devices;
-    devices.slots = {nvenc_slot(0), nvenc_slot(1)};
-    JobOptions options;
-    options.decoders = 3;
-    const LaneCounts counts = decode_lanes_wanted(options, devices, cores(16));
-    EXPECT_EQ(counts.first, 3);
-    EXPECT_EQ(counts.most, 3);
-}
+TEST(DecodeLaneCounts, DecodersGivenFixTheCount) { EXPECT_EQ(lanes(nvenc_on(2), 16, 0, 3), Counts(3, 3)); }
 
 TEST(DecodeLaneCounts, MaxDecodersCapsTheLanesStartedAndGrownTo) {
-    DevicePlan devices;
-    for (int gpu = 0; gpu < 4; ++gpu) devices.slots.push_back(nvenc_slot(gpu));
-    JobOptions options;
-    options.max_decoders = 2;
-    LaneCounts counts = decode_lanes_wanted(options, devices, cores(16));
-    EXPECT_EQ(counts.first, 2);
-    EXPECT_EQ(counts.most, 2);
-    options.max_decoders = 8;
-    counts = decode_lanes_wanted(options, devices, cores(16));
-    EXPECT_EQ(counts.first, 4);
-    EXPECT_EQ(counts.most, 8);
+    EXPECT_EQ(lanes(nvenc_on(4), 16, 2), Counts(2, 2));
+    EXPECT_EQ(lanes(nvenc_on(4), 16, 8), Counts(4, 8));
 }
 
 TEST(DecodeLaneCounts, MaxDecodersLetsAFewCoreMachineStartALanePerGpu) {
-    DevicePlan devices;
-    devices.slots = {nvenc_slot(0), nvenc_slot(1)};
-    LaneCounts counts = decode_lanes_wanted(JobOptions{}, devices, cores(2));
-    EXPECT_EQ(counts.first, 1);
-    EXPECT_EQ(counts.most, 1);
-    JobOptions options;
-    options.max_decoders = 4;
-    counts = decode_lanes_wanted(options, devices, cores(2));
-    EXPECT_EQ(counts.first, 2);
-    EXPECT_EQ(counts.most, 4);
+    EXPECT_EQ(lanes(nvenc_on(2), 2), Counts(1, 1));
+    EXPECT_EQ(lanes(nvenc_on(2), 2, 4), Counts(2, 4));
 }
 
 TEST(DecodeLaneCounts, FramesKeptOnTheGpusStartALaneOnEveryDecodingGpu) {
-    DevicePlan devices;
+    DevicePlan devices = nvenc_on(2);
     devices.decode_gpus.resize(2);
     devices.keep_frames_on_gpu = true;
-    devices.slots = {nvenc_slot(0), nvenc_slot(1)};
-    LaneCounts counts = decode_lanes_wanted(JobOptions{}, devices, cores(16));
-    EXPECT_EQ(counts.first, 2);
-    EXPECT_EQ(counts.most, 6);
-    JobOptions options;
-    options.max_decoders = 4;
-    counts = decode_lanes_wanted(options, devices, cores(16));
-    EXPECT_EQ(counts.first, 2) << "--max-decoders no longer leaves a GPU without a lane at the start";
-    EXPECT_EQ(counts.most, 4);
+    EXPECT_EQ(lanes(devices, 16), Counts(2, 6));
+    // --max-decoders no longer leaves a GPU without a lane at the start.
+    EXPECT_EQ(lanes(devices, 16, 4), Counts(2, 4));
 }
 
 TEST(EncodingGpus, CountsEachGpuOnceAndAtLeastOne) {
