@@ -129,8 +129,8 @@ void add_device_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided)
         ->capture_default_str();
     cmd.add_option("--decoders", a.decoders,
                    "Decode lanes: ranges of the source between key frames (open GOPs too), decoded at once, each "
-                   "frame still once (0 = one lane, and one more whenever the encoders wait for frames, up to "
-                   "--max-decoders; 1 = one pass)")
+                   "frame still once (0 = one lane, or one per GPU whose sessions it feeds, and one more whenever "
+                   "the encoders wait for frames, up to --max-decoders; 1 = one pass)")
         ->check(CLI::Range(0, 64))
         ->capture_default_str();
     cmd.add_option("--max-decoders", a.max_decoders,
