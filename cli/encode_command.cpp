@@ -179,9 +179,11 @@ void add_session_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided
         ->check(CLI::IsMember({"complexity", "even"}))
         ->capture_default_str();
     cmd.add_option("--rate-control", a.rate_control,
-                   "How each rung reaches its bit rate: vbr = one-pass VBR sessions (one encode); budget = the rung at "
-                   "one SVT-AV1 CRF, re-encoded until within 5% of its target or at the quality ceiling (CRF 10)")
-        ->check(CLI::IsMember({"vbr", "budget"}))
+                   "How each rung reaches its bit rate: budget = the rung at one SVT-AV1 CRF, re-encoded until "
+                   "within 5% of its target or at the quality ceiling (CRF 10), the same on any machine; vbr = "
+                   "one-pass VBR sessions (one encode; a rung can land outside 5% of its target); auto = budget "
+                   "where every session is SVT-AV1 and the source is decoded on the CPU, else vbr (the run says why)")
+        ->check(CLI::IsMember({"auto", "vbr", "budget"}))
         ->capture_default_str();
     cmd.add_option("--isolation", a.isolation,
                    "Where CPU encoders run: process = one encoder process per CPU slot, so an encoder that "
@@ -309,7 +311,9 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.session_chunks = a.session_chunks;
     if (a.session_chunks_given) o.hw_session_chunks = a.session_chunks;
     o.bit_allocation = a.bit_allocation == "even" ? engine::BitAllocation::even : engine::BitAllocation::complexity;
-    o.rate_mode = a.rate_control == "budget" ? engine::RateMode::budget : engine::RateMode::vbr;
+    o.rate_mode = a.rate_control == "budget" ? engine::RateMode::budget
+                  : a.rate_control == "vbr"  ? engine::RateMode::vbr
+                                             : engine::RateMode::automatic;
     o.isolation = a.isolation == "none" ? engine::EncoderIsolation::in_process : engine::EncoderIsolation::process;
     o.encoder_stall_timeout =
         std::chrono::milliseconds(static_cast<long long>(std::llround(a.encoder_timeout * 1000.0)));

@@ -147,6 +147,24 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
     return out;
 }
 
+RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, std::string& why) {
+    if (options.rate_mode != RateMode::automatic) return options.rate_mode;
+    if (options.shard) {
+        why = "a shard encodes at its plan's rate control";
+        return options.shard->plan.budget ? RateMode::budget : RateMode::vbr;
+    }
+    if (!devices.decode_gpus.empty()) {
+        why = fmt::format("the source is decoded on {}, whose frames are not the CPU's", devices.decode_label());
+        return RateMode::vbr;
+    }
+    for (const auto& slot : devices.slots)
+        if (!slot.traits().takes_crf) {
+            why = fmt::format("{} ({}) keeps its own rate control", slot.encoder, slot.label);
+            return RateMode::vbr;
+        }
+    return RateMode::budget;
+}
+
 bool budget_searches(const JobOptions& options) {
     return options.rate_mode == RateMode::budget && !(options.shard && !options.shard->plan.chunk_crf.empty());
 }

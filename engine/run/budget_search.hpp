@@ -17,6 +17,7 @@ extern "C" {
 #include "engine/base/progress_sink.hpp"
 #include "engine/plan/ladder_spec.hpp"
 #include "engine/run/job.hpp"
+#include "engine/schedule/device_plan.hpp"
 #include "engine/rung/rung.hpp"
 #include "engine/rung/rung_crf_search.hpp"
 #include "engine/source/decoded_frames.hpp"
@@ -49,6 +50,11 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
 // whose search settled them) and frames decoded and scaled on the CPU:
 // InputError if not.
 void check_budget_request(const JobOptions& options);
+
+// --rate-control auto: budget where it can run (every slot takes a CRF,
+// the source decoded on the CPU, not a shard), else vbr. why: when vbr,
+// what kept the run from budget.
+RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, std::string& why);
 
 // Whether the run searches: budget rate control, not in a shard of a plan
 // that searched already (its CRFs are the plan's).

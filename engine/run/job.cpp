@@ -487,6 +487,21 @@ std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& jou
     return search;
 }
 
+// --rate-control auto settled: the request as the run carries it out, and
+// where auto could not use budget, a note saying why (with the devices'
+// notes, said once the whole pre-flight has passed).
+JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices) {
+    JobOptions options = asked;
+    std::string why;
+    options.rate_mode = chosen_rate_mode(asked, devices, why);
+    if (asked.rate_mode == RateMode::automatic && options.rate_mode == RateMode::vbr)
+        devices.notes.emplace_back(NoteLevel::info,
+                                   fmt::format("rate control: one-pass VBR, not budget, because {}: a rung can land "
+                                               "outside ±5% of its target (README \"What a rung's bit rate means\")",
+                                               why));
+    return options;
+}
+
 // What the run's end adds to the report the data path filled in.
 void finish_report(RunContext& run, const Rungs& rungs, const std::optional<LadderCrfSearch>& search,
                    JobReport& report) {
@@ -500,6 +515,7 @@ void finish_report(RunContext& run, const Rungs& rungs, const std::optional<Ladd
     report.kept_frame_bytes = run.kept ? run.kept->bytes() : 0;
     run.phases.mark("reported");
     report.phase_seconds = run.phases.list();
+    report.rate_control = run.options.rate_mode == RateMode::budget ? "budget" : "vbr";
     report.wall_seconds = run.phases.seconds_since_start(std::chrono::steady_clock::now());
 }
 
@@ -511,18 +527,21 @@ int chunk_frames_for(double segment_seconds, AVRational frame_rate) {
     return std::max(1, static_cast<int>(std::lround(segment_seconds * av_q2d(frame_rate))));
 }
 
-JobReport run_job(const JobOptions& options, ProgressSink& progress, std::stop_token external_stop,
+JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_token external_stop,
                   const JobSeams& seams) {
     Phases phases(std::chrono::steady_clock::now());
 
     // 1. Pre-flight: everything that can be wrong with the request fails
     // here, before a thread starts or a file is written.
-    CheckedSource source = check_source_and_ladder(options, progress, external_stop);
+    CheckedSource source = check_source_and_ladder(asked, progress, external_stop);
     phases.mark("source_checked");
     const SourceInfo& src = source.info;
-    const FrameSpan span = frame_span(options, source.chunk_frames);
-    check_budget_request(options);
-    Encoders encoders = plan_encoders(options, seams, source);
+    const FrameSpan span = frame_span(asked, source.chunk_frames);
+    check_budget_request(asked);
+    Encoders encoders = plan_encoders(asked, seams, source);
+    // The request with --rate-control auto settled, now that the slots and
+    // the decoder are known.
+    const JobOptions options = with_rate_mode_chosen(asked, encoders.devices);
     check_budget_slots(options, encoders.devices.slots);
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);

@@ -45,8 +45,10 @@ enum class BitAllocation { complexity, even };
 // vbr = one-pass VBR sessions asked for shares of the rung's rate; budget =
 // each rung at a constant quality (SVT-AV1's CRF) found by encoding the
 // whole rung and correcting it until its average lands within ±5% of the
-// target (engine/rung/rung_crf_search.hpp): decided by the content only.
-enum class RateMode { vbr, budget };
+// target (engine/rung/rung_crf_search.hpp): decided by the content only;
+// automatic = budget where it can run, else vbr (chosen_rate_mode in
+// engine/run/budget_search.hpp), the command line's default.
+enum class RateMode { vbr, budget, automatic };
 
 // What the user asks for: what `ladder encode` (cli/encode_command.cpp) and a
 // plan's shard (engine/run/plan_job.hpp) set, and what a library user may.

@@ -1,0 +1,74 @@
+// --rate-control auto: budget where it can run (every slot takes a CRF,
+// frames decoded on the CPU), else vbr with the reason; an explicit mode
+// is kept as asked.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+#include "engine/run/budget_search.hpp"
+
+namespace ladder::engine {
+namespace {
+
+gpu::EncoderSlot slot_of(const std::string& encoder, gpu::DeviceKind kind, const std::string& label) {
+    gpu::EncoderSlot slot;
+    slot.kind = kind;
+    slot.label = label;
+    slot.set_encoder(encoder);
+    return slot;
+}
+
+DevicePlan svt_slots(int n) {
+    DevicePlan devices;
+    for (int i = 0; i < n; ++i) devices.slots.push_back(slot_of("libsvtav1", gpu::DeviceKind::cpu, "cpu"));
+    return devices;
+}
+
+JobOptions asking(RateMode mode) {
+    JobOptions options;
+    options.rate_mode = mode;
+    return options;
+}
+
+TEST(RateModeChoice, AutoIsBudgetWhenEverySlotIsSvtAv1DecodedOnTheCpu) {
+    std::string why;
+    EXPECT_EQ(chosen_rate_mode(asking(RateMode::automatic), svt_slots(3), why), RateMode::budget);
+    EXPECT_EQ(why, "");
+}
+
+TEST(RateModeChoice, AutoIsVbrWhenASlotKeepsItsOwnRateControl) {
+    for (const auto& [encoder, kind] : {std::pair{std::string("libaom-av1"), gpu::DeviceKind::cpu},
+                                        std::pair{std::string("av1_nvenc"), gpu::DeviceKind::nvidia}}) {
+        DevicePlan devices = svt_slots(2);
+        devices.slots.push_back(slot_of(encoder, kind, "slot2"));
+        std::string why;
+        EXPECT_EQ(chosen_rate_mode(asking(RateMode::automatic), devices, why), RateMode::vbr) << encoder;
+        EXPECT_NE(why.find(encoder), std::string::npos) << why;
+        EXPECT_NE(why.find("slot2"), std::string::npos) << why;
+    }
+}
+
+TEST(RateModeChoice, AutoIsVbrWhenTheSourceIsDecodedOnAGpu) {
+    DevicePlan devices = svt_slots(2);
+    DecodeGpu nvdec;
+    nvdec.label = "GPU 0 test (NVDEC)";
+    devices.decode_gpus.push_back(std::move(nvdec));
+    std::string why;
+    EXPECT_EQ(chosen_rate_mode(asking(RateMode::automatic), devices, why), RateMode::vbr);
+    EXPECT_NE(why.find("GPU 0 test (NVDEC)"), std::string::npos) << why;
+}
+
+TEST(RateModeChoice, AnExplicitModeIsKept) {
+    DevicePlan devices = svt_slots(1);
+    devices.slots.push_back(slot_of("libaom-av1", gpu::DeviceKind::cpu, "cpu1"));
+    std::string why;
+    EXPECT_EQ(chosen_rate_mode(asking(RateMode::vbr), svt_slots(1), why), RateMode::vbr);
+    EXPECT_EQ(chosen_rate_mode(asking(RateMode::budget), svt_slots(1), why), RateMode::budget);
+    // budget on a slot that takes no CRF is refused later (check_budget_slots), not turned into vbr
+    EXPECT_EQ(chosen_rate_mode(asking(RateMode::budget), devices, why), RateMode::budget);
+    EXPECT_EQ(why, "");
+}
+
+}  // namespace
+}  // namespace ladder::engine
