@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -61,10 +64,28 @@ mux::OutputFolder journal_folder(const std::filesystem::path& outdir, JournalMod
     return journal;
 }
 
+// A chunk's --quality measurement as journaled, when made with `metric`.
+std::optional<ChunkQuality> journaled_quality(const nlohmann::json& meta, const std::string& metric) {
+    if (metric.empty() || !meta.contains("quality")) return std::nullopt;
+    const auto& q = meta["quality"];
+    if (!q.is_object() || q.value("metric", "") != metric) return std::nullopt;
+    ChunkQuality c;
+    c.value = q.value("value", 0.0);
+    c.sum = q.value("sum", 0.0);
+    c.frames = q.value("frames", 0L);
+    c.max_sample = q.value("max_sample", 255);
+    const int averaging = q.value("averaging", 0);
+    if (averaging < 0 || averaging > static_cast<int>(QualityAveraging::root_error) || c.frames <= 0) return std::nullopt;
+    c.averaging = static_cast<QualityAveraging>(averaging);
+    return c;
+}
+
 }  // namespace
 
 ChunkJournal::ChunkJournal(std::filesystem::path outdir, std::string fingerprint, JournalMode mode)
-    : folder_(journal_folder(outdir, mode)), fingerprint_(std::move(fingerprint)) {
+    : folder_(journal_folder(outdir, mode)),
+      fingerprint_(std::move(fingerprint)),
+      writer_(fmt::format("{}-{}", getpid(), std::chrono::steady_clock::now().time_since_epoch().count())) {
     const std::optional<std::string> job_text = folder_.read(kJobFile);
     if (mode != JournalMode::fresh && job_text) {
         nlohmann::json j = nlohmann::json::parse(*job_text, nullptr, false);
@@ -103,7 +124,15 @@ void ChunkJournal::record(const EncodedChunk& c, const std::string& rung_name) {
                         {"encoder", c.encoder},
                         {"codecpar", codecpar_json(c.codecpar.get())},
                         {"packets", c.packets.size()},
-                        {"fingerprint", fingerprint_}};
+                        {"fingerprint", fingerprint_},
+                        {"writer", writer_}};
+    if (c.quality && !quality_metric_.empty())
+        meta["quality"] = {{"metric", quality_metric_},
+                           {"value", c.quality->value},
+                           {"sum", c.quality->sum},
+                           {"frames", c.quality->frames},
+                           {"max_sample", c.quality->max_sample},
+                           {"averaging", static_cast<int>(c.quality->averaging)}};
     const std::string meta_text = meta.dump();
     std::string out;
     put(out, kMagic, sizeof kMagic);
@@ -140,8 +169,11 @@ std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung
     c.index = index;
     c.first_frame = meta.value("first_frame", std::int64_t{0});
     c.frame_count = meta.value("frame_count", std::int64_t{0});
-    c.slot_label = meta.value("slot", "") + " (journal)";
+    // A chunk this journal wrote (budget's earlier pass) names its slot as
+    // it is; one from an earlier run or another shard says where it came from.
+    c.slot_label = meta.value("slot", "") + (meta.value("writer", "") == writer_ ? "" : " (journal)");
     c.encoder = meta.value("encoder", "");
+    c.quality = journaled_quality(meta, quality_metric_);
     auto par = av::make_codec_parameters();
     const auto& cp = meta["codecpar"];
     par->codec_type = static_cast<AVMediaType>(cp.value("codec_type", 0));

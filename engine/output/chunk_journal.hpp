@@ -45,6 +45,11 @@ public:
     // Budget rate control: a run's later passes take the chunks its earlier
     // ones journaled, as a resumed run does.
     void take_own_chunks() { resuming_ = true; }
+    // --quality: each chunk's measurement is journaled with it under the
+    // metric's name ("psnr"...), and a chunk taken back has it only when
+    // measured with this metric (budget's writing pass and a resumed run
+    // take chunks whose frames they never scale).
+    void keep_quality_of(std::string metric) { quality_metric_ = std::move(metric); }
 
 private:
     static std::string chunk_name(int index);
@@ -52,6 +57,8 @@ private:
     // OUTDIR/.ladder, held open: nothing in it is reached through a link.
     mux::OutputFolder folder_;
     std::string fingerprint_;
+    std::string writer_;  // this journal object's own chunks carry it (process and start)
+    std::string quality_metric_;  // empty: no --quality
     bool resuming_ = false;
 };
 

@@ -278,21 +278,25 @@ ChunkJournal open_journal(const JobOptions& options, const CheckedSource& source
                          options.shard    ? JournalMode::shared
                          : options.resume ? JournalMode::resume
                                           : JournalMode::fresh);
+    if (options.quality != QualityMetric::none) journal.keep_quality_of(quality_metric_name(options.quality));
     if (options.resume && !journal.resuming())
         progress.note(NoteLevel::warning,
                       fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
     return journal;
 }
 
-void note_run(const CheckedSource& source, const gpu::GpuPool& pool, const Encoders& encoders,
+void note_run(const CheckedSource& source, const gpu::GpuPool& pool, const Encoders& encoders, RateMode rate,
               ProgressSink& progress) {
     const SourceInfo& src = source.info;
     progress.note(NoteLevel::info,
                   fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
-                              "decoding on {}",
+                              "decoding on {}; rate control {}",
                               src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
                               src.estimated_frames, source.ladder.rungs.size(), source.chunk_frames, pool.size(),
-                              describe_slots(pool), encoders.devices.decode_label()));
+                              describe_slots(pool), encoders.devices.decode_label(),
+                              rate == RateMode::budget ? "budget (each rung at a constant quality searched to within "
+                                                         "5% of its target)"
+                                                       : "vbr"));
 }
 
 // Whether a rung the analysis speaks for may still start a session (what
@@ -432,6 +436,8 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
                                               .chunk_frames = source.chunk_frames,
                                               .keep_on_gpu = !gpu_memory.empty()});
     EncoderWorkers workers;
+    // Sessions are numbered across the run's passes (budget makes several).
+    workers.session_ids = static_cast<int>(report.sessions.size());
     make_workers(workers, options, run.seams.dispatch, run.pool, *dispatcher, rungs, encoders.factory, run.cpu,
                  run.phases.started(), progress);
     const StagesOutcome outcome =
@@ -487,9 +493,10 @@ std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& jou
     return search;
 }
 
-// --rate-control auto settled: the request as the run carries it out, and
-// where auto could not use budget, a note saying why (with the devices'
-// notes, said once the whole pre-flight has passed).
+// --rate-control auto settled: the request as the run carries it out
+// (budget checked against the slots), and where auto could not use
+// budget, a note saying why (with the devices' notes, said once the whole
+// pre-flight has passed).
 JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices) {
     JobOptions options = asked;
     std::string why;
@@ -499,6 +506,7 @@ JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices) {
                                    fmt::format("rate control: one-pass VBR, not budget, because {}: a rung can land "
                                                "outside ±5% of its target (README \"What a rung's bit rate means\")",
                                                why));
+    check_budget_slots(options, devices.slots);
     return options;
 }
 
@@ -539,10 +547,7 @@ JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_tok
     const FrameSpan span = frame_span(asked, source.chunk_frames);
     check_budget_request(asked);
     Encoders encoders = plan_encoders(asked, seams, source);
-    // The request with --rate-control auto settled, now that the slots and
-    // the decoder are known.
-    const JobOptions options = with_rate_mode_chosen(asked, encoders.devices);
-    check_budget_slots(options, encoders.devices.slots);
+    const JobOptions options = with_rate_mode_chosen(asked, encoders.devices);  // slots and decoder known now
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
     const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
     MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
@@ -571,7 +576,7 @@ JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_tok
     for (const auto& [step, at] : encoders.devices.steps) phases.at(step, at);
     phases.mark("preflight");
     gpu::GpuPool pool(encoders.devices.slots);
-    note_run(source, pool, encoders, progress);
+    note_run(source, pool, encoders, options.rate_mode, progress);
 
     // 3. The rungs, each with its writer (under budget rate control, once
     // the search passes have settled each rung's CRFs).

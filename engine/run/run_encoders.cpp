@@ -115,13 +115,32 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mod
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
 }
 
+namespace {
+
+// A run of several passes (budget rate control) reports each slot once,
+// with what it did in all of them.
+void add_slot(std::vector<SlotReport>& slots, const SlotReport& slot) {
+    const auto same = std::find_if(slots.begin(), slots.end(), [&](const SlotReport& s) { return s.label == slot.label; });
+    if (same == slots.end()) {
+        slots.push_back(slot);
+        return;
+    }
+    same->chunks += slot.chunks;
+    same->busy_seconds += slot.busy_seconds;
+    same->failures += slot.failures;
+    same->quarantined = same->quarantined || slot.quarantined;
+    same->processes += slot.processes;
+}
+
+}  // namespace
+
 void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* processes) {
     if (processes)
         for (const auto& [id, count] : processes->started())
             if (static_cast<std::size_t>(id) < w.slot_reports.size())  // not the complexity analysis's
                 w.slot_reports[static_cast<std::size_t>(id)].processes = count;
     for (const auto& slot : w.slot_reports)
-        if (!slot.label.empty()) report.slots.push_back(slot);  // slots that never got a chunk are left out
+        if (!slot.label.empty()) add_slot(report.slots, slot);  // slots that never got a chunk are left out
     std::map<std::pair<std::string, std::string>, MismatchRecord> mismatches;
     for (const auto& worker : w.workers) {
         report.retries.insert(report.retries.end(), worker->retries().begin(), worker->retries().end());
@@ -132,7 +151,13 @@ void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* 
             else total.count += m.count;
         }
     }
-    for (auto& [key, m] : mismatches) report.mismatches.push_back(m);
+    for (auto& [key, m] : mismatches) {
+        const auto same = std::find_if(report.mismatches.begin(), report.mismatches.end(), [&](const MismatchRecord& r) {
+            return r.rung == m.rung && r.encoder == m.encoder;
+        });
+        if (same == report.mismatches.end()) report.mismatches.push_back(m);
+        else same->count += m.count;  // an earlier pass's
+    }
     const IdleEncoders::AheadCounts ahead = w.idle_encoders.ahead_counts();
     report.gpu_encoders_opened_ahead += ahead.opened;
     report.gpu_encoders_never_used += ahead.never_used;

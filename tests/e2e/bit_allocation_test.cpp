@@ -6,7 +6,8 @@
 // share. report.json says each session's share (`weight`) and how many
 // chunks the analysis had measured when it started (`measured_chunks`):
 // the analysis runs beside the encoders, so a session may start before its
-// chunks are measured, and then keeps an even share.
+// chunks are measured, and then keeps an even share. Shares exist under
+// --rate-control vbr only, which these runs ask for.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -36,7 +37,8 @@ fs::path flat_then_noise() {
 nlohmann::json encode(const std::string& name, const std::vector<std::string>& extra) {
     const fs::path out = fresh_dir(name);
     std::vector<std::string> args{"encode", flat_then_noise().string(), "-o", out.string(), "--rung",
-                                  "360p=640x360@600", "--preset", "12", "--cpu-slots", "1", "--progress", "none"};
+                                  "360p=640x360@600", "--preset", "12", "--cpu-slots", "1", "--progress", "none",
+                                  "--rate-control", "vbr"};
     args.insert(args.end(), extra.begin(), extra.end());
     const ProcessResult r = run_ladder(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -70,7 +70,9 @@ TEST_P(CrashOnce, TheChunkIsRetriedAndTheRunFinishes) {
     const auto [action, signal_name] = GetParam();
     const fs::path out = fresh_dir("isolation-" + action);
     const fs::path marker = fresh_dir("isolation-marker-" + action) / "crashed";
-    const ProcessResult r = run_ladder(run_args(clip(), out), crash_env(action, {"LADDER_TEST_CRASH_ONCE=" + marker.string()}));
+    // vbr: one pass, so the processes counted are the crash's and its retry's.
+    const ProcessResult r = run_ladder(run_args(clip(), out, {"--rate-control", "vbr"}),
+                                       crash_env(action, {"LADDER_TEST_CRASH_ONCE=" + marker.string()}));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_TRUE(fs::exists(marker)) << "the crash never happened";
     expect_complete(out);
@@ -117,13 +119,14 @@ INSTANTIATE_TEST_SUITE_P(Isolation, CrashOnce,
 // The complexity analysis encodes a 180-line copy (240x180 here) in an
 // encoder process of its own. When that process crashes, the run goes on
 // with even shares for what it did not measure: no rung's chunk is retried,
-// and the outputs are complete.
+// and the outputs are complete. (The analysis runs under --rate-control vbr
+// only.)
 TEST(Isolation, ACrashOfTheComplexityAnalysisLeavesEvenSharesAndTheRunFinishes) {
     const fs::path out = fresh_dir("isolation-analysis-crash");
     const std::vector<std::string> analysis_crash{std::string("LD_PRELOAD=") + LADDER_TEST_CRASH_LIB,
                                                   "LADDER_TEST_CRASH_ACTION=segv", "LADDER_TEST_CRASH_FRAME=25",
                                                   "LADDER_TEST_CRASH_SIZE=240x180"};
-    const ProcessResult r = run_ladder(run_args(clip(), out), analysis_crash);
+    const ProcessResult r = run_ladder(run_args(clip(), out, {"--rate-control", "vbr"}), analysis_crash);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("complexity analysis stopped at chunk 1"), std::string::npos) << r.err;
     expect_complete(out);

@@ -68,7 +68,7 @@ TEST(EncoderSessions, ASixtySecondSourceNeedsAFifthOfTheSessionsAndSegmentsStayW
     const fs::path out = fresh_dir("sessions60");
     const ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "108p=192x108@150",
                                         "--rung", "72p=128x72@80", "--preset", "12", "--cpu-slots", "1",
-                                        "--progress", "none"});
+                                        "--progress", "none", "--rate-control", "vbr"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto report = nlohmann::json::parse(read_text(out / "report.json"));
     const SessionLayout layout = check_sessions(report, 30);
@@ -107,7 +107,8 @@ TEST(EncoderSessions, ManySessionsOnOneRungAtOnceEachTakeTheirOwnRun) {
     const fs::path out = fresh_dir("sessions-many");
     const ProcessResult r =
         run_ladder({"encode", src.string(), "-o", out.string(), "--rung", "108p=192x108@150", "--preset", "12",
-                    "--cpu-slots", "4", "--segment-seconds", "1", "--progress", "none", "--format", "both"});
+                    "--cpu-slots", "4", "--segment-seconds", "1", "--progress", "none", "--format", "both",
+                    "--rate-control", "vbr"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto report = nlohmann::json::parse(read_text(out / "report.json"));
     const SessionLayout layout = check_sessions(report, 20);

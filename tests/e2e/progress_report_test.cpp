@@ -81,7 +81,7 @@ std::string shell_quote(const std::string& s) {
 TEST(ProgressReport, JsonLinesAndTheDefaultReportAgreeWithTheOutputs) {
     const fs::path src = tiny_clip();
     const fs::path out = fresh_dir("progress-json");
-    ProcessResult r = run_ladder(with(encode_args(src, out), {"--progress", "json"}));
+    ProcessResult r = run_ladder(with(encode_args(src, out), {"--progress", "json", "--rate-control", "vbr"}));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("ladder: 2 rungs"), std::string::npos) << "stdout keeps the human summary: " << r.out;
 

@@ -1,6 +1,8 @@
 // A run killed with SIGKILL part-way is resumed with --resume: only the
 // chunks missing from the journal are encoded, and the ladder validates and
-// decodes completely.
+// decodes completely. These runs ask for --rate-control vbr, whose
+// journal holds one encode per chunk; budget's resume is tested in
+// rate_budget_test.cpp.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -22,7 +24,7 @@ TEST(Resume, AfterKill9OnlyTheMissingChunksAreEncoded) {
     const fs::path src = make_clip("resume", {320, 180, "25", 12.0, true, ""});
     const fs::path out = fresh_dir("resume");
     std::vector<std::string> args{"encode", src.string(), "-o", out.string(), "--rung", "180p=320x180@400", "--rung",
-                                  "90p=160x90@150", "--preset", "10", "-q"};
+                                  "90p=160x90@150", "--preset", "10", "--rate-control", "vbr", "-q"};
     const int pid = spawn_ladder(args);
     // Kill it once some chunks are journaled, well before the end (12 chunks).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -70,7 +72,7 @@ TEST(Resume, AfterSigtermExits143AndTheSameCommandWithResumeFinishes) {
     const fs::path src = make_clip("resume-term", {320, 180, "25", 12.0, true, ""});
     const fs::path out = fresh_dir("resume-term");
     std::vector<std::string> args{"encode", src.string(), "-o", out.string(), "--rung", "180p=320x180@400", "--rung",
-                                  "90p=160x90@150", "--preset", "10", "--format", "hls,dash"};
+                                  "90p=160x90@150", "--preset", "10", "--format", "hls,dash", "--rate-control", "vbr"};
     const fs::path err_file = out.string() + ".stderr";
     const int pid = spawn_ladder(args, err_file);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

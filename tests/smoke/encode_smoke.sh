@@ -34,7 +34,7 @@ ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=320x180:rate=25 \
 for isolation in process none lanes; do
 out="$work/out-$isolation"
 extra=(--isolation "$isolation" --segment-seconds 1)
-[[ "$isolation" == lanes ]] && extra=(--isolation none --decoders 3 --segment-seconds 0.5)
+[[ "$isolation" == lanes ]] && extra=(--isolation none --decoders 3 --segment-seconds 0.5 --rate-control vbr)
 # The in-process run also writes the DASH manifest and measures PSNR (a
 # decoder and a two-input filter graph on the encoder threads).
 [[ "$isolation" == none ]] && extra+=(--format hls,dash,mp4 --quality psnr)

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/base/errors.hpp"
 #include "engine/run/budget_search.hpp"
 
 namespace ladder::engine {
@@ -57,6 +58,32 @@ TEST(RateModeChoice, AutoIsVbrWhenTheSourceIsDecodedOnAGpu) {
     std::string why;
     EXPECT_EQ(chosen_rate_mode(asking(RateMode::automatic), devices, why), RateMode::vbr);
     EXPECT_NE(why.find("GPU 0 test (NVDEC)"), std::string::npos) << why;
+}
+
+TEST(RateModeChoice, AutoIsVbrWhenTheLadderSetsARungsCrf) {
+    JobOptions options = asking(RateMode::automatic);
+    options.ladder = LadderSpec{};
+    RungSpec rate{"360p", 640, 360, 600};
+    RungSpec fixed{"180p", 320, 180, 200};
+    fixed.crf = 30;
+    options.ladder->rungs = {rate, fixed};
+    std::string why;
+    EXPECT_EQ(chosen_rate_mode(options, svt_slots(2), why), RateMode::vbr);
+    EXPECT_NE(why.find("180p"), std::string::npos) << why;
+    options.ladder->rungs = {rate};
+    why.clear();
+    EXPECT_EQ(chosen_rate_mode(options, svt_slots(2), why), RateMode::budget) << why;
+}
+
+TEST(RateModeChoice, BudgetRefusesALadderThatSetsARungsCrf) {
+    JobOptions options = asking(RateMode::budget);
+    options.ladder = LadderSpec{};
+    RungSpec fixed{"180p", 320, 180, 200};
+    fixed.crf = 30;
+    options.ladder->rungs = {fixed};
+    EXPECT_THROW(check_budget_request(options), InputError);
+    options.rate_mode = RateMode::vbr;
+    EXPECT_NO_THROW(check_budget_request(options));
 }
 
 TEST(RateModeChoice, AnExplicitModeIsKept) {
