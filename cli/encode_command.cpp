@@ -182,7 +182,8 @@ void add_session_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided
                    "How each rung reaches its bit rate: budget = the rung at one SVT-AV1 CRF, re-encoded until "
                    "within 5% of its target or at the quality ceiling (CRF 10), the same on any machine; vbr = "
                    "one-pass VBR sessions (one encode; a rung can land outside 5% of its target); auto = budget "
-                   "where every session is SVT-AV1 and the source is decoded on the CPU, else vbr (the run says why)")
+                   "where every session is SVT-AV1, the source is decoded on the CPU and the ladder sets no CRF, else vbr "
+                   "(the run says why)")
         ->check(CLI::IsMember({"auto", "vbr", "budget"}))
         ->capture_default_str();
     cmd.add_option("--isolation", a.isolation,

@@ -283,6 +283,43 @@ TEST(RateBudget, ARunKilledPartWayAndResumedGivesTheSameFiles) {
     EXPECT_FALSE(fs::exists(out / ".ladder")) << "the journal goes once the run is complete";
 }
 
+// ladder encode's default (--rate-control auto) is budget where every
+// session is SVT-AV1 on frames decoded on the CPU: the same files as asking
+// for it, and the run says so.
+TEST(RateBudget, TheDefaultIsBudgetWhereEverySessionIsSvtAv1) {
+    const fs::path src = make_clip("budget-default-src", {320, 180, "25", 3.0, false, "noise=alls=20:allf=t"});
+    const fs::path dir = fresh_dir("budget-default");
+    const BudgetRun asked = run_budget(src, dir / "asked", {});
+    std::vector<std::string> args = budget_args(src, dir / "default");
+    const auto mode = std::find(args.begin(), args.end(), "--rate-control");
+    ASSERT_NE(mode, args.end());
+    args.erase(mode, mode + 2);
+    const ProcessResult r = run_ladder(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("; rate control budget ("), std::string::npos) << r.err;
+    const json report = json::parse(read_text(dir / "default" / "report.json"));
+    EXPECT_EQ(report.at("rate_control"), "budget");
+    EXPECT_EQ(asked.report.at("rate_control"), "budget");
+    for (const json& rung : report.at("rungs")) EXPECT_TRUE(rung.contains("crf_search")) << rung.dump();
+    EXPECT_TRUE(read_text(dir / "default" / "180p.mp4") == asked.files[0]) << "180p.mp4 differs";
+    EXPECT_TRUE(read_text(dir / "default" / "90p.mp4") == asked.files[1]) << "90p.mp4 differs";
+}
+
+// Where a session keeps its own rate control (libaom here), the default is
+// vbr, and the run says why: the rung may land outside its band.
+TEST(RateBudget, TheDefaultIsVbrWithAnEncoderWithoutAConstantQualityAndSaysWhy) {
+    const fs::path src = make_clip("budget-aom-src", {320, 180, "25", 1.0, false, ""});
+    const fs::path out = fresh_dir("budget-default-aom") / "out";
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--encoder", "aom", "--rung",
+                                        "90p=160x90@120", "--preset", "8", "--format", "mp4"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("rate control: one-pass VBR, not budget, because libaom-av1"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("; rate control vbr"), std::string::npos) << r.err;
+    const json report = json::parse(read_text(out / "report.json"));
+    EXPECT_EQ(report.at("rate_control"), "vbr");
+    EXPECT_FALSE(report.at("rungs").at(0).contains("crf_search"));
+}
+
 // A budget request with `option value` is refused (exit 2) naming why,
 // before anything is written.
 void expect_refused(const std::string& name, const std::string& option, const std::string& value,
