@@ -151,7 +151,8 @@ void report_slots(JobReport& report, EncoderWorkers& w, const EncoderProcesses* 
             else total.count += m.count;
         }
     }
-    for (auto& [key, m] : mismatches) {
+    for (const auto& entry : mismatches) {
+        const MismatchRecord& m = entry.second;
         const auto same = std::find_if(report.mismatches.begin(), report.mismatches.end(), [&](const MismatchRecord& r) {
             return r.rung == m.rung && r.encoder == m.encoder;
         });
