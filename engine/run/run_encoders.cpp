@@ -129,7 +129,7 @@ void add_slot(std::vector<SlotReport>& slots, const SlotReport& slot) {
     same->busy_seconds += slot.busy_seconds;
     same->failures += slot.failures;
     same->quarantined = same->quarantined || slot.quarantined;
-    same->processes += slot.processes;
+    same->processes = std::max(same->processes, slot.processes);  // the run's count so far, not the pass's
 }
 
 }  // namespace
