@@ -224,9 +224,12 @@ TEST(ImageSequence, PlanShardsAndStitchGiveTheFramesOfOneProcess) {
     const ProcessResult valid = run_ladder({"validate", stitched.string()});
     EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
 
+    // One process with the plan's rate control (plan's default, vbr).
     const fs::path single = root / "single";
-    const ProcessResult one =
-        run_ladder(sequence_args({"encode", pattern.string(), "-o", single.string(), "--format", "both"}, settings), {}, 120);
+    const ProcessResult one = run_ladder(
+        sequence_args({"encode", pattern.string(), "-o", single.string(), "--format", "both", "--rate-control", "vbr"},
+                      settings),
+        {}, 120);
     ASSERT_EQ(one.exit_code, 0) << one.err;
 
     const FileFacts a = probe(stitched / "90p.mp4"), b = probe(single / "90p.mp4");

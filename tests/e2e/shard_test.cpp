@@ -95,9 +95,10 @@ TEST(Shards, ThreeShardProcessesAtOnceThenStitchAreFrameExactAgainstOneProcess) 
     EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
     EXPECT_TRUE(fs::exists(work / ".ladder")) << "stitch leaves the shards' chunks where they are";
 
+    // One process with the plan's rate control (plan's default, vbr).
     const fs::path single = root / "single";
     ProcessResult one = run_ladder(shard_args({"encode", src.string(), "-o", single.string(), "--format", "both",
-                                         "--progress", "plain"},
+                                         "--progress", "plain", "--rate-control", "vbr"},
                                         shard_settings()),
                                    {}, 120);
     ASSERT_EQ(one.exit_code, 0) << one.err;
