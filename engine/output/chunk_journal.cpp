@@ -149,7 +149,8 @@ void ChunkJournal::record(const EncodedChunk& c, const std::string& rung_name) {
     folder_.folder(rung_name).write_atomically(chunk_name(c.index), out);
 }
 
-std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung_name, int index) const {
+std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung_name, int index,
+                                               bool* earlier) const {
     const auto rung_folder = folder_.existing_folder(rung_name);
     const std::optional<std::string> file = rung_folder ? rung_folder->read(chunk_name(index)) : std::nullopt;
     if (!file) return std::nullopt;
@@ -171,7 +172,9 @@ std::optional<EncodedChunk> ChunkJournal::load(int rung, const std::string& rung
     c.frame_count = meta.value("frame_count", std::int64_t{0});
     // A chunk this journal wrote (budget's earlier pass) names its slot as
     // it is; one from an earlier run or another shard says where it came from.
-    c.slot_label = meta.value("slot", "") + (meta.value("writer", "") == writer_ ? "" : " (journal)");
+    const bool written_earlier = meta.value("writer", "") != writer_;
+    if (earlier) *earlier = written_earlier;
+    c.slot_label = meta.value("slot", "") + (written_earlier ? " (journal)" : "");
     c.encoder = meta.value("encoder", "");
     c.quality = journaled_quality(meta, quality_metric_);
     auto par = av::make_codec_parameters();

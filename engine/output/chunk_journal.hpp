@@ -34,7 +34,10 @@ public:
     ChunkJournal(std::filesystem::path outdir, std::string fingerprint, JournalMode mode);
 
     void record(const EncodedChunk& chunk, const std::string& rung_name);
-    std::optional<EncodedChunk> load(int rung, const std::string& rung_name, int index) const;
+    // earlier, when given: set to whether another run (an earlier one, or
+    // another shard's process) wrote the chunk, not this journal object.
+    std::optional<EncodedChunk> load(int rung, const std::string& rung_name, int index,
+                                     bool* earlier = nullptr) const;
     // Removes the journal (after a successful run).
     void remove();
 

@@ -609,7 +609,7 @@ JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_tok
     if (output) output->publish(src, rungs, audio.get(), subtitles.get());
     phases.mark("published");
     if (!options.shard) journal.remove();  // everything it held is in the finished outputs now
-    if (options.rate_mode != RateMode::budget) note_resumed(options, resumed_chunks(rungs), journal, progress);
+    note_resumed(options, resumed_chunks(rungs), journal, progress);
 
     // 7. The report (the data path filled in what it did).
     finish_report(run, rungs, search, report);

@@ -327,7 +327,8 @@ void Rung::deliver(AcceptedChunk accepted, ChunkOrigin origin, double encode_sec
 bool Rung::take_from_journal(const RawChunk& raw) {
     if (chunk_crfs_ && chunk_crfs_->sits_out) return true;
     if (!journal_ || !journal_->resuming()) return false;
-    auto chunk = journal_->load(index_, journal_key(raw.index), raw.index);
+    bool earlier = false;
+    auto chunk = journal_->load(index_, journal_key(raw.index), raw.index, &earlier);
     if (!chunk || chunk->first_frame != raw.first_frame ||
         chunk->frame_count != static_cast<std::int64_t>(raw.frames.size()))
         return false;
@@ -335,7 +336,7 @@ bool Rung::take_from_journal(const RawChunk& raw) {
     auto checked = check(std::move(*chunk));
     if (!checked.accepted) return false;  // the scaler queues it for encoding
     deliver(std::move(*checked.accepted), ChunkOrigin::journal);
-    ++resumed_;
+    if (earlier) ++resumed_;  // budget's own earlier passes' chunks are this run's work
     return true;
 }
 

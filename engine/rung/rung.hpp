@@ -283,7 +283,8 @@ public:
     // Also true, delivering nothing, when the rung sits this pass out.
     // Called from the rung's scaler threads.
     bool take_from_journal(const RawChunk& raw);
-    // Chunks taken from the journal so far.
+    // Chunks taken from the journal that another run wrote (budget's own
+    // earlier passes' are not counted).
     int resumed() const { return resumed_.load(); }
     // Each delivered chunk's video bytes and frames, by chunk number (what a
     // budget pass measured).

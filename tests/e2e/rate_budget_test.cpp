@@ -38,6 +38,16 @@ double file_kbps(const fs::path& file, long expected_frames) {
     return sizes.empty() ? 0 : bytes * 8 / 1000 / (static_cast<double>(sizes.size()) / 25);
 }
 
+// Chunks of the outputs that another run journaled (report.json names their
+// slot "... (journal)").
+int chunks_from_earlier_runs(const fs::path& out) {
+    int n = 0;
+    const json report = json::parse(read_text(out / "report.json"));
+    for (const json& chunk : report.at("chunks"))
+        if (chunk.at("slot").get<std::string>().ends_with(" (journal)")) ++n;
+    return n;
+}
+
 std::vector<std::string> budget_args(const fs::path& src, const fs::path& out) {
     return {"encode",   src.string(), "-o",       out.string(), "--rate-control", "budget", "--rung",
             "180p=320x180@350", "--rung", "90p=160x90@120", "--preset", "12", "--segment-seconds", "1",
@@ -260,6 +270,9 @@ TEST(RateBudget, ARunKilledPartWayAndResumedGivesTheSameFiles) {
     const fs::path whole = dir / "whole";
     ProcessResult r = run_ladder(budget_args(src, whole));
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    // A run's own passes resume nothing: its chunks name the slot that made them.
+    EXPECT_EQ(chunks_from_earlier_runs(whole), 0);
+    EXPECT_EQ(json::parse(read_text(whole / "report.json")).at("resumed_chunks"), 0);
 
     const fs::path out = dir / "killed";
     std::vector<std::string> args = budget_args(src, out);
@@ -281,6 +294,12 @@ TEST(RateBudget, ARunKilledPartWayAndResumedGivesTheSameFiles) {
     EXPECT_TRUE(read_text(out / "180p.mp4") == read_text(whole / "180p.mp4")) << "180p.mp4 differs";
     EXPECT_TRUE(read_text(out / "90p.mp4") == read_text(whole / "90p.mp4")) << "90p.mp4 differs";
     EXPECT_FALSE(fs::exists(out / ".ladder")) << "the journal goes once the run is complete";
+    // The chunks the killed run made that the outputs hold are the ones
+    // counted and said as resumed.
+    const int earlier = chunks_from_earlier_runs(out);
+    EXPECT_EQ(json::parse(read_text(out / "report.json")).at("resumed_chunks"), earlier);
+    EXPECT_EQ(r.err.find(fmt::format("resumed {} chunk(s) from the journal", earlier)) != std::string::npos, earlier > 0)
+        << r.err;
 }
 
 // ladder encode's default (--rate-control auto) is budget where every
