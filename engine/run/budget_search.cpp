@@ -178,6 +178,19 @@ RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, 
     return RateMode::budget;
 }
 
+JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices) {
+    JobOptions options = asked;
+    std::string why;
+    options.rate_mode = chosen_rate_mode(asked, devices, why);
+    if (asked.rate_mode == RateMode::automatic && options.rate_mode == RateMode::vbr)
+        devices.notes.emplace_back(NoteLevel::info,
+                                   fmt::format("rate control: one-pass VBR, not budget, because {}: a rung can land "
+                                               "outside ±5% of its target (README \"What a rung's bit rate means\")",
+                                               why));
+    check_budget_slots(options, devices.slots);
+    return options;
+}
+
 bool budget_searches(const JobOptions& options) {
     return options.rate_mode == RateMode::budget && !(options.shard && !options.shard->plan.chunk_crf.empty());
 }

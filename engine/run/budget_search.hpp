@@ -56,6 +56,12 @@ void check_budget_request(const JobOptions& options);
 // what kept the run from budget.
 RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, std::string& why);
 
+// The request as the run carries it out, --rate-control auto settled
+// (chosen_rate_mode) and budget checked against the slots (check_budget_slots);
+// where auto could not use budget, a note in devices.notes saying why
+// (said with the devices' notes, once the whole pre-flight has passed).
+JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices);
+
 // Whether the run searches: budget rate control, not in a shard of a plan
 // that searched already (its CRFs are the plan's).
 bool budget_searches(const JobOptions& options);

@@ -24,7 +24,6 @@ extern "C" {
 #include "engine/source/decode_cuts.hpp"
 #include "engine/run/decode_lane_plan.hpp"
 #include "engine/source/decode_lanes.hpp"
-#include "engine/source/decode_lanes.hpp"
 #include "engine/encode/encoder_worker.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/schedule/frame_budget.hpp"
@@ -34,6 +33,7 @@ extern "C" {
 #include "engine/rung/lane_consumers.hpp"
 #include "engine/run/output_stage.hpp"
 #include "engine/run/preflight.hpp"
+#include "engine/run/run_journal.hpp"
 #include "engine/encode/process/process_encoder.hpp"
 #include "engine/rung/rung.hpp"
 #include "engine/run/budget_search.hpp"
@@ -45,21 +45,6 @@ extern "C" {
 namespace ladder::engine {
 
 namespace {
-
-// What must be the same for a journaled chunk to be reused by --resume.
-std::string job_fingerprint(const JobOptions& o, const CheckedSource& source) {
-    const SourceInfo& src = source.info;
-    std::string f = fmt::format("source={}|{}|{}x{}|{}/{}|chunk={}|preset={}|check={}",
-                                std::filesystem::absolute(o.input).string(), input_identity(o.input), src.width, src.height,
-                                src.frame_rate.num, src.frame_rate.den, source.chunk_frames, o.preset,
-                                static_cast<int>(o.splice_check));
-    f += ladder_fingerprint(source.ladder);
-    for (const auto& [encoder, count] : cpu_encoder_mix(o)) f += fmt::format("|{}", encoder);
-    // Budget passes journal each chunk under its CRF, never under the
-    // rung's name alone: a VBR run's journal is not theirs, nor theirs its.
-    if (o.rate_mode == RateMode::budget) f += "|rate=budget";
-    return f;
-}
 
 // The frames a run decodes and encodes, numbered as in the whole source: a
 // shard's are those of its chunks; end 0 means to the end of the source.
@@ -234,16 +219,6 @@ StagesOutcome run_stages(const JobOptions& options, const ThreadStarter& start_t
     return {stages.stopping(), stages.failure()};
 }
 
-void note_resumed(const JobOptions& options, int resumed, const ChunkJournal& journal, ProgressSink& progress) {
-    if (resumed == 0) return;
-    if (options.shard)
-        progress.note(NoteLevel::info, fmt::format("{} chunk(s) of this shard were already in {} and were kept",
-                                                    resumed, journal.dir().string()));
-    else
-        progress.note(NoteLevel::info,
-                      fmt::format("resumed {} chunk(s) from the journal instead of encoding them", resumed));
-}
-
 void report_shard(JobReport& report, const JobOptions::Shard& shard, int kept, const EncoderWorkers& w) {
     ShardSummary summary;
     summary.index = shard.spec.index;
@@ -270,19 +245,6 @@ std::optional<OutputStage> prepare_outputs(const JobOptions& options, const Chec
         std::in_place, OutputRequest{options.outdir, source.ladder.rungs, options.formats, rendition_ids(audio),
                                      rendition_ids(subtitles), options.overwrite || options.resume, inputs,
                                      options.other_outputs});
-}
-
-ChunkJournal open_journal(const JobOptions& options, const CheckedSource& source, ProgressSink& progress) {
-    ChunkJournal journal(options.outdir,
-                         options.shard ? options.shard->plan.fingerprint() : job_fingerprint(options, source),
-                         options.shard    ? JournalMode::shared
-                         : options.resume ? JournalMode::resume
-                                          : JournalMode::fresh);
-    if (options.quality != QualityMetric::none) journal.keep_quality_of(quality_metric_name(options.quality));
-    if (options.resume && !journal.resuming())
-        progress.note(NoteLevel::warning,
-                      fmt::format("--resume: no journal in {}; encoding everything", journal.dir().string()));
-    return journal;
 }
 
 void note_run(const CheckedSource& source, const gpu::GpuPool& pool, const Encoders& encoders, RateMode rate,
@@ -491,23 +453,6 @@ std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& jou
     outcome = search_budgets(run, *search, journal, media, report, stop);
     run.phases.mark("budget_searched");
     return search;
-}
-
-// --rate-control auto settled: the request as the run carries it out
-// (budget checked against the slots), and where auto could not use
-// budget, a note saying why (with the devices' notes, said once the whole
-// pre-flight has passed).
-JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices) {
-    JobOptions options = asked;
-    std::string why;
-    options.rate_mode = chosen_rate_mode(asked, devices, why);
-    if (asked.rate_mode == RateMode::automatic && options.rate_mode == RateMode::vbr)
-        devices.notes.emplace_back(NoteLevel::info,
-                                   fmt::format("rate control: one-pass VBR, not budget, because {}: a rung can land "
-                                               "outside ±5% of its target (README \"What a rung's bit rate means\")",
-                                               why));
-    check_budget_slots(options, devices.slots);
-    return options;
 }
 
 // What the run's end adds to the report the data path filled in.
