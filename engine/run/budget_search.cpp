@@ -112,19 +112,29 @@ void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& re
     }
 }
 
+namespace {
+
+// The ladder file's first rung with its own CRF, if any.
+const RungSpec* rung_with_crf(const JobOptions& options) {
+    if (!options.ladder) return nullptr;
+    for (const auto& rung : options.ladder->rungs)
+        if (rung.crf >= 0) return &rung;
+    return nullptr;
+}
+
+}  // namespace
+
 void check_budget_request(const JobOptions& options) {
     if (options.rate_mode != RateMode::budget) return;
     if (options.shard && !options.shard->plan.budget)
         throw InputError("--rate-control budget decides each rung's quality from all of its chunks, which a shard "
                          "does not have: make the plan with ladder plan --rate-control budget (the plan searches "
                          "the whole source), or encode the whole source in one run");
-    if (options.ladder)
-        for (const auto& rung : options.ladder->rungs)
-            if (rung.crf >= 0)
-                throw InputError(fmt::format("--rate-control budget decides each rung's CRF, but the ladder sets rung "
-                                             "{}'s (\"crf\": {}): leave \"crf\" out of the ladder, or use "
-                                             "--rate-control vbr to encode at the ladder's CRFs",
-                                             rung.name, rung.crf));
+    if (const RungSpec* rung = rung_with_crf(options))
+        throw InputError(fmt::format("--rate-control budget decides each rung's CRF, but the ladder sets rung "
+                                     "{}'s (\"crf\": {}): leave \"crf\" out of the ladder, or use "
+                                     "--rate-control vbr to encode at the ladder's CRFs",
+                                     rung->name, rung->crf));
     if (options.decode == DecodeMode::nvdec)
         throw InputError("--rate-control budget decides each chunk's quality from its frames, which must be the same "
                          "on every machine: it decodes and scales on the CPU (NVDEC and scale_cuda make other frames "
@@ -155,17 +165,12 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
 }
 
 RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, std::string& why) {
+    // (A shard's is its plan's: plan_job sets it before the run.)
     if (options.rate_mode != RateMode::automatic) return options.rate_mode;
-    if (options.shard) {
-        why = "a shard encodes at its plan's rate control";
-        return options.shard->plan.budget ? RateMode::budget : RateMode::vbr;
+    if (const RungSpec* rung = rung_with_crf(options)) {
+        why = fmt::format("the ladder sets rung {}'s CRF", rung->name);
+        return RateMode::vbr;
     }
-    if (options.ladder)
-        for (const auto& rung : options.ladder->rungs)
-            if (rung.crf >= 0) {
-                why = fmt::format("the ladder sets rung {}'s CRF", rung.name);
-                return RateMode::vbr;
-            }
     if (!devices.decode_gpus.empty()) {
         why = fmt::format("the source is decoded on {}, whose frames are not the CPU's", devices.decode_label());
         return RateMode::vbr;

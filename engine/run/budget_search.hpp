@@ -52,7 +52,7 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
 void check_budget_request(const JobOptions& options);
 
 // --rate-control auto: budget where it can run (every slot takes a CRF,
-// the source decoded on the CPU, not a shard), else vbr. why: when vbr,
+// the source decoded on the CPU, the ladder sets no CRF), else vbr. why: when vbr,
 // what kept the run from budget.
 RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, std::string& why);
 
