@@ -55,6 +55,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.session_chunks = a.session_chunks;
     if (a.session_chunks_given) o.hw_session_chunks = a.session_chunks;
     o.bit_allocation = a.bit_allocation == "even" ? engine::BitAllocation::even : engine::BitAllocation::complexity;
+    o.bit_allocation_given = a.bit_allocation_given;
     o.rate_mode = a.rate_control == "budget" ? engine::RateMode::budget
                   : a.rate_control == "vbr"  ? engine::RateMode::vbr
                                              : engine::RateMode::automatic;

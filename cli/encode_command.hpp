@@ -30,6 +30,7 @@ struct EncodeArgs {
     int session_chunks = 15;
     bool session_chunks_given = false;  // then it caps hardware encoders' sessions too
     std::string bit_allocation = "complexity";
+    bool bit_allocation_given = false;  // then auto is vbr, and budget refuses it
     std::string rate_control = "auto";
     std::string isolation = "process";  // process, none
     double encoder_timeout = 120;       // seconds without progress before an encoder process is killed

@@ -159,12 +159,14 @@ void add_session_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided
                    "is decoded (more bits where the picture needs them, fewer where it cannot use them), for rungs "
                    "up to 540 lines; even = the same rate for every session")
         ->check(CLI::IsMember({"complexity", "even"}))
+        ->each([&a](const std::string&) { a.bit_allocation_given = true; })
         ->capture_default_str();
     cmd.add_option("--rate-control", a.rate_control,
                    "How each rung reaches its bit rate: budget = the rung at one SVT-AV1 CRF, re-encoded until "
                    "within 5% of its target or at the quality ceiling (CRF 10), the same on any machine; vbr = "
                    "one-pass VBR sessions (one encode; a rung can land outside 5% of its target); auto = budget "
-                   "where every session is SVT-AV1, the source is decoded on the CPU and the ladder sets no CRF, else vbr "
+                   "where every session is SVT-AV1, the source is decoded on the CPU, the ladder sets no CRF and "
+                   "--bit-allocation is not given, else vbr "
                    "(the run says why)")
         ->check(CLI::IsMember({"auto", "vbr", "budget"}))
         ->capture_default_str();

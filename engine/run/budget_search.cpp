@@ -135,6 +135,10 @@ void check_budget_request(const JobOptions& options) {
                                      "{}'s (\"crf\": {}): leave \"crf\" out of the ladder, or use "
                                      "--rate-control vbr to encode at the ladder's CRFs",
                                      rung->name, rung->crf));
+    if (options.bit_allocation_given)
+        throw InputError("--rate-control budget encodes each rung at one CRF and shares no rate among encoder "
+                         "sessions, so --bit-allocation does not apply: leave --bit-allocation out, or use "
+                         "--rate-control vbr to share each rung's rate among its sessions");
     if (options.decode == DecodeMode::nvdec)
         throw InputError("--rate-control budget decides each chunk's quality from its frames, which must be the same "
                          "on every machine: it decodes and scales on the CPU (NVDEC and scale_cuda make other frames "
@@ -169,6 +173,10 @@ RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, 
     if (options.rate_mode != RateMode::automatic) return options.rate_mode;
     if (const RungSpec* rung = rung_with_crf(options)) {
         why = fmt::format("the ladder sets rung {}'s CRF", rung->name);
+        return RateMode::vbr;
+    }
+    if (options.bit_allocation_given) {
+        why = "--bit-allocation was given, which shares a rung's rate among VBR sessions";
         return RateMode::vbr;
     }
     if (!devices.decode_gpus.empty()) {

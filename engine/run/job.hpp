@@ -87,6 +87,9 @@ struct JobOptions {
     int session_chunks = 15;
     int hw_session_chunks = 120;
     BitAllocation bit_allocation = BitAllocation::complexity;
+    // bit_allocation was asked for (--bit-allocation): it shares a rung's
+    // rate among vbr's sessions, so budget refuses it and auto picks vbr.
+    bool bit_allocation_given = false;
     RateMode rate_mode = RateMode::vbr;
     // Where CPU encoders run: in encoder processes (a crash or hang costs a
     // chunk, not the run; the command line's default) or in this process.

@@ -366,5 +366,21 @@ TEST(RateBudget, DecodingOnTheGpuIsRefusedBeforeAnythingIsWritten) {
     expect_refused("budget-nvdec", "--decode", "nvdec", "it decodes and scales on the CPU");
 }
 
+// --bit-allocation shares a rung's rate among vbr's sessions: budget
+// refuses it rather than ignore it, and the default takes it as asking for
+// vbr, saying so.
+TEST(RateBudget, AnAskedBitAllocationIsRefusedByBudgetAndMakesTheDefaultVbr) {
+    expect_refused("budget-bit-allocation", "--bit-allocation", "even", "--bit-allocation does not apply");
+    const fs::path src = make_clip("budget-aom-src", {320, 180, "25", 1.0, false, ""});
+    const fs::path out = fresh_dir("budget-default-bit-allocation") / "out";
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--bit-allocation", "even",
+                                        "--rung", "90p=160x90@120", "--preset", "12", "--format", "mp4"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("rate control: one-pass VBR, not budget, because --bit-allocation was given"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(json::parse(read_text(out / "report.json")).at("rate_control"), "vbr");
+}
+
 }  // namespace
 }  // namespace ladder::test

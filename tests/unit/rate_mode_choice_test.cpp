@@ -86,6 +86,25 @@ TEST(RateModeChoice, BudgetRefusesALadderThatSetsARungsCrf) {
     EXPECT_NO_THROW(check_budget_request(options));
 }
 
+// --bit-allocation is vbr's: asked for, auto honours it and budget refuses
+// it (it would be silently ignored).
+TEST(RateModeChoice, AnAskedBitAllocationMakesAutoVbrAndBudgetRefuseIt) {
+    JobOptions options = asking(RateMode::automatic);
+    options.bit_allocation_given = true;
+    std::string why;
+    EXPECT_EQ(chosen_rate_mode(options, svt_slots(2), why), RateMode::vbr);
+    EXPECT_NE(why.find("--bit-allocation"), std::string::npos) << why;
+    options.bit_allocation_given = false;
+    why.clear();
+    EXPECT_EQ(chosen_rate_mode(options, svt_slots(2), why), RateMode::budget) << why;
+
+    JobOptions budget = asking(RateMode::budget);
+    budget.bit_allocation_given = true;
+    EXPECT_THROW(check_budget_request(budget), InputError);
+    budget.rate_mode = RateMode::vbr;
+    EXPECT_NO_THROW(check_budget_request(budget));
+}
+
 TEST(RateModeChoice, AnExplicitModeIsKept) {
     DevicePlan devices = svt_slots(1);
     devices.slots.push_back(slot_of("libaom-av1", gpu::DeviceKind::cpu, "cpu1"));
