@@ -69,7 +69,9 @@ int BarsProgressRenderer::columns() const {
 
 std::vector<std::string> BarsProgressRenderer::frame_lines(const ProgressModel& m, double now, int width) {
     std::vector<std::string> lines;
-    lines.push_back(fit(fmt::format("ladder  {:.1f} s", now), width));
+    lines.push_back(fit(m.pass_text().empty() ? fmt::format("ladder  {:.1f} s", now)
+                                              : fmt::format("ladder  {:.1f} s  {}", now, m.pass_text()),
+                        width));
     std::size_t name_w = 6;
     for (const auto& r : m.rungs()) name_w = std::max(name_w, r.name.size());
     std::size_t slot_w = 4;
@@ -218,6 +220,12 @@ void BarsProgressRenderer::chunk_failed(const std::string& rung_name, int chunk,
 void BarsProgressRenderer::decode_progress(std::int64_t decoded, std::int64_t expected) {
     std::lock_guard lock(mu_);
     model_.decode_progress(decoded, expected, elapsed());
+    changed_locked();
+}
+
+void BarsProgressRenderer::pass_started(const engine::PassStarted& event) {
+    std::lock_guard lock(mu_);
+    model_.pass_started(event);
     changed_locked();
 }
 

@@ -46,6 +46,7 @@ public:
     void chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
                       const std::string& error, const std::string& cause) override;
     void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) override;
+    void pass_started(const engine::PassStarted& event) override;
     void finish(const RunOutcome& outcome) override;
     void log_line(const std::string& line) override;
 

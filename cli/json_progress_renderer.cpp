@@ -28,6 +28,10 @@ void JsonProgressRenderer::emit_locked(ordered_json& j, std::chrono::steady_cloc
     std::fflush(out_);
 }
 
+void JsonProgressRenderer::stamp_pass_locked(ordered_json& j) const {
+    if (pass_ > 0) j["pass"] = pass_;
+}
+
 void JsonProgressRenderer::note(engine::NoteLevel level, const std::string& message) {
     auto j = start("note");
     j["level"] = level == engine::NoteLevel::warning ? "warning" : "info";
@@ -52,6 +56,7 @@ void JsonProgressRenderer::chunk_started(int rung, const std::string& rung_name,
     j["chunk"] = chunk;
     j["slot"] = slot;
     std::lock_guard lock(mu_);
+    stamp_pass_locked(j);
     emit_locked(j, std::chrono::steady_clock::now());
 }
 
@@ -73,6 +78,7 @@ void JsonProgressRenderer::chunk_done(const engine::ChunkDone& e) {
     if (e.chunks_expected > 0) j["chunks_expected"] = e.chunks_expected;
     j["rung_frames_done"] = c.frames;
     j["frames_expected"] = frames_expected_ > 0 ? ordered_json(frames_expected_) : ordered_json(nullptr);
+    stamp_pass_locked(j);
     emit_locked(j, std::chrono::steady_clock::now());
 }
 
@@ -85,6 +91,7 @@ void JsonProgressRenderer::chunk_failed(const std::string& rung_name, int chunk,
     j["cause"] = cause;
     j["error"] = error;
     std::lock_guard lock(mu_);
+    stamp_pass_locked(j);
     emit_locked(j, std::chrono::steady_clock::now());
 }
 
@@ -101,6 +108,17 @@ void JsonProgressRenderer::decode_progress(std::int64_t decoded, std::int64_t ex
     j["frames_expected"] = expected;
     j["done"] = final;
     emit_locked(j, now);
+}
+
+void JsonProgressRenderer::pass_started(const engine::PassStarted& event) {
+    auto j = start("pass_started");
+    j["pass"] = event.pass;
+    j["writes_outputs"] = event.writes_outputs;
+    j["searching"] = event.searching;
+    std::lock_guard lock(mu_);
+    pass_ = event.pass;
+    done_.clear();  // chunks_done and rung_frames_done count within the pass
+    emit_locked(j, std::chrono::steady_clock::now());
 }
 
 void JsonProgressRenderer::log_line(const std::string& line) {

@@ -1,6 +1,7 @@
 #include "cli/progress_model.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -51,6 +52,20 @@ SlotProgress& ProgressModel::slot(const std::string& label) {
     s.label = label;
     slots_.push_back(std::move(s));
     return slots_.back();
+}
+
+void ProgressModel::pass_started(const engine::PassStarted& event) {
+    ++version_;
+    pass_text_ = event.writes_outputs ? fmt::format("pass {}, writing the outputs", event.pass)
+                                      : fmt::format("pass {}, searching {}", event.pass, fmt::join(event.searching, " "));
+    for (auto& r : rungs_) {
+        r.frames_done = 0;
+        r.chunks_done = 0;
+        r.encode_seconds = 0;
+        r.first_start.reset();
+        r.finished_at.reset();
+        r.working_slots.clear();
+    }
 }
 
 void ProgressModel::rung_state(int rung, const std::string& name, engine::RungState state, double now) {

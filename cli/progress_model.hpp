@@ -57,6 +57,9 @@ public:
     void chunk_done(const engine::ChunkDone& e, double now);
     void chunk_failed(const std::string& rung_name, int chunk, const std::string& slot, double now);
     void decode_progress(std::int64_t decoded, std::int64_t expected, double now);
+    // A pass of budget rate control starts: rungs count frames and chunks
+    // of this pass only (each pass goes over the whole source again).
+    void pass_started(const engine::PassStarted& event);
 
     // Rungs in ladder order (by index); slots in the order they were first seen.
     const std::vector<RungProgress>& rungs() const { return rungs_; }
@@ -66,6 +69,9 @@ public:
     bool decode_finished() const { return decode_finished_; }
     // Bumped by every event: a renderer can tell whether anything moved.
     std::uint64_t version() const { return version_; }
+    // "pass 2, searching 720p 1080p" / "pass 5, writing the outputs"; empty
+    // in a run of one pass.
+    const std::string& pass_text() const { return pass_text_; }
 
     // 0..100 of the frames every rung will have (an estimate until the
     // source is fully read); nullopt while unknown. A completed rung is 100.
@@ -89,6 +95,7 @@ private:
     std::int64_t expected_ = 0;
     bool decode_finished_ = false;
     std::uint64_t version_ = 0;
+    std::string pass_text_;
 };
 
 }  // namespace ladder::cli

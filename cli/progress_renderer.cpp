@@ -69,6 +69,7 @@ void PlainProgressRenderer::print_summary_locked() {
     const double now = elapsed();
     summarized_version_ = model_.version();
     std::string line = fmt::format("[{:7.1f}s] progress:", now);
+    if (!model_.pass_text().empty()) line += fmt::format(" {} |", model_.pass_text());
     if (auto p = model_.decode_percent())
         line += fmt::format(" decode {:.0f}%", *p);
     else
@@ -79,7 +80,8 @@ void PlainProgressRenderer::print_summary_locked() {
             line += fmt::format(" {:.0f}%", *p);
         else
             line += " --%";
-        if (r.frames_done > 0) line += fmt::format(" {:.1f} fps", model_.fps(r, now));
+        // (Chunks taken from the journal took no encoding: no rate to show.)
+        if (r.frames_done > 0 && r.encode_seconds > 0) line += fmt::format(" {:.1f} fps", model_.fps(r, now));
         if (r.state == engine::RungState::pending || r.state == engine::RungState::finalizing ||
             r.state == engine::RungState::failed)
             line += fmt::format(" ({})", engine::to_string(r.state));
@@ -137,6 +139,14 @@ void PlainProgressRenderer::decode_progress(std::int64_t decoded, std::int64_t e
     model_.decode_progress(decoded, expected, now);
     if (finished_ || quiet_ || was_finished || !model_.decode_finished()) return;
     fmt::print(out_, "[{:7.1f}s] source decoded: {} frames\n", now, decoded);
+    std::fflush(out_);
+}
+
+void PlainProgressRenderer::pass_started(const engine::PassStarted& event) {
+    std::lock_guard lock(mu_);
+    model_.pass_started(event);
+    if (finished_ || quiet_) return;
+    fmt::print(out_, "[{:7.1f}s] {}\n", elapsed(), model_.pass_text());
     std::fflush(out_);
 }
 

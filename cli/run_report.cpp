@@ -39,6 +39,11 @@ void ProgressTee::decode_progress(std::int64_t frames_decoded, std::int64_t fram
     b_.decode_progress(frames_decoded, frames_expected);
 }
 
+void ProgressTee::pass_started(const engine::PassStarted& event) {
+    a_.pass_started(event);
+    b_.pass_started(event);
+}
+
 // --- collector
 
 ReportCollector::ReportCollector() : start_(std::chrono::steady_clock::now()) {}
@@ -70,6 +75,13 @@ void ReportCollector::chunk_done(const engine::ChunkDone& e) {
         rung_names_.resize(static_cast<std::size_t>(e.rung) + 1);
     if (e.rung >= 0 && rung_names_[static_cast<std::size_t>(e.rung)].empty())
         rung_names_[static_cast<std::size_t>(e.rung)] = e.rung_name;
+}
+
+// Each pass goes over every chunk again: a failed run's report lists the
+// chunks of the pass it failed in, each once.
+void ReportCollector::pass_started(const engine::PassStarted&) {
+    std::lock_guard lock(mu_);
+    chunks_.clear();
 }
 
 void ReportCollector::chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,

@@ -29,6 +29,7 @@ public:
     void chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
                       const std::string& error, const std::string& cause) override;
     void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) override;
+    void pass_started(const engine::PassStarted& event) override;
 
 private:
     engine::ProgressSink& a_;
@@ -45,6 +46,7 @@ public:
     void chunk_failed(const std::string& rung_name, int chunk, const std::string& slot,
                       const std::string& error, const std::string& cause) override;
     void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) override;
+    void pass_started(const engine::PassStarted& event) override;
 
     // A JobReport from the events alone: rungs (name, chunks, frames, bytes),
     // chunks (encoder left empty: the events do not say), slots, retries.

@@ -4,6 +4,7 @@
 // Calls come from many threads; implementations synchronize themselves.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ladder::engine {
 
@@ -22,6 +23,16 @@ struct ChunkDone {
     double encode_seconds = 0;
     int chunks_done = 0;       // of this rung, including this one
     int chunks_expected = 0;   // estimate until the source is fully read
+};
+
+// Budget rate control runs passes over the source (a rung's chunks
+// encoded at trial CRFs, then the pass that writes the outputs); every
+// chunk event after this one belongs to this pass. Not sent by a run of
+// one pass.
+struct PassStarted {
+    int pass = 0;  // from 1
+    bool writes_outputs = false;
+    std::vector<std::string> searching;  // rungs that encode trial chunks in it
 };
 
 class ProgressSink {
@@ -44,6 +55,7 @@ public:
     virtual void decode_progress(std::int64_t frames_decoded, std::int64_t frames_expected) {
         (void)frames_decoded, (void)frames_expected;
     }
+    virtual void pass_started(const PassStarted& event) { (void)event; }
 };
 
 // A sink that ignores everything (tests, library use).

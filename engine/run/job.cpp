@@ -428,7 +428,12 @@ StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJour
     journal.take_own_chunks();
     while (!search.settled()) {
         std::vector<bool> searched(search.size());
-        for (std::size_t i = 0; i < search.size(); ++i) searched[i] = search.searching(i);
+        PassStarted started{run.passes + 1, false, {}};
+        for (std::size_t i = 0; i < search.size(); ++i) {
+            searched[i] = search.searching(i);
+            if (searched[i]) started.searching.push_back(run.source.ladder.rungs[i].name);
+        }
+        run.progress.pass_started(started);
         Rungs rungs = make_rungs(run.options, run.source, media.frames, nullptr, journal, run.progress,
                                  chunk_crfs_of(search));
         // Slots retire from their pool as a pass ends: each pass has its own.
@@ -534,6 +539,7 @@ JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_tok
     StagesOutcome outcome;
     const std::optional<LadderCrfSearch> search =
         settle_budgets(run, journal, RunMedia{frames, span}, report, outcome, external_stop);
+    if (search && !outcome.stopped) progress.pass_started(PassStarted{run.passes + 1, true, {}});
     Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress,
                              chunk_crfs_of(search, options));
 

@@ -108,6 +108,10 @@ TEST(ProgressReport, JsonLinesAndTheDefaultReportAgreeWithTheOutputs) {
     }
     for (const auto& name : kRungs) EXPECT_EQ(completed[name], 1) << "one rung_state completed for " << name;
     EXPECT_TRUE(final_decode) << "the final decode_progress is never throttled away";
+    for (const auto& e : events) {
+        EXPECT_NE(e["event"], "pass_started") << "a run of one pass sends no pass_started";
+        EXPECT_FALSE(e.contains("pass")) << e.dump();
+    }
     EXPECT_GE(started, static_cast<int>(done_slot.size()));
     const json& last = events.back();
     EXPECT_EQ(last["event"], "job_done");
@@ -158,6 +162,48 @@ TEST(ProgressReport, JsonLinesAndTheDefaultReportAgreeWithTheOutputs) {
     }
     for (const auto& e : fs::directory_iterator(out))
         EXPECT_EQ(e.path().filename().string().find(".part"), std::string::npos) << "no temporary left: " << e.path();
+}
+
+// Under budget rate control the run goes over the source several times:
+// each pass opens with pass_started, its chunk events say "pass" and count
+// within it, and the last pass, the one that writes the outputs, has one
+// chunk_done per chunk of the report.
+TEST(ProgressReport, BudgetPassesAreNumberedAndTheLastOneIsTheOutputs) {
+    const fs::path src = make_clip("progress-budget", {160, 120, "25", 3.0, false, "noise=alls=20:allf=t"});
+    const fs::path out = fresh_dir("progress-json-budget");
+    ProcessResult r = run_ladder(with(encode_args(src, out), {"--progress", "json", "--rate-control", "budget"}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<json> events = json_lines(r.err);
+    const json rep = read_json(out / "report.json");
+    int pass = 0;
+    bool writing = false;
+    std::map<int, long> frames_this_pass;
+    std::set<std::pair<int, int>> written;
+    for (const auto& e : events) {
+        SCOPED_TRACE(e.dump());
+        const std::string ev = e["event"];
+        if (ev == "pass_started") {
+            EXPECT_EQ(e["pass"], ++pass) << "passes are numbered from 1, in order";
+            EXPECT_FALSE(writing) << "the pass that writes the outputs is the last";
+            writing = e["writes_outputs"].get<bool>();
+            EXPECT_EQ(e["searching"].empty(), writing) << "a search pass names its rungs, the writing pass none";
+            frames_this_pass.clear();
+        }
+        if (ev == "chunk_started" || ev == "chunk_done") {
+            EXPECT_EQ(e.value("pass", 0), pass);
+        }
+        if (ev != "chunk_done") continue;
+        frames_this_pass[e["rung"].get<int>()] += e["frames"].get<long>();
+        EXPECT_EQ(e["rung_frames_done"].get<long>(), frames_this_pass[e["rung"].get<int>()]) << "counted within the pass";
+        EXPECT_LE(e["rung_frames_done"].get<long>(), e["frames_expected"].get<long>());
+        if (writing) {
+            EXPECT_TRUE(written.insert({e["rung"].get<int>(), e["chunk"].get<int>()}).second);
+        }
+    }
+    EXPECT_TRUE(writing) << "the last pass writes the outputs";
+    EXPECT_GT(pass, 2) << "a search pass and the writing pass at least";
+    EXPECT_EQ(rep["source_passes"].get<int>(), pass);
+    EXPECT_EQ(written.size(), rep["chunks"].size()) << "the writing pass's chunk_done events are the outputs' chunks";
 }
 
 // --cpu-threads reaches every CPU session (the report lists each session's
