@@ -450,13 +450,14 @@ StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJour
 }
 
 // Budget rate control's search, settled by the passes (none under vbr);
-// outcome says whether a pass stopped.
+// outcome says whether a pass stopped. Announces the writing pass.
 std::optional<LadderCrfSearch> settle_budgets(RunContext& run, ChunkJournal& journal, const RunMedia& media,
                                               JobReport& report, StagesOutcome& outcome, std::stop_token stop) {
     if (!budget_searches(run.options)) return std::nullopt;
     std::optional<LadderCrfSearch> search(ladder_search(run.source.ladder, run.source.info.frame_rate));
     outcome = search_budgets(run, *search, journal, media, report, stop);
     run.phases.mark("budget_searched");
+    if (!outcome.stopped) run.progress.pass_started(PassStarted{run.passes + 1, true, {}});  // the writing pass
     return search;
 }
 
@@ -539,7 +540,6 @@ JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_tok
     StagesOutcome outcome;
     const std::optional<LadderCrfSearch> search =
         settle_budgets(run, journal, RunMedia{frames, span}, report, outcome, external_stop);
-    if (search && !outcome.stopped) progress.pass_started(PassStarted{run.passes + 1, true, {}});
     Rungs rungs = make_rungs(options, source, frames, output ? &*output : nullptr, journal, progress,
                              chunk_crfs_of(search, options));
 
