@@ -147,6 +147,28 @@ TEST(BarsRenderer, FrameShowsRungsSlotsAndDecode) {
     for (const auto& l : BarsProgressRenderer::frame_lines(m, 4.0, 30)) EXPECT_LT(l.size(), 30u) << l;
 }
 
+// Under budget each pass goes over the source again: the header says which
+// pass, and a rung's percent is of that pass, not stuck at 100 after the first.
+TEST(BarsRenderer, APassStartsTheRungsCountsAgainAndIsNamedInTheHeader) {
+    ProgressModel m;
+    m.rung_state(0, "360p", RungState::pending, 0.0);
+    m.decode_progress(200, 200, 1.0);
+    m.pass_started({1, false, {"360p"}});
+    m.chunk_done(done(0, "360p", 0, 200, "cpu0:svt", 1.0), 2.0);
+    EXPECT_EQ(*m.percent(m.rungs()[0]), 100.0);
+    m.pass_started({2, false, {"360p", "720p"}});
+    EXPECT_EQ(m.pass_text(), "pass 2, searching 360p 720p");
+    EXPECT_EQ(*m.percent(m.rungs()[0]), 0.0);
+    m.chunk_done(done(0, "360p", 0, 50, "cpu0:svt", 1.0), 3.0);
+    EXPECT_EQ(*m.percent(m.rungs()[0]), 25.0);
+    const auto lines = BarsProgressRenderer::frame_lines(m, 4.0, 100);
+    EXPECT_NE(lines[0].find("pass 2, searching 360p 720p"), std::string::npos) << lines[0];
+    m.pass_started({3, true, {}});
+    EXPECT_EQ(m.pass_text(), "pass 3, writing the outputs");
+    ProgressModel one;
+    EXPECT_EQ(one.pass_text(), "") << "a run of one pass names none";
+}
+
 TEST(BarsRenderer, RedrawsInPlaceAndEndsWithANewline) {
     std::FILE* f = std::tmpfile();
     ASSERT_NE(f, nullptr);
@@ -327,6 +349,14 @@ TEST(RunReport, PathsAndPartialReport) {
     EXPECT_EQ(back, j);
     EXPECT_THROW(ladder::cli::write_report(dir / "missing" / "r.json", j, false), std::runtime_error);
     std::filesystem::remove_all(dir);
+
+    // A run of passes goes over every chunk again: the report of a failed
+    // one lists the chunks of the pass it failed in, each once.
+    c.pass_started({2, false, {"360p"}});
+    c.chunk_done(done(1, "360p", 0, 25, "cpu0:svt", 0.0));
+    const nlohmann::json again = c.partial_report_json("in.mp4", 4.0, "the run failed");
+    ASSERT_EQ(again["chunks"].size(), 1u);
+    EXPECT_EQ(again["rungs"][1]["chunks"], 1);
 }
 
 }  // namespace

@@ -217,6 +217,45 @@ TEST(ProgressJson, EachEventHasItsFields) {
     EXPECT_EQ(first.rfind("{\"event\":\"note\",\"t\":", 0), 0u) << first;
 }
 
+// Budget's passes: pass_started opens each; chunk events after it carry
+// "pass" and count within it (none before the first pass_started).
+TEST(ProgressJson, PassesAreNumberedAndChunksCountWithinTheirPass) {
+    TmpFile tmp;
+    {
+        JsonProgressRenderer r(tmp.f);
+        ChunkDone d;
+        d.rung = 1;
+        d.rung_name = "360p";
+        d.frames = 50;
+        d.slot = "cpu0:svt";
+        r.chunk_done(d);
+        r.pass_started({1, false, {"360p"}});
+        r.chunk_started(1, "360p", 0, "cpu0:svt");
+        r.chunk_done(d);
+        r.chunk_done(d);
+        r.pass_started({2, true, {}});
+        r.chunk_failed("360p", 0, "cpu0:svt", "boom", "error");
+        r.chunk_done(d);
+    }
+    const auto e = parse_all(tmp.lines());
+    ASSERT_EQ(e.size(), 8u);
+    EXPECT_FALSE(e[0].contains("pass")) << "a run of one pass: no pass key";
+    EXPECT_EQ(e[1]["event"], "pass_started");
+    EXPECT_EQ(e[1]["pass"], 1);
+    EXPECT_EQ(e[1]["writes_outputs"], false);
+    EXPECT_EQ(e[1]["searching"], nlohmann::json::array({"360p"}));
+    EXPECT_EQ(e[2]["pass"], 1);
+    EXPECT_EQ(e[3]["pass"], 1);
+    EXPECT_EQ(e[3]["rung_frames_done"], 50) << "the count starts again at the pass";
+    EXPECT_EQ(e[4]["rung_frames_done"], 100);
+    EXPECT_EQ(e[5]["writes_outputs"], true);
+    EXPECT_EQ(e[5]["searching"], nlohmann::json::array());
+    EXPECT_EQ(e[6]["pass"], 2);
+    EXPECT_EQ(e[7]["pass"], 2);
+    EXPECT_EQ(e[7]["chunks_done"], 1);
+    EXPECT_EQ(e[7]["rung_frames_done"], 50);
+}
+
 TEST(ProgressJson, DecodeProgressIsThrottledButTheLastAlwaysComes) {
     TmpFile tmp;
     {
