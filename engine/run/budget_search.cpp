@@ -51,7 +51,9 @@ std::string search_note(const Rung& rung, const std::vector<int>& crfs, const Pa
     if (search.settled())
         return fmt::format("{}: settled at {:.0f} kb/s ({}, CRF {}{}{}, peak {:.2f}x the average)", made_at,
                            choice.kbps, crf_verdict_name(choice.verdict), choice.crf,
-                           choice.verdict == CrfVerdict::mixed ? fmt::format(" and {}", choice.crf + 1) : "",
+                           choice.verdict == CrfVerdict::mixed
+                               ? fmt::format(" to {}", *std::max_element(choice.chunk_crf.begin(), choice.chunk_crf.end()))
+                               : "",
                            search.peak_capped() > 0 ? fmt::format(", {} chunks capped", search.peak_capped()) : "",
                            search.peak_ratio());
     std::vector<std::string> asked;

@@ -214,16 +214,31 @@ void RungCrfSearch::decide() {
     ask();
 }
 
-// The plan just made (every chunk made, over or under the band), with
-// segments of its uncapped ones moved a step toward the band, most bytes
-// moved per second encoded first, until the rung is predicted in the band;
-// the segments not capped stay within one step of each other (a step up
-// from the lower of them, or down from the higher), and a step down never
-// passes a segment's cap. With its base; none when no such plan lands.
+// The plan just made (every chunk made, over or under the band), with some
+// segments of its uncapped ones moved toward the band: the plan of 1 to
+// kMostPartialSteps steps that lands in it with the fewest seconds to
+// encode (the fewer steps on a tie). With its base; none when none lands.
 std::optional<std::pair<std::vector<int>, int>> RungCrfSearch::step_some(double reference_rate) const {
     const auto [target_bytes, bottom, top] = band();
-    double total = bytes_of(plan_);
+    const double total = bytes_of(plan_);
     if (total >= bottom && total <= top) return std::nullopt;
+    std::optional<std::pair<std::vector<int>, int>> best;
+    for (int steps = 1; steps <= kMostPartialSteps; ++steps) {
+        auto stepped = step_some_by(steps, reference_rate);
+        if (!stepped) continue;
+        if (!best || seconds_to_encode(stepped->first) < seconds_to_encode(best->first)) best = std::move(stepped);
+    }
+    return best;
+}
+
+// step_some's plan for one distance: segments of the uncapped ones moved
+// `steps` toward the band, most bytes moved per second encoded first,
+// until the rung is predicted in the band; they move from the lowest CRF
+// of the segments not capped when the rung is over (from the highest when
+// under), and a move down never passes a segment's cap.
+std::optional<std::pair<std::vector<int>, int>> RungCrfSearch::step_some_by(int steps, double reference_rate) const {
+    const auto [target_bytes, bottom, top] = band();
+    double total = bytes_of(plan_);
     const bool up = total > top;
     int lo = kMaxCrf, hi = 0;
     for (std::size_t i = 0; i < windows_.size(); ++i) {
@@ -233,7 +248,7 @@ std::optional<std::pair<std::vector<int>, int>> RungCrfSearch::step_some(double 
         hi = std::max(hi, crf);
     }
     const int from = up ? lo : hi;
-    const int to = up ? lo + 1 : hi - 1;
+    const int to = up ? lo + steps : hi - steps;
     if (lo > hi || to < budget_.ceiling_crf || to > kMaxCrf) return std::nullopt;
     std::vector<std::pair<double, std::size_t>> moves;  // bytes moved per second, window
     for (std::size_t i = 0; i < windows_.size(); ++i) {
