@@ -59,7 +59,7 @@ std::string search_note(const Rung& rung, const std::vector<int>& crfs, const Pa
     std::vector<std::string> asked;
     for (const auto& [chunk, crf] : search.other_chunk_crfs()) asked.push_back(fmt::format("{}:{}", chunk, crf));
     if (asked.empty()) return fmt::format("{}: trying CRF {}", made_at, choice.crf);
-    return fmt::format("{}: trying CRF {} with chunk:CRF {} (segments capped for their peaks or mixed a step)",
+    return fmt::format("{}: trying CRF {} with chunk:CRF {} (segments capped for their peaks, or moved toward the band)",
                        made_at, choice.crf, fmt::join(asked, " "));
 }
 
