@@ -370,5 +370,34 @@ TEST(RungCrfSearchPasses, AStepOfTheBigSegmentTradedForASmallOneLandsInTheBand) 
     EXPECT_EQ(c.chunk_crf.at(1) + c.chunk_crf.at(2), 35 + 36) << "one small one a step lower";
 }
 
+// A rung 15% over its band's middle after its first encode: a step on
+// every segment (-7%) still leaves it over, so a one-step correction would
+// encode the whole rung again at a new CRF; moving half of its segments 3
+// steps lands it in the band and encodes only those.
+TEST(RungCrfSearchPasses, AMissTooBigForOneStepReencodesOnlySomeSegmentsUpToThreeSteps) {
+    const Chunks content{{1, 1, 1, 1, 1, 1, 1, 1}, {2, 2, 2, 2, 2, 2, 2, 2}, 1000 * std::exp(0.07 * 30), 0.07};
+    const double target = 1000 / 1.15;  // CRF 30 makes 1000 kb/s
+    RungCrfSearch search(target, 25, 30);
+    search.record(content.bytes(search), content.frames());
+    ASSERT_FALSE(search.settled());
+    int moved = 0;
+    for (std::size_t k = 0; k < 8; ++k) {
+        if (search.crf_of(k) == 30) continue;
+        ++moved;
+        EXPECT_GT(search.crf_of(k), 31) << "more than one step: a step on every segment is not enough";
+        EXPECT_LE(search.crf_of(k), 30 + RungCrfSearch::kMostPartialSteps);
+    }
+    EXPECT_GT(moved, 0);
+    EXPECT_LT(moved, 8) << "only the segments that must change are encoded again";
+    search.record(content.bytes(search), content.frames());
+    ASSERT_TRUE(search.settled());
+    const CrfChoice& c = search.choice();
+    EXPECT_EQ(c.verdict, CrfVerdict::mixed) << crf_verdict_name(c.verdict);
+    EXPECT_EQ(c.crf, 30);
+    EXPECT_GE(c.kbps, target * 0.95);
+    EXPECT_LE(c.kbps, target * 1.05);
+    EXPECT_EQ(search.trials(), 2);
+}
+
 }  // namespace
 }  // namespace ladder::engine
