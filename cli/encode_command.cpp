@@ -54,6 +54,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.max_tries = a.max_tries;
     o.session_chunks = a.session_chunks;
     if (a.session_chunks_given) o.hw_session_chunks = a.session_chunks;
+    o.session_chunks_given = a.session_chunks_given;
     o.bit_allocation = a.bit_allocation == "even" ? engine::BitAllocation::even : engine::BitAllocation::complexity;
     o.bit_allocation_given = a.bit_allocation_given;
     o.rate_mode = a.rate_control == "budget" ? engine::RateMode::budget

@@ -202,6 +202,13 @@ JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices) {
                                    fmt::format("rate control: one-pass VBR, not budget, because {}: a rung can land "
                                                "outside ±5% of its target (README \"What a rung's bit rate means\")",
                                                why));
+    if (options.rate_mode == RateMode::budget && options.session_chunks_given && options.session_chunks > 1)
+        devices.notes.emplace_back(NoteLevel::warning,
+                                   fmt::format("--session-chunks {} does not apply under budget rate control, which "
+                                               "encodes every chunk in an encoder session of its own (a chunk may "
+                                               "take another CRF than the one before it); it shapes vbr's sessions "
+                                               "only",
+                                               options.session_chunks));
     check_budget_slots(options, devices.slots);
     return options;
 }

@@ -86,6 +86,9 @@ struct JobOptions {
     // over the whole session, so a rung is not cut for rate feedback).
     int session_chunks = 15;
     int hw_session_chunks = 120;
+    // session_chunks was asked for (--session-chunks): budget, which
+    // encodes each chunk in a session of its own, says it does not apply.
+    bool session_chunks_given = false;
     BitAllocation bit_allocation = BitAllocation::complexity;
     // bit_allocation was asked for (--bit-allocation): it shares a rung's
     // rate among vbr's sessions, so budget refuses it and auto picks vbr.

@@ -105,6 +105,32 @@ TEST(RateModeChoice, AnAskedBitAllocationMakesAutoVbrAndBudgetRefuseIt) {
     EXPECT_NO_THROW(check_budget_request(budget));
 }
 
+// --session-chunks shapes vbr's sessions; budget encodes one chunk per
+// session, so an asked value above 1 is said not to apply (not refused: a
+// script's setting for vbr runs must not stop a budget run).
+TEST(RateModeChoice, AnAskedSessionLengthIsSaidNotToApplyUnderBudget) {
+    const auto warnings = [](const JobOptions& asked) {
+        DevicePlan devices = svt_slots(2);
+        with_rate_mode_chosen(asked, devices);
+        int n = 0;
+        for (const auto& [level, text] : devices.notes)
+            n += level == NoteLevel::warning && text.find("--session-chunks 4") != std::string::npos;
+        return n;
+    };
+    JobOptions options = asking(RateMode::automatic);
+    options.session_chunks = 4;
+    EXPECT_EQ(warnings(options), 0) << "not asked for: the default says nothing";
+    options.session_chunks_given = true;
+    EXPECT_EQ(warnings(options), 1);
+    options.rate_mode = RateMode::budget;
+    EXPECT_EQ(warnings(options), 1);
+    options.rate_mode = RateMode::vbr;
+    EXPECT_EQ(warnings(options), 0);
+    options.rate_mode = RateMode::budget;
+    options.session_chunks = 1;
+    EXPECT_EQ(warnings(options), 0) << "one chunk per session is what budget does";
+}
+
 TEST(RateModeChoice, AnExplicitModeIsKept) {
     DevicePlan devices = svt_slots(1);
     devices.slots.push_back(slot_of("libaom-av1", gpu::DeviceKind::cpu, "cpu1"));
