@@ -56,9 +56,9 @@ inline std::map<std::string, MeasuredRung> measured_rungs() {
         auto& sizes = r.chunks_at[crf];
         if (sizes.size() <= chunk) sizes.resize(chunk + 1);
         sizes[chunk] = std::stoll(f[8]);
-        if (crf == 20) {
+        if (r.chunk_seconds.size() <= chunk) r.chunk_seconds.resize(chunk + 1);
+        if (r.chunk_seconds[chunk] == 0) {  // the chunk's first row (any CRF: the frames are the same)
             r.seconds += std::stod(f[7]) / fps;
-            if (r.chunk_seconds.size() <= chunk) r.chunk_seconds.resize(chunk + 1);
             r.chunk_seconds[chunk] = std::stod(f[7]) / fps;
         }
     }
