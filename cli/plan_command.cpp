@@ -106,10 +106,14 @@ int run_plan(const PlanArgs& a) {
         }
         engine::write_plan(plan, workdir);
         run->succeed(run->seconds());
-        fmt::print("ladder: planned {} frames ({:.2f} s at {:.3f} fps) of {}: {} rung(s) x {} chunk(s) of {} frames\n",
+        fmt::print("ladder: planned {} frames ({:.2f} s at {:.3f} fps) of {}: {} rung(s) x {} chunk(s) of {} frames; "
+                   "{}\n",
                    plan.frames, static_cast<double>(plan.frames) * av_q2d(av_inv_q(plan.frame_rate)),
                    av_q2d(plan.frame_rate), plan.input.string(), plan.ladder.rungs.size(), plan.chunk_count(),
-                   plan.chunk_frames);
+                   plan.chunk_frames,
+                   plan.budget ? "rate control budget (each chunk's CRF searched here, as ladder encode's default)"
+                               : "rate control vbr (one-pass VBR in every shard; --rate-control budget searches "
+                                 "each rung's quality here, as ladder encode does by default)");
         fmt::print("  plan: {}\n  next: ladder encode --plan {} --shard I/N  (each I in 0..N-1, on any machines), "
                    "then: ladder stitch {} -o OUTDIR\n",
                    plan_file.string(), plan_file.string(), workdir.string());

@@ -55,6 +55,7 @@ TEST(RateBudgetShards, APlanOfThreeShardsStitchesTheSameFilesAsOneRun) {
     const fs::path workdir = dir / "work";
     r = run_ladder(with_job({"plan", src.string(), "-o", workdir.string(), "--rate-control", "budget"}));
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("rate control budget"), std::string::npos) << r.out;
     const json plan = json::parse(read_text(workdir / "plan.json"));
     ASSERT_EQ(plan.at("rate_control").at("mode"), "budget");
     const json& plan_crfs = plan.at("rate_control").at("chunk_crf");

@@ -54,6 +54,8 @@ TEST(Shards, ThreeShardProcessesAtOnceThenStitchAreFrameExactAgainstOneProcess) 
                                          shard_settings()),
                                     {}, 120);
     ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    // A plan's default is vbr, not encode's budget: the result line says so.
+    EXPECT_NE(plan.out.find("rate control vbr"), std::string::npos) << plan.out;
     const auto plan_json = nlohmann::json::parse(read_text(work / "plan.json"));
     const int chunks = static_cast<int>(plan_json["chunks"].size());
     const long frames = plan_json["source"]["frames"].get<long>();
