@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -22,6 +23,20 @@ std::optional<engine::LadderSpec> ladder_from_arguments(const std::string& ladde
     return spec;
 }
 
+namespace {
+
+// "  CRF 19-21": the constant quality a rung's chunks were encoded at
+// (budget's search, or the ladder's `crf`); none for a rate.
+std::string crf_text(const engine::RungReport& r) {
+    if (!r.chunk_crf.empty()) {
+        const auto [low, high] = std::minmax_element(r.chunk_crf.begin(), r.chunk_crf.end());
+        return *low == *high ? fmt::format("  CRF {}", *low) : fmt::format("  CRF {}-{}", *low, *high);
+    }
+    return r.crf >= 0 ? fmt::format("  CRF {}", r.crf) : "";
+}
+
+}  // namespace
+
 void print_rung_lines(const engine::JobReport& report) {
     for (const auto& r : report.rungs) {
         const double seconds = report.frame_rate > 0 ? r.frames / report.frame_rate : 0.0;
@@ -31,9 +46,9 @@ void print_rung_lines(const engine::JobReport& report) {
             quality = fmt::format("  {} {:.{}f}{} (lowest chunk {:.{}f})", report.quality_metric, *r.quality_mean,
                                   db ? 2 : 4, db ? " dB" : "", r.quality_min.value_or(0), db ? 2 : 4);
         }
-        fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s{}{}  {}\n", r.name, r.width, r.height, r.frames,
+        fmt::print("  {:>6}  {}x{}  {} frames  {:.0f} kb/s{}{}{}  {}\n", r.name, r.width, r.height, r.frames,
                    seconds > 0 ? r.video_bytes * 8.0 / 1000.0 / seconds : 0.0, rate_note(r, report.frame_rate),
-                   quality, r.output);
+                   crf_text(r), quality, r.output);
     }
 }
 

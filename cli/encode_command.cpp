@@ -187,9 +187,12 @@ void print_shard_summary(const engine::JobReport& report, const ShardTarget& tar
 }
 
 void print_ladder_summary(const engine::JobReport& report) {
-    fmt::print("ladder: {} rung{} in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots)\n",
+    // A budget run's passes are its cost: said with the slots.
+    const std::string passes =
+        report.source_passes > 1 ? fmt::format(", {} passes over the source", report.source_passes) : "";
+    fmt::print("ladder: {} rung{} in {:.1f} s (decode {:.1f} s, {} frames, {} encoder slots{})\n",
                report.rungs.size(), report.rungs.size() == 1 ? "" : "s", report.wall_seconds, report.decode_seconds, report.frames_normalized,
-               report.encoder_slots);
+               report.encoder_slots, passes);
     print_rung_lines(report);
     if (const std::string retried = retry_summary(report.retries); !retried.empty())
         fmt::print("ladder: {}\n", retried);

@@ -116,6 +116,11 @@ TEST(RateBudget, EveryRungLandsWithinFivePercentOrUnderOnlyAtTheQualityCeiling) 
             const auto line_at = r.out.find("  " + name + "  ");
             ASSERT_NE(line_at, std::string::npos) << r.out;
             const std::string line = r.out.substr(line_at, r.out.find('\n', line_at) - line_at);
+            // The line names the CRFs the chunks took (one, or the lowest and highest).
+            const auto [low, high] = std::minmax_element(search.at("chunk_crf").begin(), search.at("chunk_crf").end());
+            const std::string crfs = *low == *high ? fmt::format("  CRF {}  ", low->get<int>())
+                                                   : fmt::format("  CRF {}-{}  ", low->get<int>(), high->get<int>());
+            EXPECT_NE(line.find(crfs), std::string::npos) << line;
             if (kbps >= target * 0.95) {
                 EXPECT_NE(search.at("verdict"), "at_quality_ceiling") << name;
                 continue;
@@ -126,6 +131,10 @@ TEST(RateBudget, EveryRungLandsWithinFivePercentOrUnderOnlyAtTheQualityCeiling) 
             EXPECT_NE(line.find("at the quality ceiling: "), std::string::npos) << line;
             EXPECT_NE(line.find(fmt::format(" of {} kb/s", target)), std::string::npos) << line;
         }
+        // The summary says how many passes over the source the search took.
+        EXPECT_NE(r.out.find(fmt::format(", {} passes over the source)", report.at("source_passes").get<int>())),
+                  std::string::npos)
+            << r.out;
         if (std::string(kind.name) == "flat")
             EXPECT_EQ(report.at("rungs").at(0).at("crf_search").at("verdict"), "at_quality_ceiling")
                 << "a flat colour spends nothing like 350 kb/s at 320x180";
