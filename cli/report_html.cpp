@@ -28,19 +28,21 @@ constexpr const char* kStyle =
 
 void rung_table(Out out, const ReportView& report) {
     fmt::format_to(out, "<h2>Rungs</h2>\n<table class=\"rungs\">\n<tr><th>rung</th><th>size</th><th>target kb/s</th>"
-                        "<th>frames</th><th>chunks</th><th>average kb/s</th><th>encode fps</th><th>slots</th></tr>\n");
+                        "<th>frames</th><th>chunks</th><th>average kb/s</th><th>CRF</th><th>encode fps</th>"
+                        "<th>slots</th></tr>\n");
     for (std::size_t r = 0; r < report.rungs.size(); ++r) {
         const ViewRung& g = report.rungs[r];
         const std::string size =
             g.width && g.height ? fmt::format("{}x{}", *g.width, *g.height) : std::string(kUnknown);
         const std::string target = g.bitrate_kbps ? fmt::format("{}", *g.bitrate_kbps) : std::string(kUnknown);
         const std::string average = g.average_kbps ? fmt::format("{:.0f}", *g.average_kbps) : std::string(kUnknown);
+        const std::string crf = g.chunk_crf.empty() ? std::string(kUnknown) : crf_summary(g);
         fmt::format_to(out,
                        "<tr data-rung=\"{0}\"><td><span class=\"swatch\" style=\"background:{1}\"></span>{0}</td>"
                        "<td>{2}</td><td class=\"num\">{3}</td><td class=\"num\">{4}</td><td class=\"num\">{5}</td>"
-                       "<td class=\"num\">{6}</td><td class=\"num\">{7:.1f}</td><td>{8}</td></tr>\n",
-                       xml_escape(g.name), rung_color(r), size, target, g.frames, g.chunks, average, g.encode_fps,
-                       xml_escape(fmt::format("{}", fmt::join(g.slots, ", "))));
+                       "<td class=\"num\">{6}</td><td>{7}</td><td class=\"num\">{8:.1f}</td><td>{9}</td></tr>\n",
+                       xml_escape(g.name), rung_color(r), size, target, g.frames, g.chunks, average, xml_escape(crf),
+                       g.encode_fps, xml_escape(fmt::format("{}", fmt::join(g.slots, ", "))));
     }
     fmt::format_to(out, "</table>\n");
 }

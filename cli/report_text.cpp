@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ladder::cli {
 namespace {
 
@@ -23,6 +25,11 @@ std::vector<std::string> report_notes(const ReportView& report) {
                                     report.error.empty() ? "no error given" : report.error));
     // The report has the decode thread's busy time, not when it started and
     // ended (it also waits for room downstream), so it is a number, not a bar.
+    if (!report.rate_control.empty())
+        notes.push_back(fmt::format("rate control: {}{}", report.rate_control,
+                                    report.source_passes && *report.source_passes > 1
+                                        ? fmt::format(", {} passes over the source", *report.source_passes)
+                                        : ""));
     if (report.decode_seconds)
         notes.push_back(fmt::format("decode: {:.2f} s busy{}", *report.decode_seconds,
                                     report.decode_device.empty() ? "" : " on " + report.decode_device));
@@ -38,6 +45,13 @@ std::string rung_summary(const ViewRung& rung) {
     if (rung.width && rung.height) s += fmt::format(" {}x{}", *rung.width, *rung.height);
     if (rung.bitrate_kbps) s += fmt::format("{} {} kb/s", rung.width && rung.height ? "," : "", *rung.bitrate_kbps);
     return s;
+}
+
+std::string crf_summary(const ViewRung& rung) {
+    if (rung.chunk_crf.empty()) return {};
+    const auto [low, high] = std::minmax_element(rung.chunk_crf.begin(), rung.chunk_crf.end());
+    const std::string crfs = *low == *high ? fmt::format("{}", *low) : fmt::format("{}-{}", *low, *high);
+    return rung.crf_verdict.empty() ? crfs : fmt::format("{} ({})", crfs, rung.crf_verdict);
 }
 
 std::string percent(double share) { return fmt::format("{:.0f}%", share * 100.0); }

@@ -12,13 +12,18 @@ namespace ladder::cli {
 // "clip.mp4 — wall 12.34 s, 3 rungs, 2 slots"
 std::string report_title(const ReportView& report);
 
-// Lines under the title: how the run ended when it failed, the decode's busy
-// time, failed attempts (not drawn: the report has no times for them), an
-// empty chunk list. Empty for a plain successful run with chunks.
+// Lines under the title: how the run ended when it failed, the rate control
+// (and a budget run's passes over the source), the decode's busy time,
+// failed attempts (not drawn: the report has no times for them), an empty
+// chunk list. Empty for a plain successful run with chunks of an older
+// report (no rate control named).
 std::vector<std::string> report_notes(const ReportView& report);
 
 // "720p 1280x720, 2500 kb/s"; only the name when the report lacks the rest.
 std::string rung_summary(const ViewRung& rung);
+
+// "25-28 (mixed)", "31 (on_target)", "24" (a ladder's CRF); empty for a rate.
+std::string crf_summary(const ViewRung& rung);
 
 // 0.734 → "73%"
 std::string percent(double share);

@@ -86,6 +86,24 @@ bool flag(const json& obj, const char* key, bool fallback, const std::string& wh
     return it->get<bool>();
 }
 
+// A rung's CRFs: budget's search ("crf_search": its chunks' CRFs and
+// verdict), else the ladder's "crf" (-1 or absent: a rate).
+void read_constant_quality(const json& r, const std::string& where, ViewRung& rung) {
+    if (const auto search = r.find("crf_search"); search != r.end() && !search->is_null()) {
+        const std::string at = where + "crf_search: ";
+        const json& s = object_entry(*search, at);
+        const json& crfs = array_member(s, "chunk_crf", at);
+        for (std::size_t i = 0; i < crfs.size(); ++i) {
+            if (!crfs[i].is_number_integer()) invalid(fmt::format("{}chunk_crf[{}] is not an integer", at, i));
+            rung.chunk_crf.push_back(crfs[i].get<std::int64_t>());
+        }
+        rung.crf_verdict = optional_text(s, "verdict", at);
+        return;
+    }
+    if (const auto crf = r.find("crf"); crf != r.end() && crf->is_number_integer() && crf->get<std::int64_t>() >= 0)
+        rung.chunk_crf.push_back(crf->get<std::int64_t>());
+}
+
 ViewRung rung_from(const json& entry, const std::string& where) {
     const json& r = object_entry(entry, where);
     ViewRung rung;
@@ -102,6 +120,7 @@ ViewRung rung_from(const json& entry, const std::string& where) {
         if (!slots[i].is_string()) invalid(fmt::format("{}slots[{}] is not a string", where, i));
         rung.slots.push_back(slots[i].get<std::string>());
     }
+    read_constant_quality(r, where, rung);
     return rung;
 }
 
@@ -165,6 +184,8 @@ ReportView report_view_from_json(const json& report) {
     view.error = optional_text(report, "error", "");
     view.decode_seconds = optional_number(report, "decode_seconds", "");
     view.decode_device = optional_text(report, "decode_device", "");
+    view.rate_control = optional_text(report, "rate_control", "");
+    view.source_passes = optional_count(report, "source_passes", "");
 
     for (std::size_t i = 0; i < rungs.size(); ++i)
         view.rungs.push_back(rung_from(rungs[i], fmt::format("rungs[{}]: ", i)));

@@ -32,6 +32,10 @@ struct ViewRung {
     std::int64_t frames = 0;
     double encode_fps = 0;
     std::vector<std::string> slots;  // labels of the slots that encoded it
+    // Constant quality: each chunk's CRF (budget's search) or the ladder's
+    // one CRF; empty for a rate. crf_verdict: how budget's search ended.
+    std::vector<std::int64_t> chunk_crf;
+    std::string crf_verdict;
 };
 
 struct ViewSlot {
@@ -70,6 +74,8 @@ struct ReportView {
     double wall_seconds = 0;
     std::optional<double> decode_seconds;  // busy time of the decode, not a span
     std::string decode_device;
+    std::string rate_control;                     // "budget", "vbr"; empty in older reports
+    std::optional<std::int64_t> source_passes;    // passes over the source (budget: more than 1)
     std::vector<ViewRung> rungs;
     std::vector<ViewSlot> slots;
     std::vector<ViewChunk> chunks;  // in report order

@@ -50,6 +50,24 @@ TEST(ReportView, ReadsTheHandBuiltReport) {
     EXPECT_EQ(v.retries[0].cause, "crash");
 }
 
+TEST(ReportView, ReadsABudgetRunsCrfsAndPasses) {
+    json report = hand_built_report();
+    const cli::ReportView older = cli::report_view_from_json(report);
+    EXPECT_TRUE(older.rate_control.empty());
+    EXPECT_FALSE(older.source_passes.has_value());
+    EXPECT_TRUE(older.rungs[0].chunk_crf.empty());
+    report["rate_control"] = "budget";
+    report["source_passes"] = 7;
+    report["rungs"][0]["crf_search"] = {{"chunk_crf", {19, 21, 19}}, {"verdict", "mixed"}};
+    const cli::ReportView v = cli::report_view_from_json(report);
+    EXPECT_EQ(v.rate_control, "budget");
+    EXPECT_EQ(v.source_passes, 7);
+    EXPECT_EQ(v.rungs[0].chunk_crf, (std::vector<std::int64_t>{19, 21, 19}));
+    EXPECT_EQ(v.rungs[0].crf_verdict, "mixed");
+    report["rungs"][0]["crf_search"]["chunk_crf"] = {19, "x"};
+    EXPECT_NE(error_of(report).find("rungs[0]: crf_search: chunk_crf[1] is not an integer"), std::string::npos);
+}
+
 TEST(ReportView, ReadsAPartialReport) {
     // What ReportCollector::partial_report_json leaves out of a failed run's report.
     json report = hand_built_report();
