@@ -1,8 +1,10 @@
 #include "engine/run/stitch_job.hpp"
+
 #include "av/compat.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/run/audio_file.hpp"
@@ -149,6 +151,23 @@ Rungs stitched_rungs(const JobPlan& plan, OutputStage& output,
 
 }  // namespace
 
+namespace {
+
+// The plan's rate control; a budget plan's chunk CRFs, each rung's CRF the
+// lowest of them (as a run's report gives the rung's base).
+void report_plan_rate_control(const JobPlan& plan, JobReport& report) {
+    report.rate_control = plan.budget ? "budget" : "vbr";
+    if (!plan.budget) return;
+    for (std::size_t i = 0; i < report.rungs.size() && i < plan.chunk_crf.size(); ++i) {
+        const auto& crfs = plan.chunk_crf[i];
+        if (crfs.empty()) continue;
+        report.rungs[i].chunk_crf = crfs;
+        report.rungs[i].crf = *std::min_element(crfs.begin(), crfs.end());
+    }
+}
+
+}  // namespace
+
 JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::stop_token stop) {
     const auto started = std::chrono::steady_clock::now();
     const JobPlan plan = read_plan(options.workdir / kPlanFileName);
@@ -206,6 +225,7 @@ JobReport stitch_job(const StitchOptions& options, ProgressSink& progress, std::
     report.audio_packets = audio ? audio->packet_count() : 0;
     report.resumed_chunks = static_cast<int>(plan.chunks().size() * rungs.size());
     OutputStage::fill_report(rungs, report);
+    report_plan_rate_control(plan, report);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

@@ -36,6 +36,7 @@ void shard_and_stitch(const fs::path& workdir, const fs::path& out) {
     }
     const ProcessResult r = run_ladder({"stitch", workdir.string(), "-o", out.string(), "--format", "mp4"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("  CRF "), std::string::npos) << "the rung lines name the plan's CRFs: " << r.out;
 }
 
 TEST(RateBudgetShards, APlanOfThreeShardsStitchesTheSameFilesAsOneRun) {
@@ -70,6 +71,11 @@ TEST(RateBudgetShards, APlanOfThreeShardsStitchesTheSameFilesAsOneRun) {
     shard_and_stitch(workdir, dir / "stitched");
     for (const char* rung : {"180p.mp4", "90p.mp4"})
         EXPECT_TRUE(read_text(dir / "stitched" / rung) == read_text(one / rung)) << rung << " differs";
+    // The stitched report says what the plan decided: budget, each rung's CRF.
+    const json stitched = json::parse(read_text(dir / "stitched" / "report.json"));
+    EXPECT_EQ(stitched.at("rate_control"), "budget");
+    for (std::size_t i = 0; i < 2; ++i)
+        EXPECT_EQ(stitched.at("rungs").at(i).at("crf"), report.at("rungs").at(i).at("crf"));
 
     // Shards that find nothing (the folder's chunks gone, as on machines
     // that did not share it with the plan) encode at the plan's CRFs.
