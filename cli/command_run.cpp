@@ -4,11 +4,11 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "cli/rate_note.hpp"
+#include "cli/report_text.hpp"
 #include "engine/base/errors.hpp"
 
 namespace ladder::cli {
@@ -28,10 +28,7 @@ namespace {
 // "  CRF 19-21": the constant quality a rung's chunks were encoded at
 // (budget's search, or the ladder's `crf`); none for a rate.
 std::string crf_text(const engine::RungReport& r) {
-    if (!r.chunk_crf.empty()) {
-        const auto [low, high] = std::minmax_element(r.chunk_crf.begin(), r.chunk_crf.end());
-        return *low == *high ? fmt::format("  CRF {}", *low) : fmt::format("  CRF {}-{}", *low, *high);
-    }
+    if (!r.chunk_crf.empty()) return "  CRF " + crf_range(r.chunk_crf);
     return r.crf >= 0 ? fmt::format("  CRF {}", r.crf) : "";
 }
 

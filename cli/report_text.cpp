@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace ladder::cli {
 namespace {
 
@@ -23,13 +21,13 @@ std::vector<std::string> report_notes(const ReportView& report) {
     if (!report.ok)
         notes.push_back(fmt::format("the run failed{}: {}", report.partial ? " (partial report)" : "",
                                     report.error.empty() ? "no error given" : report.error));
-    // The report has the decode thread's busy time, not when it started and
-    // ended (it also waits for room downstream), so it is a number, not a bar.
     if (!report.rate_control.empty())
         notes.push_back(fmt::format("rate control: {}{}", report.rate_control,
                                     report.source_passes && *report.source_passes > 1
                                         ? fmt::format(", {} passes over the source", *report.source_passes)
                                         : ""));
+    // The report has the decode thread's busy time, not when it started and
+    // ended (it also waits for room downstream), so it is a number, not a bar.
     if (report.decode_seconds)
         notes.push_back(fmt::format("decode: {:.2f} s busy{}", *report.decode_seconds,
                                     report.decode_device.empty() ? "" : " on " + report.decode_device));
@@ -49,8 +47,7 @@ std::string rung_summary(const ViewRung& rung) {
 
 std::string crf_summary(const ViewRung& rung) {
     if (rung.chunk_crf.empty()) return {};
-    const auto [low, high] = std::minmax_element(rung.chunk_crf.begin(), rung.chunk_crf.end());
-    const std::string crfs = *low == *high ? fmt::format("{}", *low) : fmt::format("{}-{}", *low, *high);
+    const std::string crfs = crf_range(rung.chunk_crf);
     return rung.crf_verdict.empty() ? crfs : fmt::format("{} ({})", crfs, rung.crf_verdict);
 }
 

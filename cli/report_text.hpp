@@ -1,9 +1,12 @@
 #pragma once
 // The words `ladder report` puts in both the SVG and the HTML page, so the two
 // say the same thing. Plain text: the caller escapes it for its markup.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "cli/report_view.hpp"
 
@@ -21,6 +24,13 @@ std::vector<std::string> report_notes(const ReportView& report);
 
 // "720p 1280x720, 2500 kb/s"; only the name when the report lacks the rest.
 std::string rung_summary(const ViewRung& rung);
+
+// "19" or "19-21": the lowest and highest of a rung's chunk CRFs (not empty).
+template <class Int>
+std::string crf_range(const std::vector<Int>& crfs) {
+    const auto [low, high] = std::minmax_element(crfs.begin(), crfs.end());
+    return *low == *high ? fmt::format("{}", *low) : fmt::format("{}-{}", *low, *high);
+}
 
 // "25-28 (mixed)", "31 (on_target)", "24" (a ladder's CRF); empty for a rate.
 std::string crf_summary(const ViewRung& rung);

@@ -149,10 +149,6 @@ Rungs stitched_rungs(const JobPlan& plan, OutputStage& output,
     return rungs;
 }
 
-}  // namespace
-
-namespace {
-
 // The plan's rate control; a budget plan's chunk CRFs, each rung's CRF the
 // lowest of them (as a run's report gives the rung's base).
 void report_plan_rate_control(const JobPlan& plan, JobReport& report) {
