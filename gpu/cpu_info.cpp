@@ -51,19 +51,6 @@ std::string cpu_model() {
     return "unknown";
 }
 
-// A 1080p SVT-AV1 session with its queued frames needs about 1 GiB: never
-// more sessions than memory holds (then cores / sessions threads each).
-CpuSlotLayout within_memory(CpuSlotLayout layout, const CpuInfo& cpu) {
-    constexpr std::uint64_t per_slot = 1ull << 30;
-    const int by_memory =
-        std::max(1, cpu.available_memory_bytes ? static_cast<int>(cpu.available_memory_bytes / per_slot) : 1);
-    if (layout.count > by_memory) {
-        layout.count = by_memory;
-        layout.threads = std::max(1, cpu.cores / by_memory);
-    }
-    return layout;
-}
-
 }  // namespace
 
 CpuInfo read_cpu_info() { return CpuInfo{usable_cores(), mem_available(), cpu_model()}; }
@@ -99,11 +86,16 @@ CpuSlotLayout default_cpu_slot_layout(const CpuInfo& cpu) {
     } else {
         layout.count = std::max(cpu.cores, 1);
     }
-    return within_memory(layout, cpu);
-}
-
-CpuSlotLayout one_chunk_slot_layout(const CpuInfo& cpu) {
-    return within_memory(CpuSlotLayout{std::max(cpu.cores, 1), 1}, cpu);
+    // A 1080p SVT-AV1 session with its queued frames needs about 1 GiB;
+    // never plan more sessions than memory holds.
+    constexpr std::uint64_t per_slot = 1ull << 30;
+    const int by_memory =
+        std::max(1, cpu.available_memory_bytes ? static_cast<int>(cpu.available_memory_bytes / per_slot) : 1);
+    if (layout.count > by_memory) {
+        layout.count = by_memory;
+        layout.threads = std::max(1, cpu.cores / by_memory);
+    }
+    return layout;
 }
 
 std::vector<EncoderSlot> make_cpu_slots(const std::string& encoder_name, int count, const CpuInfo& cpu,

@@ -32,11 +32,6 @@ struct CpuSlotLayout {
 // threads each (1.5 threads per core); never more sessions than memory
 // holds (then cores / sessions threads each).
 CpuSlotLayout default_cpu_slot_layout(const CpuInfo& cpu);
-// The sessions for chunks that are each an encode of their own (budget rate
-// control's passes): one single-thread session per core at any core count,
-// never more than memory holds; a session takes more threads when its
-// pass has fewer chunks than cores (ChunkCrfs::threads).
-CpuSlotLayout one_chunk_slot_layout(const CpuInfo& cpu);
 // CPU slots for `count` sessions of one encoder. count = 0: the default
 // layout above. Threads per slot: `threads`; with 0, the default layout's,
 // or for a given count split so that slots x threads ~= cores.

@@ -45,15 +45,13 @@ bool one_chunk_per_session(const gpu::EncoderSlot& slot, const EncoderSettings& 
 
 }  // namespace
 
-gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot, const Rung& rung) const {
+gpu::EncoderSlot EncoderWorker::session_slot(const gpu::EncoderSlot& slot) const {
     gpu::EncoderSlot out = slot;
-    if (!slot.traits().threaded) return out;
-    out.threads = std::max(out.threads, rung.threads_per_chunk());
-    if (s_.cores > 0 && s_.chunks_encoding) {
+    if (s_.cores > 0 && s_.chunks_encoding && slot.traits().threaded) {
         const long backlog = s_.dispatcher->final_backlog();
         if (backlog >= 0) {
             const long left = backlog + s_.chunks_encoding->load();
-            out.threads = std::max(out.threads, static_cast<int>(s_.cores / std::max(1L, left)));
+            out.threads = std::max(slot.threads, static_cast<int>(s_.cores / std::max(1L, left)));
         }
     }
     return out;
@@ -287,7 +285,7 @@ bool EncoderWorker::encode_session(const gpu::EncoderSlot& slot, int id, RawChun
     const Encoding encoding(s_.chunks_encoding);
     Session session;
     session.rung = (*s_.rungs)[static_cast<std::size_t>(first.rung)].get();
-    session.encoder_slot = session_slot(slot, *session.rung);
+    session.encoder_slot = session_slot(slot);
     open_session(session, slot, id, first);
     const bool ok = encode_chunks(session, std::move(first), stop);
     end_rate(session);
@@ -360,9 +358,8 @@ int EncoderWorker::slots_on_gpu(const gpu::EncoderSlot& slot) const {
 // Opens the rung's encoder as its first chunk's session would, without a
 // frame; what it needs is copied, for a thread of its own.
 IdleEncoders::Opener EncoderWorker::ahead_opener(const gpu::EncoderSlot& slot, int rung) const {
-    const Rung& r = *(*s_.rungs)[static_cast<std::size_t>(rung)];
-    const EncoderSettings settings = r.settings_for_chunk(0);
-    return [factory = s_.factory, on = session_slot(slot, r), settings]() -> std::optional<IdleEncoder> {
+    const EncoderSettings settings = (*s_.rungs)[static_cast<std::size_t>(rung)]->settings_for_chunk(0);
+    return [factory = s_.factory, on = session_slot(slot), settings]() -> std::optional<IdleEncoder> {
         IdleEncoder idle{factory(on, settings), settings.bitrate_kbps, true};
         if (!idle.backend->open_ahead()) return std::nullopt;
         return idle;

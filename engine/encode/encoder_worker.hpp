@@ -109,9 +109,8 @@ private:
     bool by_encoder(Session& session, Step&& step);
     bool accept(Session& session, std::vector<EncodedChunk> done);
     void finish_record(Session& session);
-    // The slot as a session of the rung runs it: more threads where the
-    // rung's pass asks for them (Rung::threads_per_chunk), or at the tail.
-    gpu::EncoderSlot session_slot(const gpu::EncoderSlot& slot, const Rung& rung) const;
+    // The slot as this session runs it (more threads at the tail).
+    gpu::EncoderSlot session_slot(const gpu::EncoderSlot& slot) const;
     RungRateFeedback::Request begin_rate(Rung& r, const gpu::EncoderSlot& slot, int chunks,
                                          double seconds, double weight, double left_weight) const;
     void run_helpers(std::stop_token stop);

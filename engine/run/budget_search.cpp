@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "engine/base/errors.hpp"
@@ -86,30 +85,6 @@ std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& searc
         out.push_back(std::move(crfs));
     }
     return out;
-}
-
-// Cores shared by work keep every core busy where a pass has fewer chunks
-// than cores (the smallest rung alone, a short source's largest rung), and
-// leave sessions at one thread, where SVT-AV1 spends least CPU per frame,
-// where it has more (docs/benchmarks.md, "Threads from a pass's work").
-void share_threads(std::vector<ChunkCrfs>& crfs, const LadderCrfSearch& search, int cores, double source_seconds,
-                   double chunk_seconds) {
-    std::vector<double> longest(search.size(), 0.0);
-    double work = 0;
-    for (std::size_t i = 0; i < search.size() && i < crfs.size(); ++i) {
-        if (!search.searching(i)) continue;
-        const RungCrfSearch& rung = search.rung(i);
-        const auto& seconds = rung.chunk_seconds();
-        const bool new_rung = seconds.empty();
-        longest[i] = new_rung ? std::min(chunk_seconds, source_seconds) : *std::max_element(seconds.begin(), seconds.end());
-        work += (new_rung ? source_seconds : rung.seconds_to_encode_next()) * static_cast<double>(search.pixels(i));
-    }
-    if (!(work > 0) || cores < 1) return;
-    for (std::size_t i = 0; i < longest.size(); ++i) {
-        if (!(longest[i] > 0)) continue;
-        const double share = longest[i] * static_cast<double>(search.pixels(i)) / work;
-        crfs[i].threads = std::clamp(static_cast<int>(std::lround(cores * share)), 1, cores);
-    }
 }
 
 void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, const Rungs& rungs, double frame_rate,
@@ -236,17 +211,6 @@ JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices) {
                                                options.session_chunks));
     check_budget_slots(options, devices.slots);
     return options;
-}
-
-void lay_out_budget_slots(const JobOptions& options, DevicePlan& devices, const gpu::CpuInfo& cpu) {
-    if (!budget_searches(options) || options.cpu_slots > 0 || options.cpu_threads > 0 ||
-        !options.cpu_encoders.empty() || devices.slots.empty())
-        return;
-    const std::string encoder = devices.slots.front().encoder;
-    for (const gpu::EncoderSlot& s : devices.slots)
-        if (s.kind != gpu::DeviceKind::cpu || s.encoder != encoder) return;
-    const gpu::CpuSlotLayout layout = gpu::one_chunk_slot_layout(cpu);
-    devices.slots = gpu::make_cpu_slots(encoder, layout.count, cpu, layout.threads);
 }
 
 bool budget_searches(const JobOptions& options) {

@@ -22,7 +22,6 @@ extern "C" {
 #include "engine/rung/rung_crf_search.hpp"
 #include "engine/source/decoded_frames.hpp"
 #include "engine/source/source_info.hpp"
-#include "gpu/cpu_info.hpp"
 #include "gpu/gpu_pool.hpp"
 
 namespace ladder::engine {
@@ -34,13 +33,6 @@ LadderCrfSearch ladder_search(const LadderSpec& ladder, AVRational frame_rate);
 // settled mixed rung: some chunks one CRF up; a rung that waits for the
 // ladder's lead sits the pass out). None: no search.
 std::vector<ChunkCrfs> chunk_crfs_of(const std::optional<LadderCrfSearch>& search);
-
-// Each searching rung's encoder threads per chunk in the next pass
-// (ChunkCrfs::threads): a chunk's share of the pass's work (seconds times
-// pixels) times the cores, at least 1. A rung that has not encoded yet
-// takes source_seconds in chunks of chunk_seconds.
-void share_threads(std::vector<ChunkCrfs>& crfs, const LadderCrfSearch& search, int cores, double source_seconds,
-                   double chunk_seconds);
 
 // After a pass: what each rung that searched in it (searched[i]) made, to
 // its search, with a note per rung.
@@ -69,15 +61,6 @@ RateMode chosen_rate_mode(const JobOptions& options, const DevicePlan& devices, 
 // where auto could not use budget, a note in devices.notes saying why
 // (said with the devices' notes, once the whole pre-flight has passed).
 JobOptions with_rate_mode_chosen(const JobOptions& asked, DevicePlan& devices);
-
-// Budget's passes encode every chunk alone: where the run searches, every
-// slot is a CPU one and the user set neither --cpu-slots nor --cpu-threads
-// (nor --cpu-encoders), one single-thread session per core
-// (gpu::one_chunk_slot_layout; share_threads gives a session more threads
-// where its pass has fewer chunks than cores). Below 16 cores that is the
-// default layout already; from 16 on it replaces vbr's sessions of 3
-// threads, one per 2 cores.
-void lay_out_budget_slots(const JobOptions& options, DevicePlan& devices, const gpu::CpuInfo& cpu);
 
 // Whether the run searches: budget rate control, not in a shard of a plan
 // that searched already (its CRFs are the plan's).

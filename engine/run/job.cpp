@@ -434,11 +434,8 @@ StagesOutcome search_budgets(RunContext& run, LadderCrfSearch& search, ChunkJour
             if (searched[i]) started.searching.push_back(run.source.ladder.rungs[i].name);
         }
         run.progress.pass_started(started);
-        std::vector<ChunkCrfs> crfs = chunk_crfs_of(search);
-        const double fps = av_q2d(run.source.info.frame_rate);
-        share_threads(crfs, search, run.cpu.cores, static_cast<double>(media.frames) / fps,
-                      run.source.chunk_frames / fps);
-        Rungs rungs = make_rungs(run.options, run.source, media.frames, nullptr, journal, run.progress, crfs);
+        Rungs rungs = make_rungs(run.options, run.source, media.frames, nullptr, journal, run.progress,
+                                 chunk_crfs_of(search));
         // Slots retire from their pool as a pass ends: each pass has its own.
         gpu::GpuPool pool(run.encoders.devices.slots);
         RunContext pass{run.options, run.seams,  run.source, run.encoders, run.cpu,    run.memory, run.gpu_memory,
@@ -503,7 +500,6 @@ JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_tok
     Encoders encoders = plan_encoders(asked, seams, source);
     const JobOptions options = with_rate_mode_chosen(asked, encoders.devices);  // slots and decoder known now
     const gpu::CpuInfo cpu = gpu::read_cpu_info();
-    lay_out_budget_slots(options, encoders.devices, cpu);
     const ChunkBytes chunk_bytes = largest_chunk(source.ladder, src.pix_fmt, source.chunk_frames);
     MemoryBudget memory(host_frame_budget(options.memory_budget, cpu.available_memory_bytes, chunk_bytes));
     // Fixed dispatch gives each rung one worker, on one GPU: a rung's chunks

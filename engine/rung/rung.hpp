@@ -210,10 +210,6 @@ struct ChunkCrfs {
     std::map<int, int> by_chunk;
     // The rung waits for another's search: this pass drops its chunks.
     bool sits_out = false;
-    // Encoder threads for each of its chunks in this pass, from a chunk's
-    // share of what the pass encodes (budget_search.hpp, share_threads);
-    // 0: the slot's.
-    int threads = 0;
     int of(int chunk) const {
         const auto it = by_chunk.find(chunk);
         return it == by_chunk.end() ? crf : it->second;
@@ -251,9 +247,6 @@ public:
     // Where chunk `index` is journaled: the rung's name, or under budget
     // rate control "<name>@crf<N>" (no rung name has an '@').
     std::string journal_key(int index) const;
-    // Encoder threads for each chunk in this pass (ChunkCrfs::threads); 0:
-    // the slot's.
-    int threads_per_chunk() const { return chunk_crfs_ ? chunk_crfs_->threads : 0; }
     RungRateFeedback* rate() { return rate_.get(); }
     const RungRateFeedback* rate() const { return rate_.get(); }
     RungFinalizer* writer() { return writer_.get(); }

@@ -129,9 +129,6 @@ public:
     // What those passes encoded, in whole rungs (seconds encoded over the
     // rung's seconds: a pass that encoded half the chunks adds about 0.5).
     double encoded_rungs() const { return budget_.seconds > 0 ? encoded_seconds_ / budget_.seconds : 0; }
-    // Seconds of chunks the next pass encodes (those not made at the CRF it
-    // asks; none once settled).
-    double seconds_to_encode_next() const { return settled_ ? 0 : seconds_to_encode(plan_); }
     // Chunks given a higher CRF than the base for their segment's peak.
     int peak_capped() const;
     // The highest segment rate over the average, as settled.
@@ -263,7 +260,6 @@ public:
     // for the lead).
     bool searching(std::size_t i) const;
     const RungCrfSearch& rung(std::size_t i) const { return searches_.at(i); }
-    std::int64_t pixels(std::size_t i) const { return pixels_.at(i); }
     std::size_t size() const { return searches_.size(); }
     // What a pass made of a searching rung (RungCrfSearch::record).
     void record(std::size_t i, const std::vector<std::int64_t>& chunk_bytes,

@@ -7,7 +7,6 @@
 // and after a run killed part-way is resumed.
 #include <gtest/gtest.h>
 
-#include <sched.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -144,31 +143,6 @@ TEST(RateBudget, EveryRungLandsWithinFivePercentOrUnderOnlyAtTheQualityCeiling) 
                 EXPECT_NE(rung.at("crf_search").at("verdict"), "at_quality_ceiling")
                     << rung.at("name") << ": this content spends its target";
     }
-}
-
-// The cores this process may run on, as ladder counts them.
-int usable_cores() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
-}
-
-// Budget's passes encode chunks alone, one single-thread session per core;
-// a pass of fewer chunks than cores shares the cores among them. A 1-s
-// source is one chunk: the smallest rung's first pass (it encodes alone)
-// gives that chunk every core, where the slot has one thread.
-TEST(RateBudget, APassOfFewerChunksThanCoresSharesTheCores) {
-    const fs::path src = make_clip("budget-one-chunk", {320, 180, "25", 1.0, false, "noise=alls=30:allf=t"});
-    const fs::path out = fresh_dir("budget-one-chunk") / "out";
-    const ProcessResult r = run_ladder(budget_args(src, out));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const json report = json::parse(read_text(out / "report.json"));
-    const int cores = usable_cores();
-    EXPECT_LE(report.at("encoder_slots").get<int>(), cores);
-    const json& sessions = report.at("sessions");
-    ASSERT_FALSE(sessions.empty());
-    EXPECT_EQ(sessions.at(0).at("rung"), "90p") << "the smallest rung searches first, alone";
-    EXPECT_EQ(sessions.at(0).at("threads").get<int>(), cores) << sessions.dump();
 }
 
 // Each rung of a budget run in HLS at `out`: BANDWIDTH at most twice
