@@ -53,7 +53,8 @@ struct WorkerSetup {
     // Tail threading: once the source is fully decoded and fewer chunks are
     // left than cores, a CPU chunk starts with cores / (chunks left) threads
     // instead of its slot's share, so the last big chunks do not run on one
-    // thread while the other cores idle. 0: off.
+    // thread while the other cores idle. 0: off (also where the user set
+    // the threads).
     int cores = 0;
     std::atomic<int>* chunks_encoding = nullptr;  // sessions being encoded
     std::atomic<int>* session_ids = nullptr;      // numbers the sessions of the run

@@ -108,7 +108,10 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mod
     setup.no_more_work = &w.no_more_work;
     setup.chunks_encoding = &w.chunks_encoding;
     setup.session_ids = &w.session_ids;
-    setup.cores = options.tail_threads ? cpu.cores : 0;
+    // --cpu-threads given is what every session gets, at the tail too: one
+    // thread per session is how a user of SVT-AV1 2.x gets the same bytes
+    // every run (docs/hardening.md, "SVT-AV1 2.x and threads").
+    setup.cores = options.tail_threads && options.cpu_threads <= 0 ? cpu.cores : 0;
     setup.quality = options.quality;
     const bool fixed = mode == DispatchMode::fixed;
     const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
