@@ -375,9 +375,13 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     std::unique_ptr<av::InputFile> reopened;
     if (run.passes++ > 0 && !replay) reopened = std::make_unique<av::InputFile>(source.input->spec());
     if (replay) ++run.replayed;
+    // Kept frames are handed on in as many lanes as the source may be
+    // decoded in: each lane has its scalers.
+    const FramesReplay frames_replay{
+        replay, replay ? decode_lanes_wanted(options, encoders.devices, run.cpu).most : 1, source.chunk_frames};
     DecodeLanes lanes(reopened ? *reopened : *source.input, src, cuts, static_cast<int>(rungs.size()) + (analyzer ? 1 : 0),
                       static_cast<std::size_t>(std::max(8, source.chunk_frames / 4)), media.audio, progress,
-                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first, replay);
+                      decode_devices(encoders.devices), lane_counts.most > lane_counts.first, frames_replay);
     const bool keeping = run.kept && run.kept->keeping();
     if (keeping) lanes.keep_in(run.kept);
     note_decode_lanes(src, lane_counts.first, lanes.size(), progress);

@@ -242,31 +242,37 @@ double remaining_time(const ScheduleState& s, std::size_t rung) {
 }
 
 bool would_delay(const ScheduleState& s, int worker, std::size_t rung) {
-    // A slot whose one chunk would take longer than the other workers on the
-    // rung need for everything that is left — what is unclaimed plus the
-    // rest of their chunks in flight — only makes the rung end later.
-    // Leaving out the in-flight rest made a free slot idle at the end while
-    // the last worker on the rung still had most of a chunk to go.
+    // The worker's one chunk would end later than on a slot of another
+    // encoder on the rung that is about to be free: with no more chunks
+    // left than such slots, taking it only makes the rung end later.
+    // Counting the others' in-flight rest matters: leaving it out made a
+    // free slot idle at the end while the last worker on the rung still had
+    // most of a chunk to go. Slots of the same encoder are not compared:
+    // their measured speeds differ by the content of the chunks they
+    // happened to encode (a 2-s chunk of the same rung took 0.4 to 3 s in
+    // one pass), so the comparison kept a free slot idle while the rung's
+    // densest chunk waited (docs/benchmarks.md, "Kept frames in lanes").
     const SlotState& w = slot(s, worker);
     if (w.speed <= 0) return false;
-    double others = 0;
-    double others_busy = 0;  // seconds of in-flight work the others still have
+    const RungPlan& plan = s.rungs[rung].plan;
+    const double chunk_work = static_cast<double>(plan.pixels) * plan.chunk_frames;
+    const double mine = chunk_work / w.speed;
+    std::int64_t sooner = 0;
     for (std::size_t i = 0; i < s.workers.size(); ++i) {
         const SlotState& o = s.workers[i];
         if (static_cast<int>(i) == worker || o.retired || rung_of(o) != static_cast<int>(rung)) continue;
         if (!s.frame_gpus.empty() && o.gpu != w.gpu) continue;  // cannot take this GPU's chunks
+        if (o.encoder == w.encoder) continue;
         const double speed = o.speed > 0 ? o.speed : w.speed;
-        others += speed;
-        others_busy += in_flight_left(s, o, w.speed) * speed;  // as pixel-frames
+        if (in_flight_left(s, o, w.speed) + chunk_work / speed < mine) ++sooner;
     }
-    if (others <= 0) return false;
-    const RungPlan& plan = s.rungs[rung].plan;
-    const double chunk_work = static_cast<double>(plan.pixels) * plan.chunk_frames;
+    if (sooner == 0) return false;
     // With chunks kept on their GPUs, this GPU's part of the rung: the
     // GPUs decode equal time ranges.
-    const double gpus = s.frame_gpus.empty() ? 1.0 : static_cast<double>(s.frame_gpus.size());
-    const double left = static_cast<double>(frames_left(s, rung)) * static_cast<double>(plan.pixels) / gpus;
-    return chunk_work / w.speed > (left + others_busy) / others;
+    const std::int64_t gpus = s.frame_gpus.empty() ? 1 : static_cast<std::int64_t>(s.frame_gpus.size());
+    const std::int64_t chunk = std::max(1, plan.chunk_frames);
+    const std::int64_t chunks_left = (frames_left(s, rung) / gpus + chunk - 1) / chunk;
+    return sooner >= chunks_left;
 }
 
 int pick_rung(const ScheduleState& s, int worker) {

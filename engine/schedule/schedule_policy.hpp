@@ -13,8 +13,8 @@
 // contract its encoder can meet — a rung nobody works on goes first. Once
 // the whole source is queued, the biggest chunks go first instead (longest
 // processing time first), so the run ends on small chunks. A slot whose one
-// chunk would outlast what the others on the rung need for the rest stays
-// away (would_delay). fixed: one worker pinned to each rung.
+// chunk would end later than on a slot of another encoder about to be free
+// stays away (would_delay). fixed: one worker pinned to each rung.
 //
 // Sessions: a worker that starts one reserves the chunks after its first on
 // the same rung (a run): its fair share of all that is left (every rung,
@@ -174,7 +174,9 @@ int opening_rung(const ScheduleState& s, int worker);
 int rung_of(const SlotState& w);
 // Estimated seconds left on the rung (infinite when nobody works on it).
 double remaining_time(const ScheduleState& s, std::size_t rung);
-// The worker's one chunk would make the rung end later than the others would.
+// The worker's one chunk would end later than on a slot of another encoder
+// on the rung about to be free, and there are no more chunks left than
+// such slots: taking it would make the rung end later.
 bool would_delay(const ScheduleState& s, int worker, std::size_t rung);
 // Chunks of the session the worker starts on the rung with a chunk of
 // first_frames frames (just claimed), at least 1.

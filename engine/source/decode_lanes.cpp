@@ -64,9 +64,10 @@ void DecodePump::run(std::stop_token stop) {
     measure();
     // The decode's time is the pass's that decoded (handing kept frames on
     // costs next to nothing).
-    if (replay_) counters_.busy_seconds = replay_->decoded().busy_seconds;
+    if (replay_) counters_.busy_seconds = replay_part_.first_part ? replay_->decoded().busy_seconds : 0;
     if (!range_ && !replay_) report_damage(!lane_);  // a replay's pass said so
-    if (lane_ && !lane_done_ && lane_->source_end) lane_->source_end->set(counters_.end_frame);
+    const bool ends_source = replay_ ? replay_part_.last_part : !lane_done_;
+    if (lane_ && ends_source && lane_->source_end) lane_->source_end->set(counters_.end_frame);
     close_outputs();
     if (lane_ && lane_->frames_handed_on)
         progress_.decode_progress(lane_->frames_handed_on->load(), source_.estimated_frames);
@@ -131,10 +132,13 @@ void DecodePump::replay_all(std::stop_token stop) {
     const PumpCounters& decoded = replay_->decoded();
     counters_.origin_pts = decoded.origin_pts;
     origin_known_ = true;
-    for (const AVFrame* kept : replay_->frames()) {
+    const std::vector<const AVFrame*> kept = replay_->frames();
+    const std::size_t end = std::min(replay_part_.end, kept.size());
+    for (std::size_t i = replay_part_.first; i < end; ++i) {
         if (stop.stop_requested()) throw Cancelled();
-        hand_on(av::ref_frame(kept), kept->pts, stop);
+        hand_on(av::ref_frame(kept[i]), kept[i]->pts, stop);
     }
+    if (!replay_part_.first_part) return;
     counters_.video_packets = decoded.video_packets;
     counters_.frames_decoded = decoded.frames_decoded;
     counters_.frames_on_gpu = decoded.frames_on_gpu;
@@ -314,7 +318,7 @@ void DecodePump::hand_on(av::FramePtr frame, std::int64_t number, std::stop_toke
 
 DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
                          int consumers, std::size_t channel_capacity, AudioTracks* audio, ProgressSink& progress,
-                         std::vector<Device> devices, bool growable, const DecodedFrames* replay)
+                         std::vector<Device> devices, bool growable, FramesReplay replay)
     : source_input_(source_input),
       source_(source),
       consumers_(consumers),
@@ -322,11 +326,15 @@ DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, 
       audio_(audio),
       progress_(progress),
       devices_(std::move(devices)),
-      replay_(replay),
+      replay_(replay.frames),
       // Audio from --audio-file is read by a stage of its own, on that file.
-      separate_audio_(growable || !cuts.empty() || (audio && !source.audio_path.empty()) || replay) {
+      separate_audio_(growable || !cuts.empty() || (audio && !source.audio_path.empty()) || replay.frames) {
     if (replay_ && (growable || !cuts.empty()))
-        throw std::logic_error("DecodeLanes: kept frames are handed on by one lane");
+        throw std::logic_error("DecodeLanes: kept frames are not decoded: no cuts, no growth");
+    if (replay_) {
+        add_replay_lanes(replay);
+        return;
+    }
     for (std::size_t i = 0; i <= cuts.size(); ++i)
         add_lane(i == 0 ? AV_NOPTS_VALUE : cuts[i - 1], i == cuts.size() ? AV_NOPTS_VALUE : cuts[i]);
 }
@@ -334,7 +342,8 @@ DecodeLanes::DecodeLanes(av::InputFile& source_input, const SourceInfo& source, 
 DecodeLanes::Lane& DecodeLanes::add_lane(std::int64_t start_pts, std::int64_t end_pts) {
     const std::size_t i = lanes_.size();
     Lane& lane = lanes_.emplace_back();
-    if (i > 0) lane.own_input = std::make_unique<av::InputFile>(source_input_.spec());
+    // (Kept frames are handed on without reading the source.)
+    if (i > 0 && !replay_) lane.own_input = std::make_unique<av::InputFile>(source_input_.spec());
     std::vector<FrameChannel*> outputs;
     for (int c = 0; c < consumers_; ++c) {
         lane.channels.push_back(std::make_unique<FrameChannel>(channel_capacity_));
@@ -355,9 +364,23 @@ DecodeLanes::Lane& DecodeLanes::add_lane(std::int64_t start_pts, std::int64_t en
         spec.frames_handed_on = &frames_handed_on_;
         lane.pump->as_lane(spec);
     }
-    if (replay_) lane.pump->replay_from(replay_);
     if (keep_) lane.pump->keep_in(keep_);
     return lane;
+}
+
+void DecodeLanes::add_replay_lanes(const FramesReplay& replay) {
+    const std::size_t frames = replay.frames->frames().size();
+    const auto chunk = static_cast<std::size_t>(std::max(1, replay.chunk_frames));
+    const std::size_t chunks = std::max<std::size_t>(1, (frames + chunk - 1) / chunk);
+    const std::size_t lanes = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, replay.lanes)), 1, chunks);
+    for (std::size_t i = 0; i < lanes; ++i) {
+        const bool last = i + 1 == lanes;
+        // Not a timestamp: a lane's end only says whether it is the source's.
+        Lane& lane = add_lane(AV_NOPTS_VALUE, last ? AV_NOPTS_VALUE : 0);
+        lane.pump->replay_from(replay.frames, ReplayPart{std::min(frames, i * chunks / lanes * chunk),
+                                                         last ? frames : std::min(frames, (i + 1) * chunks / lanes * chunk),
+                                                         i == 0, last});
+    }
 }
 
 void DecodeLanes::keep_in(DecodedFrames* frames) {

@@ -101,6 +101,27 @@ struct DecodeLaneSpec {
 void note_frames_missing(const AVStream* video, const SourceInfo& source, const PumpCounters& decoded,
                          ProgressSink& progress);
 
+// The part of a budget run's kept frames one lane hands on: [first, end)
+// in DecodedFrames::frames()'s order. The first part also carries what the
+// pass that decoded them counted (packets, damage, decode time), so the
+// lanes' totals are that pass's; the last one ends the source.
+struct ReplayPart {
+    std::size_t first = 0;
+    std::size_t end = SIZE_MAX;
+    bool first_part = true;
+    bool last_part = true;
+};
+
+// How a later pass of a budget run hands on the kept frames: in `lanes`
+// lanes at once, each a run of whole chunks of chunk_frames (the rung
+// scalers then scale in that many threads each; one lane scaled a 1080p
+// ladder's frames at about 300 a second, slower than 16 cores encode them).
+struct FramesReplay {
+    const DecodedFrames* frames = nullptr;  // complete
+    int lanes = 1;
+    int chunk_frames = 1;
+};
+
 class DecodePump {
 public:
     // hw_device (may be null): a CUDA device context to decode on with
@@ -128,8 +149,11 @@ public:
     // Every frame handed on is also kept there (a budget run's first pass).
     void keep_in(DecodedFrames* frames) { keep_ = frames; }
     // Hands on the frames a first pass kept instead of decoding the source
-    // (no audio then: see AudioReader).
-    void replay_from(const DecodedFrames* frames) { replay_ = frames; }
+    // (no audio then: see AudioReader): those of `part` in frames()'s order.
+    void replay_from(const DecodedFrames* frames, ReplayPart part) {
+        replay_ = frames;
+        replay_part_ = part;
+    }
 
     const PumpCounters& counters() const { return counters_; }
 
@@ -177,6 +201,7 @@ private:
     std::optional<std::int64_t> lane_origin_;
     DecodedFrames* keep_ = nullptr;
     const DecodedFrames* replay_ = nullptr;
+    ReplayPart replay_part_;
 };
 
 class DecodeLanes {
@@ -190,12 +215,12 @@ public:
     // source_input: the run's demuxer (the first lane's); consumers: the
     // channels each lane feeds, each of channel_capacity frames; growable:
     // more lanes may start later (the audio is then read on its own from the
-    // start, even with one lane); replay (complete): its frames are handed
-    // on by one lane and nothing is decoded (no cuts, not growable; the
-    // audio is read on its own).
+    // start, even with one lane); replay (its frames complete): they are
+    // handed on by replay.lanes lanes and nothing is decoded (no cuts, not
+    // growable; the audio is read on its own).
     DecodeLanes(av::InputFile& source_input, const SourceInfo& source, const std::vector<std::int64_t>& cuts,
                 int consumers, std::size_t channel_capacity, AudioTracks* audio, ProgressSink& progress,
-                std::vector<Device> devices, bool growable = false, const DecodedFrames* replay = nullptr);
+                std::vector<Device> devices, bool growable = false, FramesReplay replay = {});
 
     int size() const;
     // The CUDA ordinal of the GPU lane i decodes on; -1: the CPU.
@@ -240,6 +265,7 @@ private:
         std::atomic<bool> read_all{false};
     };
     Lane& add_lane(std::int64_t start_pts, std::int64_t end_pts);
+    void add_replay_lanes(const FramesReplay& replay);
     void start_lane(StageThreads& stages, Lane& lane, int index);
     void read_audio(std::stop_token stop);
 

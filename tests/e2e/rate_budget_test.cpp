@@ -271,6 +271,31 @@ TEST(RateBudget, FramesKeptByTheFirstPassGiveTheSameFilesAsDecodingEveryPass) {
     expect_same_files(kept, decoded);
 }
 
+// The later passes hand the kept frames on in as many lanes as the source
+// may be decoded in (--decoders 3 here), each a run of whole chunks with
+// scalers of its own; the audio, read on its own, ends where the last lane
+// does. The files are those of one lane.
+TEST(RateBudget, KeptFramesHandedOnInThreeLanesGiveTheSameFilesAsInOne) {
+    const fs::path src = make_clip("budget-lanes-src", {320, 180, "25", 6.0, true, "noise=alls=20:allf=t"});
+    const fs::path dir = fresh_dir("budget-lanes");
+    const BudgetRun one = run_budget(src, dir / "one", {"--decoders", "1"});
+    const BudgetRun three = run_budget(src, dir / "three", {"--decoders", "3"});
+    ASSERT_FALSE(one.report.is_null() || three.report.is_null());
+    const json& report = three.report;
+    EXPECT_EQ(report.at("replayed_passes").get<int>(), report.at("source_passes").get<int>() - 1);
+    // The report's lanes are the writing pass's: 150 frames in chunks of 50.
+    const json& lanes = report.at("decode_lanes");
+    ASSERT_EQ(lanes.size(), 3u) << lanes.dump();
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(lanes.at(i).at("first_frame").get<int>(), 50 * i) << lanes.dump();
+        EXPECT_EQ(lanes.at(i).at("end_frame").get<int>(), 50 * (i + 1)) << lanes.dump();
+    }
+    EXPECT_EQ(report.at("source_frames_decoded").get<int>(), 150) << "the first pass's count, once";
+    EXPECT_EQ(report.at("audio_packets"), one.report.at("audio_packets"));
+    EXPECT_EQ(one.report.at("decode_lanes").size(), 1u);
+    expect_same_files(one, three);
+}
+
 // A run killed part-way (its search's encodes journaled under their CRFs)
 // and resumed ends with the same files as a run never stopped.
 TEST(RateBudget, ARunKilledPartWayAndResumedGivesTheSameFiles) {

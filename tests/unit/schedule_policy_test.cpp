@@ -105,13 +105,13 @@ TEST(SchedulePolicy, AFreeWorkerJoinsTheRungWithTheMostRemainingTime) {
 }
 
 // One rung of 4 chunks (4 frames x 1000 px = 4000 pixel-frames each) and two
-// workers: F takes 3 s a chunk, S 4 s. F took chunk 2 at t = 3 (busy until
-// t = 6); S frees up with chunk 3, the last, unclaimed.
-ScheduleState tail(double now) {
+// workers of different encoders: F takes 3 s a chunk, S 4 s. F took chunk 2
+// at t = 3 (busy until t = 6); S frees up with chunk 3, the last, unclaimed.
+ScheduleState tail(double now, const std::string& slow_encoder = "libaom-av1") {
     auto s = state({1000}, 16);
     queue(s, 0, 3, 4);
-    const int fast = add(s);
-    const int slow = add(s);
+    const int fast = add(s, "libsvtav1");
+    const int slow = add(s, slow_encoder);
     s.rungs[0].claimed_frames = 12;
     s.rungs[0].in_flight = 1;
     SlotState& f = s.workers[static_cast<std::size_t>(fast)];
@@ -143,6 +143,25 @@ TEST(SchedulePolicy, ASlowSlotLeavesTheLastChunkToAFasterOneAboutToFinish) {
     const auto s = tail(5.9);
     EXPECT_TRUE(would_delay(s, 1, 0));
     EXPECT_EQ(pick_next(s, 1).kind, Pick::Kind::wait) << "the rung still has work; the slot waits, it is not done";
+}
+
+TEST(SchedulePolicy, AFreeSlotOfTheSameEncoderTakesTheLastChunkWhateverItsMeasuredSpeed) {
+    // The same encoder: the speeds differ by what each slot's chunks held
+    // (an easy chunk measures fast), not by the slot. Waiting at t = 5.9
+    // would leave S idle while the rung's last chunk waits for F.
+    const auto s = tail(5.9, "libsvtav1");
+    EXPECT_FALSE(would_delay(s, 1, 0));
+    EXPECT_EQ(pick_next(s, 1).kind, Pick::Kind::start);
+}
+
+TEST(SchedulePolicy, ASlowSlotTakesAChunkWhenMoreAreLeftThanFasterSlotsAboutToFinish) {
+    // Two chunks left and one faster slot about to be free: it can take
+    // only one of them, so S starts the other now.
+    auto s = tail(5.9);
+    s.rungs[0].queued.clear();
+    queue(s, 0, 2, 4);
+    s.rungs[0].claimed_frames = 8;
+    EXPECT_FALSE(would_delay(s, 1, 0));
 }
 
 TEST(SchedulePolicy, OnceEverythingIsQueuedTheBiggestChunksGoFirst) {
