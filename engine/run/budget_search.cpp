@@ -99,19 +99,6 @@ void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, con
     }
 }
 
-std::map<std::pair<int, int>, double> earlier_chunk_seconds(const std::vector<SessionRecord>& sessions,
-                                                            const Rungs& rungs) {
-    std::map<std::string, int> index;
-    for (const auto& rung : rungs) index[rung->name()] = rung->index();
-    std::map<std::pair<int, int>, double> seconds;
-    for (const SessionRecord& s : sessions) {
-        auto it = index.find(s.rung);
-        if (it == index.end() || s.chunks.size() != 1) continue;
-        seconds[{it->second, s.chunks.front()}] = s.end_seconds - s.start_seconds;  // the latest pass's wins
-    }
-    return seconds;
-}
-
 void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report) {
     if (!search) return;
     for (std::size_t i = 0; i < search->size(); ++i)

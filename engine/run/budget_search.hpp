@@ -4,10 +4,8 @@
 // rung's chunks take in the next pass, what a pass made of a rung, what
 // the report says of each search, and what the mode refuses.
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <vector>
 
 extern "C" {
@@ -42,11 +40,6 @@ void record_pass(LadderCrfSearch& search, const std::vector<bool>& searched, con
                  ProgressSink& progress);
 
 // Each rung's CRF, verdict, encodes and chunk CRFs into the report.
-// (rung, chunk) -> seconds of the chunk's latest encode in the run's
-// earlier passes (sessions of one chunk: budget's), for the dispatcher.
-std::map<std::pair<int, int>, double> earlier_chunk_seconds(const std::vector<SessionRecord>& sessions,
-                                                            const Rungs& rungs);
-
 void report_searches(const std::optional<LadderCrfSearch>& search, JobReport& report);
 
 // The writing pass's: the search's, or in a shard of a budget plan the

@@ -391,7 +391,6 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
     if (options.shard) lanes.limit_to(FrameRange{media.span.first, media.span.end, options.shard->plan.origin_pts});
     auto dispatcher = make_dispatcher(options, run.seams.dispatch, rungs, media.frames, source.chunk_frames, run.pool);
     if (!gpu_memory.empty()) dispatcher->set_frame_gpus(gpu_memory.gpus());
-    if (run.passes > 1) dispatcher->set_chunk_seconds(earlier_chunk_seconds(report.sessions, rungs));
     if (analyzer) analyzer->measure_while(rungs_still_starting(rungs, *analyzer, *dispatcher));
     LaneConsumers consumers(LaneConsumerSetup{.rungs = &rungs,
                                               .lanes = &lanes,

@@ -133,11 +133,6 @@ void ChunkDispatcher::set_frame_gpus(std::set<int> gpus) {
     check_orphans();
 }
 
-void ChunkDispatcher::set_chunk_seconds(std::map<std::pair<int, int>, double> seconds) {
-    std::lock_guard lock(mu_);
-    state_.chunk_seconds = std::move(seconds);
-}
-
 void ChunkDispatcher::close_session(SlotState& w) {
     w.session_rung = -1;
     w.session_first = w.session_next = w.session_end = 0;

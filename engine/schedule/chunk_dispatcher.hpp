@@ -97,9 +97,6 @@ public:
     // NVENC on the same GPU); a rung whose chunks on one of them no worker
     // left can take is orphaned, as a rung no worker can serve.
     void set_frame_gpus(std::set<int> gpus);
-    // (rung, chunk) -> seconds its encode took in an earlier pass of the run
-    // (ScheduleState::chunk_seconds).
-    void set_chunk_seconds(std::map<std::pair<int, int>, double> seconds);
 
     // The next chunk for this worker; nullopt when there is nothing left it
     // may do (it should give its lease back), or on stop. Throws RunError

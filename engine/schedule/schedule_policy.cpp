@@ -31,30 +31,14 @@ bool reserved_for_other(const ScheduleState& s, int worker, std::size_t rung, in
     return false;
 }
 
-// Seconds the chunk's encode took in an earlier pass; 0 unknown.
-double earlier_seconds(const ScheduleState& s, std::size_t rung, int index) {
-    auto it = s.chunk_seconds.find({static_cast<int>(rung), index});
-    return it == s.chunk_seconds.end() ? 0.0 : it->second;
-}
-
 // The chunk a new session of this worker would start with on the rung: the
-// lowest queued one in its memory that no other session reserved; once
-// everything is queued, the one whose encode took longest in an earlier
-// pass first (a rung's chunks differ up to threefold in cost by content:
-// started last, the densest one ends the pass alone); -1 none.
+// lowest queued one in its memory that no other session reserved; -1 none.
 int session_start(const ScheduleState& s, int worker, std::size_t rung) {
     const SlotState& w = slot(s, worker);
-    const bool slowest_first = !s.chunk_seconds.empty() && all_queued(s);
     int best = -1;
-    double best_seconds = 0;
-    for (const QueuedChunk& c : s.rungs[rung].queued) {
-        if (!takes(w, c) || reserved_for_other(s, worker, rung, c.index)) continue;
-        const double seconds = slowest_first ? earlier_seconds(s, rung, c.index) : 0.0;
-        if (best < 0 || seconds > best_seconds || (seconds == best_seconds && c.index < best)) {
+    for (const QueuedChunk& c : s.rungs[rung].queued)
+        if ((best < 0 || c.index < best) && takes(w, c) && !reserved_for_other(s, worker, rung, c.index))
             best = c.index;
-            best_seconds = seconds;
-        }
-    }
     return best;
 }
 

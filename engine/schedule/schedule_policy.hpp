@@ -118,10 +118,6 @@ struct ScheduleState {
     std::map<std::pair<int, int>, std::set<int>> failed_on;  // (rung, chunk) -> workers it failed on
     int producers_waiting = 0;  // producers waiting for memory: no session waits for a chunk
     double now = 0;             // seconds on a monotonic clock
-    // (rung, chunk) -> seconds its encode took in an earlier pass of the
-    // run (budget rate control): once everything is queued, a rung's
-    // slowest chunk starts first.
-    std::map<std::pair<int, int>, double> chunk_seconds;
 };
 
 // What a worker with no session does next (next(), try_next()).

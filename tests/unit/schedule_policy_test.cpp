@@ -164,18 +164,6 @@ TEST(SchedulePolicy, ASlowSlotTakesAChunkWhenMoreAreLeftThanFasterSlotsAboutToFi
     EXPECT_FALSE(would_delay(s, 1, 0));
 }
 
-TEST(SchedulePolicy, OnceEverythingIsQueuedARungsSlowestChunkInAnEarlierPassStartsFirst) {
-    auto s = state({1000}, 16);
-    queue(s, 0, 0, 4);
-    const int w = add(s);
-    s.chunk_seconds = {{{0, 0}, 1.0}, {{0, 1}, 1.2}, {{0, 2}, 3.5}, {{0, 3}, 0.9}};
-    EXPECT_EQ(pick_next(s, w).index, 0) << "in chunk order while more may come";
-    close_all(s);
-    EXPECT_EQ(pick_next(s, w).index, 2) << "everything queued: the chunk that took 3.5 s before goes first";
-    s.chunk_seconds.clear();
-    EXPECT_EQ(pick_next(s, w).index, 0) << "nothing measured (one pass, vbr): chunk order";
-}
-
 TEST(SchedulePolicy, OnceEverythingIsQueuedTheBiggestChunksGoFirst) {
     auto s = state({10, 1000}, 100);
     queue(s, 0, 0, 3);
