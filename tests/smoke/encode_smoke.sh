@@ -30,11 +30,13 @@ ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=320x180:rate=25 \
 # ladder's own process (--isolation none), so the sanitizers see each; and
 # three decode lanes (key frames every second, lanes at least two 0.5-s
 # segments long), whose chunks across a lane boundary are joined and whose
-# audio is read on its own.
-for isolation in process none lanes; do
+# audio is read on its own; and budget's later passes, which hand the
+# first pass's frames on in three lanes of whole chunks.
+for isolation in process none lanes replay; do
 out="$work/out-$isolation"
 extra=(--isolation "$isolation" --segment-seconds 1)
 [[ "$isolation" == lanes ]] && extra=(--isolation none --decoders 3 --segment-seconds 0.5 --rate-control vbr)
+[[ "$isolation" == replay ]] && extra=(--isolation none --decoders 3 --segment-seconds 0.5 --rate-control budget)
 # The in-process run also writes the DASH manifest and measures PSNR (a
 # decoder and a two-input filter graph on the encoder threads).
 [[ "$isolation" == none ]] && extra+=(--format hls,dash,mp4 --quality psnr)
@@ -43,7 +45,7 @@ extra=(--isolation "$isolation" --segment-seconds 1)
   "${extra[@]}" || fail "ladder encode ($isolation) failed (exit $?)"
 lanes="$(grep -o '"first_frame":' "$work/report-$isolation.json" | wc -l)"
 chunks="$(grep -o '"index":' "$work/report-$isolation.json" | wc -l)"
-if [[ "$isolation" == lanes ]]; then
+if [[ "$isolation" == lanes || "$isolation" == replay ]]; then
   # report.json: 3 decode_lanes entries, and a first_frame in each of the 2 x 6 chunks
   [[ $((lanes - chunks)) -eq 3 ]] || fail "expected 3 decode lanes, report.json has $((lanes - chunks))"
 fi
@@ -73,4 +75,4 @@ if [[ "$isolation" == none ]]; then
   [[ "$streams" == "av1 aac aac aac mov_text " ]] || fail "180p.mp4 has streams '$streams'"
 fi
 done
-echo "encode_smoke: ok (2 rungs x 75 frames, 3 audio and 1 subtitle renditions, validate passed; in encoder processes, in-process with DASH, MP4 and PSNR, and on 3 decode lanes)"
+echo "encode_smoke: ok (2 rungs x 75 frames, 3 audio and 1 subtitle renditions, validate passed; in encoder processes, in-process with DASH, MP4 and PSNR, on 3 decode lanes, and budget's passes on 3 lanes of kept frames)"
