@@ -384,7 +384,7 @@ StagesOutcome encode_rungs(RunContext& run, Rungs& rungs, const RunMedia& media,
                       decode_devices(encoders.devices), lane_counts.most > lane_counts.first, frames_replay);
     const bool keeping = run.kept && run.kept->keeping();
     if (keeping) lanes.keep_in(run.kept);
-    note_decode_lanes(src, lane_counts.first, lanes.size(), progress);
+    if (!replay) note_decode_lanes(src, lane_counts.first, lanes.size(), progress);  // a replay decodes nothing
     if (!gpu_memory.empty())
         note_gpus_without_lanes(static_cast<int>(gpu_memory.gpus().size()), lanes.size(),
                                 lane_counts.most > lane_counts.first, progress);
