@@ -114,8 +114,9 @@ struct ReplayPart {
 
 // How a later pass of a budget run hands on the kept frames: in `lanes`
 // lanes at once, each a run of whole chunks of chunk_frames (the rung
-// scalers then scale in that many threads each; one lane scaled a 1080p
-// ladder's frames at about 300 a second, slower than 16 cores encode them).
+// scalers then scale in that many threads each: with one lane, a pass's
+// chunks became ready one after another, the last more than a second after
+// the first on 16 cores, while slots waited).
 struct FramesReplay {
     const DecodedFrames* frames = nullptr;  // complete
     int lanes = 1;
