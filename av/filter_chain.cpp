@@ -5,6 +5,7 @@
 #include <new>
 
 #include "av/av_error.hpp"
+#include "av/bitexact_scaling.hpp"
 
 extern "C" {
 #include <libavfilter/buffersink.h>
@@ -19,6 +20,10 @@ FilterChain::FilterChain(bool audio, const std::string& source_args, const std::
     if (!graph_) throw std::bad_alloc();
     // Filters run on the caller's thread: ladder parallelizes across rungs.
     graph_->nb_threads = 1;
+    // The scale filters the graph inserts to convert formats round as plain C
+    // on every CPU, as ladder's own scaling does (av/bitexact_scaling.hpp).
+    graph_->scale_sws_opts = av_strdup(fmt::format("flags={}", kBitExactBicubicFlags).c_str());
+    if (!graph_->scale_sws_opts) throw std::bad_alloc();
     const AVFilter* src = avfilter_get_by_name(audio ? "abuffer" : "buffer");
     const AVFilter* sink = avfilter_get_by_name(audio ? "abuffersink" : "buffersink");
     src_ = avfilter_graph_alloc_filter(graph_.get(), src, "in");

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "av/av_error.hpp"
+#include "av/bitexact_scaling.hpp"
 #include "av/filter_chain.hpp"
 #include "av/hw_device.hpp"
 #include "engine/base/errors.hpp"
@@ -177,7 +178,7 @@ av::FramePtr RungScaler::scale(av::FramePtr src) {
         return src;  // same buffers, no copy
     // The same context while the input keeps its size and format.
     sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),
-                                    rung_.width, rung_.height, pix_fmt_, SWS_BICUBIC, nullptr, nullptr, nullptr));
+                                    rung_.width, rung_.height, pix_fmt_, SWS_BICUBIC | av::kBitExactScaling, nullptr, nullptr, nullptr));
     if (!sws_)
         throw RunError(fmt::format("rung {}: cannot scale {}x{} to {}x{}", rung_.name, src->width, src->height,
                                    rung_.width, rung_.height));

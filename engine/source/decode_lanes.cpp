@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "av/av_error.hpp"
+#include "av/bitexact_scaling.hpp"
 #include "av/compat.hpp"
 #include "av/hw_device.hpp"
 #include "av/logging.hpp"
@@ -236,12 +237,12 @@ void DecodePump::normalize(AVFrame* frame, std::stop_token stop) {
         // FFmpeg's own RGB-to-YUV step would use BT.601 whatever the size:
         // the matrix and range are the ones the outputs are tagged with.
         if (!on_gpu && source_.rgb_picture)
-            chain += fmt::format(",scale=out_color_matrix={}:out_range=tv",
-                                 source_.colorspace == AVCOL_SPC_BT709 ? "bt709" : "bt601");
+            chain += fmt::format(",scale=out_color_matrix={}:out_range=tv:flags={}",
+                                 source_.colorspace == AVCOL_SPC_BT709 ? "bt709" : "bt601", av::kBitExactBicubicFlags);
         else if (!on_gpu && source_.to_limited_range)
             // in_range said, not guessed: FFmpeg 5.1 takes only yuvj formats
             // for full range, 7.x negotiates ranges from the frames' tags.
-            chain += ",scale=in_range=pc:out_range=tv";
+            chain += fmt::format(",scale=in_range=pc:out_range=tv:flags={}", av::kBitExactBicubicFlags);
         if (!on_gpu) chain += fmt::format(",format=pix_fmts={}", av_get_pix_fmt_name(source_.pix_fmt));
         normalizer_ = std::make_unique<av::FilterChain>(false, args, chain, on_gpu ? frame->hw_frames_ctx : nullptr);
     }

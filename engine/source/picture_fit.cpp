@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "av/bitexact_scaling.hpp"
 #include "engine/base/errors.hpp"
 
 extern "C" {
@@ -35,9 +36,9 @@ void PictureFit::start_chain(const AVFrame* frame, AVRational time_base) {
     const std::string args = fmt::format("video_size={}x{}:pix_fmt={}:time_base={}/{}:pixel_aspect={}/{}", frame->width,
                                          frame->height, frame->format, time_base.num, time_base.den, sar.num, sar.den);
     const std::string chain = fmt::format(
-        "scale=w={}:h={}:flags=bicubic,format=pix_fmts={},pad=w={}:h={}:x=(ow-iw)/2:y=(oh-ih)/2:color=black,"
+        "scale=w={}:h={}:flags={},format=pix_fmts={},pad=w={}:h={}:x=(ow-iw)/2:y=(oh-ih)/2:color=black,"
         "setsar={}/{}",
-        w, h, av_get_pix_fmt_name(static_cast<AVPixelFormat>(format_)), width_, height_, sar_.num, sar_.den);
+        w, h, av::kBitExactBicubicFlags, av_get_pix_fmt_name(static_cast<AVPixelFormat>(format_)), width_, height_, sar_.num, sar_.den);
     chain_ = std::make_unique<av::FilterChain>(false, args, chain, nullptr);
     chain_width_ = frame->width;
     chain_height_ = frame->height;

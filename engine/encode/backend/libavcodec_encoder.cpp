@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "av/av_error.hpp"
+#include "av/bitexact_scaling.hpp"
 #include "av/codec_formats.hpp"
 #include "av/codec_lifecycle.hpp"
 #include "av/extradata.hpp"
@@ -301,7 +302,7 @@ void LibavcodecEncoder::attach_device(AVCodecContext* ctx) const {
 void LibavcodecEncoder::convert(const AVFrame* src, const AVCodecContext* ctx, AVFrame* dst) const {
     if (!sws_)
         sws_.reset(sws_getContext(src->width, src->height, static_cast<AVPixelFormat>(src->format), ctx->width,
-                                  ctx->height, ctx->pix_fmt, SWS_POINT, nullptr, nullptr, nullptr));
+                                  ctx->height, ctx->pix_fmt, SWS_POINT | av::kBitExactScaling, nullptr, nullptr, nullptr));
     if (!sws_)
         throw RunError(
             fmt::format("{}: cannot convert frames to {}", slot_.label, av_get_pix_fmt_name(ctx->pix_fmt)));

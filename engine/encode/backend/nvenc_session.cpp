@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "av/bitexact_scaling.hpp"
 #include "engine/base/errors.hpp"
 
 extern "C" {
@@ -232,7 +233,7 @@ void* NvencSession::host_input(const AVFrame& frame, std::size_t buffer, NV_ENC_
         const AVPixelFormat to = desc && desc->comp[0].depth > 8 ? AV_PIX_FMT_P010 : AV_PIX_FMT_YUV420P;
         if (!sws_)
             sws_.reset(sws_getContext(frame.width, frame.height, static_cast<AVPixelFormat>(frame.format), frame.width,
-                                      frame.height, to, SWS_POINT, nullptr, nullptr, nullptr));
+                                      frame.height, to, SWS_POINT | av::kBitExactScaling, nullptr, nullptr, nullptr));
         if (!sws_) throw RunError(fmt::format("{}: cannot convert frames for NVENC", label_));
         converted_ = av::make_frame();
         converted_->width = frame.width;
