@@ -12,6 +12,7 @@
 #include "av/hw_device.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/base/thread_name.hpp"
+#include "engine/encode/backend/svt_av1_params.hpp"
 #include "mux/av1_metadata_obu.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -223,7 +224,9 @@ namespace {
 void set_svt_av1_options(AVCodecContext* ctx, AVDictionary** opts, const EncoderSettings& s, int preset,
                          int threads) {
     av_dict_set_int(opts, "preset", preset, 0);
-    av_dict_set(opts, "svtav1-params", fmt::format("lp={}{}", threads, av::svtav1_hdr_params(s.hdr)).c_str(), 0);
+    const std::string crf_params = s.crf >= 0 ? svt_av1_crf_params(loaded_svt_av1_major()) : "";
+    av_dict_set(opts, "svtav1-params",
+                fmt::format("lp={}{}{}", threads, av::svtav1_hdr_params(s.hdr), crf_params).c_str(), 0);
     if (s.crf >= 0) {
         ctx->bit_rate = 0;
         ctx->rc_buffer_size = 0;
