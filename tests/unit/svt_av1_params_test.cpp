@@ -22,9 +22,9 @@ TEST(SvtAv1Params, TheMajorVersionIsReadFromTheLibrarysText) {
     EXPECT_EQ(svt_av1_major_of("2x"), 0);
 }
 
-TEST(SvtAv1Params, OnlyVersionTwoAndLaterTakeEightFrameMiniGopsAtConstantQuality) {
-    EXPECT_EQ(svt_av1_crf_params(0), "");
-    EXPECT_EQ(svt_av1_crf_params(1), "");
+TEST(SvtAv1Params, ConstantQualitySaysItsMiniGopByVersion) {
+    EXPECT_EQ(svt_av1_crf_params(0), "") << "a library that does not say its version is left alone";
+    EXPECT_EQ(svt_av1_crf_params(1), ":hierarchical-levels=4");
     EXPECT_EQ(svt_av1_crf_params(2), ":hierarchical-levels=3");
     EXPECT_EQ(svt_av1_crf_params(3), ":hierarchical-levels=3");
 }

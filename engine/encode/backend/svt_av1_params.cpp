@@ -29,7 +29,9 @@ int loaded_svt_av1_major() {
 }
 
 std::string svt_av1_crf_params(int major_version) {
-    return major_version >= 2 ? ":hierarchical-levels=3" : "";
+    if (major_version >= 2) return ":hierarchical-levels=3";  // 8-frame mini-GOPs
+    if (major_version == 1) return ":hierarchical-levels=4";  // 16
+    return "";
 }
 
 }  // namespace ladder::engine

@@ -15,12 +15,16 @@ int svt_av1_major_of(std::string_view version);
 int loaded_svt_av1_major();
 
 // svtav1-params for a constant-quality (CRF) session, each ":key=value"
-// (empty: none). SVT-AV1 2.x's CRF at its default 16-frame mini-GOP lost to
-// its own one-pass VBR at the same rate on animation (-0.34 dB PSNR at 540p,
-// the 720p corpus); with 8-frame mini-GOPs (hierarchical-levels=3) CRF
-// beats VBR by +0.63 dB on average there, -0.07 at worst (+0.56 and -0.34
-// before). SVT-AV1 1.x does worse with them (-0.50 dB at worst) and needs
-// none (docs/benchmarks.md, "SVT-AV1 2.x: CRF at 8-frame mini-GOPs").
+// (empty: none): the mini-GOP, always said. Left to the wrapper, it
+// depended on the FFmpeg: 5.1's libsvtav1 set 16 frames, 6.0 and later
+// leave SVT-AV1's own (32 in 1.4.1 at preset 10), and the same chunk at the
+// same CRF came out 6% apart, so the budget chose other CRFs on another
+// machine. The size per version is the best measured at the same rate
+// against one-pass VBR (720p corpus, 27 clip-rungs; docs/benchmarks.md,
+// "The mini-GOP said, by SVT-AV1 version"): 1.x 16 frames (32: 0.02 dB
+// less; 8: 0.04 less, -0.50 at worst); 2.x 8 frames (its default 16 lost
+// to its own VBR on animation, -0.34 dB; with 8, +0.63 dB on average, -0.07
+// at worst; measured on 2.3.0).
 std::string svt_av1_crf_params(int major_version);
 
 }  // namespace ladder::engine
