@@ -101,6 +101,43 @@ TEST(ConstantQuality, OneThreadPerSessionIsTheSameByteForByteWithAnySvtAv1) {
     for (std::size_t i = 1; i < files.size(); ++i) EXPECT_TRUE(files[i] == files[0]) << "run " << i << " differs";
 }
 
+// The video packets of SRC encoded by FFmpeg's own libsvtav1 at CRF 30,
+// preset 8, one thread, a 2-s GOP and the given mini-GOP (hierarchical levels).
+std::vector<double> ffmpeg_crf_packets(const fs::path& src, const fs::path& out, int levels) {
+    const ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", src.string(),
+                                         "-c:v", "libsvtav1", "-preset", "8", "-crf", "30", "-g", "50", "-svtav1-params",
+                                         "lp=1:hierarchical-levels=" + std::to_string(levels), "-an", out.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return video_packet_sizes(out);
+}
+
+// A CRF session says its mini-GOP (16 frames: 4 hierarchical levels), so
+// that the encode does not change with the FFmpeg that wraps SVT-AV1 (5.1
+// set 16 itself; 6.0 and later leave SVT-AV1's own, 32 at preset 8) and the
+// budget chooses the same CRFs on every machine. Every packet after the
+// first (whose sequence header carries ladder's colour tags) is the size
+// FFmpeg's makes with 4 levels said, and not what 5 make.
+TEST(ConstantQuality, ACrfSessionSaysItsMiniGopWhateverTheFfmpeg) {
+    const fs::path src = make_clip("crf-mini-gop-src", {320, 180, "25", 2.0, false, ""});
+    const fs::path dir = fresh_dir("crf-mini-gop");
+    const fs::path ladder = dir / "one.json";
+    std::ofstream(ladder) << R"({"rungs": [{"name": "one", "width": 320, "height": 180, "bitrate_kbps": 400, "crf": 30}]})";
+    const ProcessResult r = run_ladder({"encode", src.string(), "-o", (dir / "out").string(), "--ladder",
+                                        ladder.string(), "--preset", "8", "--cpu-threads", "1", "--format", "mp4"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<double> ours = video_packet_sizes(dir / "out" / "one.mp4");
+    std::vector<double> four = ffmpeg_crf_packets(src, dir / "four.mp4", 4);
+    std::vector<double> five = ffmpeg_crf_packets(src, dir / "five.mp4", 5);
+    ASSERT_EQ(ours.size(), 50u);
+    ASSERT_EQ(four.size(), 50u);
+    ASSERT_EQ(five.size(), 50u);
+    ours.erase(ours.begin());
+    four.erase(four.begin());
+    five.erase(five.begin());
+    EXPECT_EQ(ours, four) << "ladder's CRF chunk is not SVT-AV1's encode at 4 levels";
+    EXPECT_NE(four, five) << "4 and 5 levels make the same packets here: the test cannot tell them apart";
+}
+
 TEST(ConstantQuality, APlanCarriesEachRungsCrfToItsShards) {
     const fs::path src = make_clip("crf-plan-src", {320, 180, "25", 2.0, false, ""});
     const fs::path dir = fresh_dir("crf-plan");

@@ -12,7 +12,6 @@
 #include "av/hw_device.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/base/thread_name.hpp"
-#include "engine/encode/backend/svt_av1_params.hpp"
 #include "mux/av1_metadata_obu.hpp"
 #include "mux/av1_sequence_header.hpp"
 
@@ -220,13 +219,23 @@ void LibavcodecEncoder::describe_picture(AVCodecContext* ctx, const AVFrame* fir
 
 namespace {
 
+// A constant-quality session's mini-GOP (16 frames), said rather than left
+// to the wrapper: FFmpeg 5.1's libsvtav1 set it so, 6.0 and later leave
+// SVT-AV1's own (32 frames at preset 8 in 1.4.1 and 2.3.0; 16 at preset 10
+// in 2.3.0), so the same chunk at the same CRF came out 6% apart with
+// another FFmpeg and the budget chose other CRFs there. 16 is also the best
+// measured at the same rate (SVT-AV1 1.4.1, preset 10: 32 frames -0.02 dB,
+// 8 frames -0.04; docs/benchmarks.md, "One mini-GOP whatever the FFmpeg").
+constexpr const char* kSvtAv1CrfParams = ":hierarchical-levels=4";
+
 // SVT-AV1 1.4 supports a max rate only in CRF mode: plain VBR here.
 void set_svt_av1_options(AVCodecContext* ctx, AVDictionary** opts, const EncoderSettings& s, int preset,
                          int threads) {
     av_dict_set_int(opts, "preset", preset, 0);
-    const std::string crf_params = s.crf >= 0 ? svt_av1_crf_params(loaded_svt_av1_major()) : "";
     av_dict_set(opts, "svtav1-params",
-                fmt::format("lp={}{}{}", threads, av::svtav1_hdr_params(s.hdr), crf_params).c_str(), 0);
+                fmt::format("lp={}{}{}", threads, av::svtav1_hdr_params(s.hdr), s.crf >= 0 ? kSvtAv1CrfParams : "")
+                    .c_str(),
+                0);
     if (s.crf >= 0) {
         ctx->bit_rate = 0;
         ctx->rc_buffer_size = 0;
