@@ -289,11 +289,14 @@ std::string same_colour_as(const fs::path& file) {
 namespace {
 
 // [0:v] the encoded file, [1:v] the source scaled to its size, both with
-// the encoded file's colour labels, into one comparison filter.
+// the encoded file's colour labels, into one comparison filter. The source
+// is scaled as ladder scales its rungs (bit-exact rounding,
+// av/bitexact_scaling.hpp), so a rung is measured against its own input.
 std::string comparison_graph(const fs::path& file, int width, int height, const std::string& metric) {
     const std::string colour = same_colour_as(file);
-    return "[1:v]scale=" + std::to_string(width) + ":" + std::to_string(height) + ":flags=bicubic,format=yuv420p," +
-           colour + "[ref];[0:v]format=yuv420p," + colour + "[enc];[enc][ref]" + metric;
+    return "[1:v]scale=" + std::to_string(width) + ":" + std::to_string(height) +
+           ":flags=bicubic+accurate_rnd+bitexact,format=yuv420p," + colour + "[ref];[0:v]format=yuv420p," + colour +
+           "[enc];[enc][ref]" + metric;
 }
 
 }  // namespace

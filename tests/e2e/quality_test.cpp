@@ -23,8 +23,10 @@ using json = nlohmann::json;
 // (same_colour_as).
 double ffmpeg_metric(const fs::path& encoded, const fs::path& source, int w, int h, const std::string& metric) {
     const std::string colour = same_colour_as(encoded);
-    const std::string graph = "[1:v]scale=" + std::to_string(w) + ":" + std::to_string(h) + ":flags=bicubic," + colour +
-                              "[ref];[0:v]" + colour + "[enc];[enc][ref]" + metric;
+    // Scaled as ladder scales its rungs (bit-exact rounding).
+    const std::string graph = "[1:v]scale=" + std::to_string(w) + ":" + std::to_string(h) +
+                              ":flags=bicubic+accurate_rnd+bitexact," + colour + "[ref];[0:v]" + colour +
+                              "[enc];[enc][ref]" + metric;
     const ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-nostats", "-i", encoded.string(), "-i",
                                          source.string(), "-lavfi", graph, "-f", "null", "-"},
                                         {}, 120);
