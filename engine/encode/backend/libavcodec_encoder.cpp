@@ -221,9 +221,9 @@ namespace {
 
 // A constant-quality session's mini-GOP (16 frames), said rather than left
 // to the wrapper: FFmpeg 5.1's libsvtav1 set it so, 6.0 and later leave
-// SVT-AV1's own (32 frames at preset 8 in 1.4.1 and 2.3.0; 16 at preset 10
-// in 2.3.0), so the same chunk at the same CRF came out 6% apart with
-// another FFmpeg and the budget chose other CRFs there. 16 is also the best
+// SVT-AV1's own (32 frames in 1.4.1 at presets 8 and 10; in 2.3.0 16 at
+// preset 10, 32 at 8), so the same chunk at the same CRF came out 6% apart
+// with another FFmpeg and the budget chose other CRFs there. 16 is also the best
 // measured at the same rate (SVT-AV1 1.4.1, preset 10: 32 frames -0.02 dB,
 // 8 frames -0.04; docs/benchmarks.md, "One mini-GOP whatever the FFmpeg").
 constexpr const char* kSvtAv1CrfParams = ":hierarchical-levels=4";
