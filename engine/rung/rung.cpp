@@ -178,7 +178,8 @@ av::FramePtr RungScaler::scale(av::FramePtr src) {
         return src;  // same buffers, no copy
     // The same context while the input keeps its size and format.
     sws_.reset(sws_getCachedContext(sws_.release(), src->width, src->height, static_cast<AVPixelFormat>(src->format),
-                                    rung_.width, rung_.height, pix_fmt_, SWS_BICUBIC | av::kBitExactScaling, nullptr, nullptr, nullptr));
+                                    rung_.width, rung_.height, pix_fmt_, SWS_BICUBIC | av::kBitExactScaling, nullptr,
+                                    nullptr, nullptr));
     if (!sws_)
         throw RunError(fmt::format("rung {}: cannot scale {}x{} to {}x{}", rung_.name, src->width, src->height,
                                    rung_.width, rung_.height));

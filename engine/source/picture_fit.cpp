@@ -38,7 +38,8 @@ void PictureFit::start_chain(const AVFrame* frame, AVRational time_base) {
     const std::string chain = fmt::format(
         "scale=w={}:h={}:flags={},format=pix_fmts={},pad=w={}:h={}:x=(ow-iw)/2:y=(oh-ih)/2:color=black,"
         "setsar={}/{}",
-        w, h, av::kBitExactBicubicFlags, av_get_pix_fmt_name(static_cast<AVPixelFormat>(format_)), width_, height_, sar_.num, sar_.den);
+        w, h, av::kBitExactBicubicFlags, av_get_pix_fmt_name(static_cast<AVPixelFormat>(format_)), width_, height_,
+        sar_.num, sar_.den);
     chain_ = std::make_unique<av::FilterChain>(false, args, chain, nullptr);
     chain_width_ = frame->width;
     chain_height_ = frame->height;

@@ -104,9 +104,10 @@ TEST(ConstantQuality, OneThreadPerSessionIsTheSameByteForByteWithAnySvtAv1) {
 // The video packets of SRC encoded by FFmpeg's own libsvtav1 at CRF 30,
 // preset 8, one thread, a 2-s GOP and the given mini-GOP (hierarchical levels).
 std::vector<double> ffmpeg_crf_packets(const fs::path& src, const fs::path& out, int levels) {
-    const ProcessResult r = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", src.string(),
-                                         "-c:v", "libsvtav1", "-preset", "8", "-crf", "30", "-g", "50", "-svtav1-params",
-                                         "lp=1:hierarchical-levels=" + std::to_string(levels), "-an", out.string()});
+    const ProcessResult r =
+        run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", src.string(), "-c:v", "libsvtav1",
+                     "-preset", "8", "-crf", "30", "-g", "50", "-svtav1-params",
+                     "lp=1:hierarchical-levels=" + std::to_string(levels), "-an", out.string()});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return video_packet_sizes(out);
 }
@@ -121,7 +122,8 @@ TEST(ConstantQuality, ACrfSessionSaysItsMiniGopWhateverTheFfmpeg) {
     const fs::path src = make_clip("crf-mini-gop-src", {320, 180, "25", 2.0, false, ""});
     const fs::path dir = fresh_dir("crf-mini-gop");
     const fs::path ladder = dir / "one.json";
-    std::ofstream(ladder) << R"({"rungs": [{"name": "one", "width": 320, "height": 180, "bitrate_kbps": 400, "crf": 30}]})";
+    std::ofstream(ladder) << R"({"rungs": [{"name": "one", "width": 320, "height": 180,
+                                            "bitrate_kbps": 400, "crf": 30}]})";
     const ProcessResult r = run_ladder({"encode", src.string(), "-o", (dir / "out").string(), "--ladder",
                                         ladder.string(), "--preset", "8", "--cpu-threads", "1", "--format", "mp4"});
     ASSERT_EQ(r.exit_code, 0) << r.err;

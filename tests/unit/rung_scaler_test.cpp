@@ -128,8 +128,10 @@ std::vector<std::uint8_t> scaled_planes(int w, int h, int cpu_flags) {
     if (!chunk || chunk->frames.size() != 1) return planes;
     const AVFrame* f = chunk->frames[0].get();
     for (int p = 0; p < 3; ++p)
-        for (int y = 0; y < (p == 0 ? h : h / 2); ++y)
-            planes.insert(planes.end(), f->data[p] + y * f->linesize[p], f->data[p] + y * f->linesize[p] + (p == 0 ? w : w / 2));
+        for (int y = 0; y < (p == 0 ? h : h / 2); ++y) {
+            const std::uint8_t* row = f->data[p] + y * f->linesize[p];
+            planes.insert(planes.end(), row, row + (p == 0 ? w : w / 2));
+        }
     return planes;
 }
 

@@ -314,7 +314,8 @@ void LibavcodecEncoder::attach_device(AVCodecContext* ctx) const {
 void LibavcodecEncoder::convert(const AVFrame* src, const AVCodecContext* ctx, AVFrame* dst) const {
     if (!sws_)
         sws_.reset(sws_getContext(src->width, src->height, static_cast<AVPixelFormat>(src->format), ctx->width,
-                                  ctx->height, ctx->pix_fmt, SWS_POINT | av::kBitExactScaling, nullptr, nullptr, nullptr));
+                                  ctx->height, ctx->pix_fmt, SWS_POINT | av::kBitExactScaling, nullptr, nullptr,
+                                  nullptr));
     if (!sws_)
         throw RunError(
             fmt::format("{}: cannot convert frames to {}", slot_.label, av_get_pix_fmt_name(ctx->pix_fmt)));
