@@ -403,7 +403,7 @@ void EncoderWorker::run_helpers(std::stop_token stop) {
             // Nothing ready for this slot now: give the lease back, wait for
             // work, then claim again — as a helper, behind any primary.
             lease->release();
-            if (!s_.dispatcher->wait_for_change(observed, stop)) return;
+            if (!s_.dispatcher->wait_for_change(id, observed, stop)) return;
             break;
         }
         priority = gpu::ClaimPriority::helper;

@@ -276,9 +276,13 @@ std::optional<RawChunk> ChunkDispatcher::try_next(int worker, bool& finished, st
     return take(worker, finished);
 }
 
-bool ChunkDispatcher::wait_for_change(std::uint64_t observed, std::stop_token stop) {
+bool ChunkDispatcher::wait_for_change(int worker, std::uint64_t observed, std::stop_token stop) {
     std::unique_lock lock(mu_);
-    if (!cv_.wait(lock, stop, [&] { return generation_ != observed || failure_.has_value(); })) return false;
+    state_.now = now();
+    if (!cv_.wait(lock, stop, [&] {
+            return generation_ != observed || failure_.has_value() || ready_for_an_idle_other(state_, worker);
+        }))
+        return false;
     if (failure_) throw RunError(*failure_);
     return true;
 }

@@ -124,8 +124,11 @@ public:
     // observed is the state generation to wait from.
     std::optional<RawChunk> try_next(int worker, bool& finished, std::uint64_t& observed);
     // Blocks until the dispatcher's state moved past observed; false on
-    // stop; throws RunError when the run failed.
-    bool wait_for_change(std::uint64_t observed, std::stop_token stop);
+    // stop; throws RunError when the run failed. Returns at once while a
+    // chunk is ready for an idle slot other than the worker's (the worker
+    // gave its slot back: its thread claims again, and the pool hands out
+    // the slots given back longest ago first).
+    bool wait_for_change(int worker, std::uint64_t observed, std::stop_token stop);
     // Every rung is finished.
     bool all_finished() const;
     // The rung's chunks have all been handed out (its queue is closed and

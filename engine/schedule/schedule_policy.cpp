@@ -388,6 +388,18 @@ Pick pick_next(const ScheduleState& s, int worker) {
     return p;
 }
 
+bool ready_for_an_idle_other(const ScheduleState& s, int worker) {
+    for (std::size_t i = 0; i < s.workers.size(); ++i) {
+        const SlotState& o = s.workers[i];
+        if (static_cast<int>(i) == worker || o.retired || o.rung >= 0 || o.opened_ahead >= 0 || o.chunk_work > 0 ||
+            o.session_rung >= 0)
+            continue;
+        const Pick::Kind kind = pick_next(s, static_cast<int>(i)).kind;
+        if (kind == Pick::Kind::start || kind == Pick::Kind::steal) return true;
+    }
+    return false;
+}
+
 SessionStep session_step(const ScheduleState& s, int worker) {
     const SlotState& w = slot(s, worker);
     SessionStep step;  // end

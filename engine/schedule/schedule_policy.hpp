@@ -136,6 +136,12 @@ struct Pick {
 };
 // The worker's own session must be closed (a new one starts here).
 Pick pick_next(const ScheduleState& s, int worker);
+// Whether a worker other than this one, idle (no chunk, no rung, no
+// session, not retired), would start a chunk now: one this worker leaves to
+// another slot (it failed here), or one in another GPU's memory. Helper
+// threads are not tied to slots: a thread that gave its slot back must not
+// wait for a change while such a chunk waits for a slot no thread holds.
+bool ready_for_an_idle_other(const ScheduleState& s, int worker);
 
 
 // What a worker in a session does next (continue_session()).

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -172,6 +176,41 @@ TEST(ChunkDispatcher, FailedChunkIsRetriedOnAnotherSlotThenFailsTheRun) {
     else
         EXPECT_TRUE(a_saw_failure) << "the failure wakes slot a";
     EXPECT_THROW(d.next(a, {}), RunError) << "every worker learns the run failed";
+}
+
+// Helper threads claim whichever slot the pool gives them. A thread on
+// slot a that failed chunk 0 leaves it to slot b and gives a back; while b
+// is idle (no thread holds it: its thread gave it back too and waits), the
+// wait returns at once instead of blocking on a change that never comes (a
+// failing run hung so under load, ProgressReport.FailedRunWritesAPartial...).
+TEST(ChunkDispatcher, AWaitReturnsWhileAChunkWaitsForAnIdleSlot) {
+    ChunkDispatcher d(plans({100}), 10, DispatchMode::helpers, 2, 2);
+    d.queue(0).push(chunk(0, 0));
+    d.queue(0).close();
+    const int a = d.add_worker("svt", -1);
+    const int b = d.add_worker("svt", -1);
+    bool finished = false;
+    std::uint64_t observed = 0;
+    auto c = d.try_next(a, finished, observed);
+    ASSERT_TRUE(c);
+    d.failed(a, std::move(*c), "a: boom");
+    EXPECT_FALSE(d.try_next(a, finished, observed).has_value()) << "slot b could take it";
+    EXPECT_FALSE(finished);
+    // No change will come: only a thread on slot b can take chunk 0. The
+    // wait must not block (stop after 60 s turns a hang into a failure).
+    std::stop_source deadline;
+    std::jthread guard([&deadline](std::stop_token done) {
+        std::mutex m;
+        std::unique_lock lock(m);
+        std::condition_variable_any cv;
+        cv.wait_for(lock, done, std::chrono::seconds(60), [] { return false; });
+        if (!done.stop_requested()) deadline.request_stop();
+    });
+    EXPECT_TRUE(d.wait_for_change(a, observed, deadline.get_token())) << "blocked: slot b's chunk was never seen";
+    guard.request_stop();
+    auto retry = d.try_next(b, finished, observed);
+    ASSERT_TRUE(retry);
+    EXPECT_EQ(retry->index, 0);
 }
 
 TEST(ChunkDispatcher, AnEncoderThatWouldNotOpenDoesNotUseUpTheChunksTries) {

@@ -204,6 +204,28 @@ TEST(SchedulePolicy, AFailedChunkGoesToAnotherSlotAndAlone) {
     EXPECT_EQ(pick_next(s, a).index, 0) << "with no other slot, it comes back to a";
 }
 
+// A thread that gave its slot back must not wait while a chunk waits for
+// another slot that nobody holds: the chunk a failed on is left to b only
+// while b is idle; once b works or is gone, a takes it itself.
+TEST(SchedulePolicy, AChunkLeftToAnIdleSlotIsSeenByTheOthers) {
+    auto s = state({100}, 40, 100);
+    queue(s, 0, 0, 10);
+    const int a = add(s);
+    const int b = add(s);
+    s.failed_on[{0, 0}] = {a};
+    EXPECT_EQ(pick_next(s, a).kind, Pick::Kind::wait);
+    EXPECT_TRUE(ready_for_an_idle_other(s, a)) << "b is idle and would start chunk 0";
+    EXPECT_FALSE(ready_for_an_idle_other(s, b)) << "a would wait: nothing ready for it";
+    s.workers[static_cast<std::size_t>(b)].rung = 0;
+    s.workers[static_cast<std::size_t>(b)].chunk_work = 1;
+    EXPECT_FALSE(ready_for_an_idle_other(s, a)) << "b is working: its thread comes back for chunk 0 itself";
+    s.workers[static_cast<std::size_t>(b)].rung = -1;
+    s.workers[static_cast<std::size_t>(b)].chunk_work = 0;
+    s.workers[static_cast<std::size_t>(b)].retired = true;
+    EXPECT_FALSE(ready_for_an_idle_other(s, a)) << "b is gone";
+    EXPECT_EQ(pick_next(s, a).kind, Pick::Kind::start);
+}
+
 TEST(SchedulePolicy, FixedWorkersOnlyTakeTheirRung) {
     auto s = state({100, 100});
     s.limits.mode = DispatchMode::fixed;
