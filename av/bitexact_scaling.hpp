@@ -3,8 +3,9 @@
 // swscale's default rounding differs by SIMD code (MMXEXT/SSE/AVX2, NEON)
 // from its plain C: a rung's pixels, its chunks' sizes and with them the
 // CRFs the budget chooses would depend on the machine's CPU. Bit-exact
-// rounding gives every machine the plain C result, at a few percent more
-// scaling time (docs/benchmarks.md).
+// rounding gives every machine the plain C result, for about 2.5% more CPU
+// in a budget run on 16 cores (its passes scale the kept frames again;
+// docs/benchmarks.md, "One mini-GOP whatever the FFmpeg; bit-exact scaling").
 extern "C" {
 #include <libswscale/swscale.h>
 }

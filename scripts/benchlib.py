@@ -614,7 +614,7 @@ def same_colour_as(ffprobe, path):
 # The scaler ladder uses for its rungs (av/bitexact_scaling.hpp): the
 # references and FFmpeg's own rungs are scaled the same way, or ladder's
 # rungs would carry a rounding difference to the reference that FFmpeg's do
-# not (0.2-0.3 dB at 49 dB).
+# not (up to 0.35 dB at 49 dB: docs/benchmarks.md).
 SCALE_FLAGS = "bicubic+accurate_rnd+bitexact"
 
 

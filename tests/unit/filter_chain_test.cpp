@@ -8,50 +8,27 @@
 #include "av/av_error.hpp"
 #include "av/filter_chain.hpp"
 #include "av/handles.hpp"
-
-extern "C" {
-#include <libavutil/cpu.h>
-}
+#include "noise_planes.hpp"
 
 namespace ladder::av {
 namespace {
 
-// A 4:2:2 frame of noise: converting it to 4:2:0 filters its chroma.
-FramePtr noisy_yuv422p(int w, int h) {
-    FramePtr f = make_frame();
-    f->width = w;
-    f->height = h;
-    f->format = AV_PIX_FMT_YUV422P;
-    check(av_frame_get_buffer(f.get(), 0), "alloc");
-    std::uint32_t state = 777;
-    for (int p = 0; p < 3; ++p)
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < (p == 0 ? w : w / 2); ++x) {
-                state = state * 1664525u + 1013904223u;
-                f->data[p][y * f->linesize[p] + x] = static_cast<std::uint8_t>(state >> 24);
-            }
-    f->pts = 0;
-    return f;
-}
-
-// The 4:2:0 planes the chain makes of the frame, swscale limited to
-// cpu_flags (as av_force_cpu_flags takes them; -1: all the CPU has).
+// The 4:2:0 samples the chain makes of a 4:2:2 frame of noise (its
+// chroma filtered by an inserted converter), the CPU's own code limited to
+// cpu_flags (test::ForcedCpuFlags).
 std::vector<std::uint8_t> converted_to_yuv420p(int cpu_flags) {
-    av_force_cpu_flags(cpu_flags);
-    const int w = 384;
-    const int h = 216;
-    FramePtr in = noisy_yuv422p(w, h);
+    const test::ForcedCpuFlags forced(cpu_flags);
+    FramePtr in = make_frame();
+    in->width = 384;
+    in->height = 216;
+    in->format = AV_PIX_FMT_YUV422P;
+    check(av_frame_get_buffer(in.get(), 0), "alloc");
+    test::fill_with_noise(in.get(), 777);
+    in->pts = 0;
     FilterChain chain(false, "video_size=384x216:pix_fmt=4:time_base=1/25:pixel_aspect=1/1", "format=pix_fmts=yuv420p");
     std::vector<FramePtr> out = chain.push(in.get());
-    av_force_cpu_flags(-1);
-    std::vector<std::uint8_t> planes;
-    if (out.size() != 1 || out[0]->format != AV_PIX_FMT_YUV420P) return planes;
-    for (int p = 0; p < 3; ++p)
-        for (int y = 0; y < (p == 0 ? h : h / 2); ++y) {
-            const std::uint8_t* row = out[0]->data[p] + y * out[0]->linesize[p];
-            planes.insert(planes.end(), row, row + (p == 0 ? w : w / 2));
-        }
-    return planes;
+    if (out.size() != 1 || out[0]->format != AV_PIX_FMT_YUV420P) return {};
+    return test::samples_of(out[0].get());
 }
 
 TEST(FilterChain, AFormatConversionItInsertsIsTheSameWhateverTheCpuOffers) {

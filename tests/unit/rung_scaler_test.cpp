@@ -3,18 +3,15 @@
 // other sizes are scaled.
 #include <gtest/gtest.h>
 
-#include <utility>
-#include <vector>
 #include <map>
 #include <stop_token>
-
-extern "C" {
-#include <libavutil/cpu.h>
-}
+#include <utility>
+#include <vector>
 
 #include "av/av_error.hpp"
 #include "engine/base/errors.hpp"
 #include "engine/rung/rung.hpp"
+#include "noise_planes.hpp"
 #include "yuv420p_frames.hpp"
 
 namespace ladder::engine {
@@ -98,41 +95,22 @@ TEST(RungScaler, ScaledRungDoesNotAliasTheSource) {
     for (std::size_t i = 0; i < 2; ++i) EXPECT_NE(run.chunks[0].frames[i]->data[0], run.source_planes[i]);
 }
 
-// A noisy 8-bit frame, 1920x1080's shape at a size a test scales quickly.
-av::FramePtr noisy_frame(int w, int h) {
-    av::FramePtr f = test::yuv420p_frame(w, h, 0, [](int) { return std::uint8_t{0}; });
-    std::uint32_t state = 12345;
-    for (int p = 0; p < 3; ++p)
-        for (int y = 0; y < (p == 0 ? h : h / 2); ++y)
-            for (int x = 0; x < (p == 0 ? w : w / 2); ++x) {
-                state = state * 1664525u + 1013904223u;
-                f->data[p][y * f->linesize[p] + x] = static_cast<std::uint8_t>(state >> 24);
-            }
-    return f;
-}
-
-// The planes of a frame scaled to WxH with the CPU's own code (flags: what
-// swscale may use, as av_force_cpu_flags takes them; -1: all it finds).
-std::vector<std::uint8_t> scaled_planes(int w, int h, int cpu_flags) {
-    av_force_cpu_flags(cpu_flags);
+// The samples of a 384x216 noisy frame scaled to WxH with the CPU's own
+// code limited to cpu_flags (ForcedCpuFlags).
+std::vector<std::uint8_t> scaled_samples(int w, int h, int cpu_flags) {
+    const test::ForcedCpuFlags forced(cpu_flags);
     FrameChannel input(2);
     SegmentChunkQueue output(2);
-    EXPECT_TRUE(input.push(noisy_frame(384, 216), {}));
+    av::FramePtr noisy = test::yuv420p_frame(384, 216, 0, [](int) { return std::uint8_t{0}; });
+    test::fill_with_noise(noisy.get(), 12345);
+    EXPECT_TRUE(input.push(std::move(noisy), {}));
     input.close();
     ChunkJoiner joiner("r", 1, 1);
     RungScaler scaler(0, RungSpec{"r", w, h, 100, 0, 0}, AV_PIX_FMT_YUV420P, 1, input, output, joiner);
     scaler.run(std::stop_token{});
-    av_force_cpu_flags(-1);
-    std::vector<std::uint8_t> planes;
     auto chunk = output.try_pop();
-    if (!chunk || chunk->frames.size() != 1) return planes;
-    const AVFrame* f = chunk->frames[0].get();
-    for (int p = 0; p < 3; ++p)
-        for (int y = 0; y < (p == 0 ? h : h / 2); ++y) {
-            const std::uint8_t* row = f->data[p] + y * f->linesize[p];
-            planes.insert(planes.end(), row, row + (p == 0 ? w : w / 2));
-        }
-    return planes;
+    if (!chunk || chunk->frames.size() != 1) return {};
+    return test::samples_of(chunk->frames[0].get());
 }
 
 // The same command must give the same ladder on any machine: a rung's
@@ -141,10 +119,10 @@ std::vector<std::uint8_t> scaled_planes(int w, int h, int cpu_flags) {
 // the chunks' sizes, and with them the budget's CRFs, differ by machine.
 TEST(RungScaler, ScaledPixelsAreTheSameWhateverTheCpuOffers) {
     for (const auto& [w, h] : {std::pair{256, 144}, std::pair{170, 96}}) {
-        const std::vector<std::uint8_t> plain_c = scaled_planes(w, h, 0);
+        const std::vector<std::uint8_t> plain_c = scaled_samples(w, h, 0);
         ASSERT_FALSE(plain_c.empty());
-        EXPECT_TRUE(plain_c == scaled_planes(w, h, -1)) << w << "x" << h << ": this CPU's SIMD against plain C";
-        EXPECT_TRUE(plain_c == scaled_planes(w, h, AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE |
+        EXPECT_TRUE(plain_c == scaled_samples(w, h, -1)) << w << "x" << h << ": this CPU's SIMD against plain C";
+        EXPECT_TRUE(plain_c == scaled_samples(w, h, AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE |
                                                        AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_SSSE3))
             << w << "x" << h << ": SSSE3 against plain C";
     }
