@@ -337,11 +337,15 @@ void EncoderWorker::open_ahead(const gpu::EncoderSlot& slot, int id) {
     if (!s_.idle_encoders || !slot.traits().controls_session_rate || slot.session_capped) return;
     const int rung = s_.dispatcher->open_ahead(id);
     if (rung < 0) return;
-    if (!s_.idle_encoders->open_ahead(slot, rung, ahead_opener(slot, rung), false)) {
+    // Counted with what the GPU's other slots opened ahead, on this thread
+    // or on theirs: a slot that claims after another slot's openers have
+    // started finds its rung's encoders opening and opens none of its own.
+    const int per_rung = std::min(2, slots_on_gpu(slot));
+    if (!s_.idle_encoders->open_ahead(slot, rung, ahead_opener(slot, rung), false, per_rung) &&
+        !s_.idle_encoders->holds(slot, rung)) {
         s_.dispatcher->not_opened_ahead(id);
         return;
     }
-    const int per_rung = std::min(2, slots_on_gpu(slot));
     for (int other = 0; other < static_cast<int>(s_.rungs->size()); ++other)
         while (!s_.dispatcher->all_handed_out(other) &&
                s_.idle_encoders->open_ahead(slot, other, ahead_opener(slot, other), true, per_rung)) {

@@ -1,5 +1,7 @@
 #include "engine/encode/idle_encoders.hpp"
 
+#include <algorithm>
+
 namespace ladder::engine {
 
 IdleEncoders::~IdleEncoders() { join_openers(); }
@@ -37,7 +39,7 @@ bool IdleEncoders::open_ahead(const gpu::EncoderSlot& slot, int rung, Opener ope
     const Place where = place(slot, rung);
     {
         std::lock_guard lock(mu_);
-        if (stopped_ || (most > 0 && static_cast<int>(ahead_of_.count(where)) >= most)) return false;
+        if (stopped_ || static_cast<int>(ahead_of_.count(where)) >= std::max(most, 1)) return false;
         opening_.insert(where);
         ahead_of_.insert(where);
     }
@@ -54,6 +56,12 @@ bool IdleEncoders::open_ahead(const gpu::EncoderSlot& slot, int rung, Opener ope
     std::lock_guard lock(mu_);
     openers_.emplace_back(std::move(run));
     return true;
+}
+
+bool IdleEncoders::holds(const gpu::EncoderSlot& slot, int rung) const {
+    const Place where = place(slot, rung);
+    std::lock_guard lock(mu_);
+    return kept_.count(where) != 0 || opening_.count(where) != 0;
 }
 
 bool IdleEncoders::opened(const Place& where, std::optional<IdleEncoder> encoder) {

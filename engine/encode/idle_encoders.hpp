@@ -59,11 +59,13 @@ public:
     bool keep(const gpu::EncoderSlot& slot, int rung, IdleEncoder& encoder);
     // Opens an encoder for the slot's GPU and the rung with `open`, on this
     // thread (in_background false) or on a thread of its own, unless `most`
-    // were opened ahead for them already (0: no limit), or the slot may not
-    // keep one. On this thread: true when the encoder opened and is kept; on
-    // its own: true when the thread started. What `open` throws counts as
-    // not opened.
+    // (at least 1) were opened ahead for them already, by any slot of the
+    // GPU on any thread, or the slot may not keep one. On this thread: true
+    // when the encoder opened and is kept; on its own: true when the thread
+    // started. What `open` throws counts as not opened.
     bool open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background, int most = 0);
+    // Whether an encoder for the slot's GPU and the rung is kept or opening.
+    bool holds(const gpu::EncoderSlot& slot, int rung) const;
     // Closes the encoders kept on the slot's GPU for the rungs `done` says
     // are done (every one with `everything`). `done` is called without the
     // lock held.

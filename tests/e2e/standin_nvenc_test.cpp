@@ -442,6 +442,30 @@ TEST(StandInNvenc, AGpuSlotOpensOneNvencSessionPerRung) {
     }
 }
 
+// Two slots of one GPU on the ladder's only rung: each slot opens ahead on
+// that rung as it first claims, and the GPU holds no more encoders for the
+// rung than it has slots, whichever slot opens first.
+TEST(StandInNvenc, TwoSlotsOnOneRungOpenAtMostTwoEncoders) {
+    SKIP_WITHOUT_STANDIN();
+    const Driver driver("standin-one-rung", 1);
+    const fs::path src = make_clip("standin-one-rung", {320, 180, "25", 8.0, false, ""});
+    const fs::path out = fresh_dir("standin-one-rung");
+    const ProcessResult r =
+        run_on_standin({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--sessions-per-gpu", "2",
+                        "--rung", "180p=320x180@300", "--segment-seconds", "1", "--progress", "none"},
+                       driver.env, 240);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_valid(out);
+    const json report = report_of(out);
+    ASSERT_EQ(report.at("slots").size(), 2u);
+    // The probes (inventory, pre-flight) open and close one each before.
+    EXPECT_LE(driver.most_open_at_once().at(0), 2) << driver.log();
+    if (nvenc_client() != "ffmpeg") {
+        EXPECT_EQ(report.at("gpu_encoders_opened_ahead").get<int>(), 2) << report.at("sessions").dump();
+    }
+    EXPECT_EQ(probe(out / "180p" / "index.m3u8").video.at(0).frames, 200);
+}
+
 // GPU sessions fed by the CPU decode: a lane per GPU from the start, not
 // one lane grown while the sessions wait (on 2 cores the run may have one
 // lane only: --max-decoders lets it have more).

@@ -108,7 +108,7 @@ TEST_F(IdleEncodersTest, ATakeWaitsForTheOpenAheadOfItsGpuAndRung) {
 
 TEST_F(IdleEncodersTest, AKeptEncoderIsTakenAtOnceWhileAnotherOpens) {
     IdleEncoders idle;
-    ASSERT_TRUE(idle.open_ahead(a, 0, held_opener(600), true));
+    ASSERT_TRUE(idle.open_ahead(a, 0, held_opener(600), true, 1));
     wait_until_open_started();
     IdleEncoder kept = counted(111);
     ASSERT_TRUE(idle.keep(b, 0, kept));
@@ -121,7 +121,7 @@ TEST_F(IdleEncodersTest, AKeptEncoderIsTakenAtOnceWhileAnotherOpens) {
 
 TEST_F(IdleEncodersTest, AnOpenOnThisThreadSaysWhetherItKeptTheEncoder) {
     IdleEncoders idle;
-    EXPECT_TRUE(idle.open_ahead(a, 0, opener(), false));
+    EXPECT_TRUE(idle.open_ahead(a, 0, opener(), false, 1));
     EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, 1)) << "one was opened ahead already";
     EXPECT_TRUE(idle.open_ahead(b, 0, opener(), false, 2)) << "a second one, of at most two";
     EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, 2));
@@ -129,18 +129,38 @@ TEST_F(IdleEncodersTest, AnOpenOnThisThreadSaysWhetherItKeptTheEncoder) {
     EXPECT_FALSE(idle.open_ahead(a, 0, opener(), false, 2)) << "counted as opened, not as kept";
     EXPECT_TRUE(idle.take(b, 0));
     EXPECT_FALSE(idle.open_ahead(a, 1, [] () -> std::optional<IdleEncoder> { throw std::runtime_error("no"); },
-                                 false));
-    EXPECT_FALSE(idle.open_ahead(a, 2, [] { return std::optional<IdleEncoder>{}; }, false));
+                                 false, 1));
+    EXPECT_FALSE(idle.open_ahead(a, 2, [] { return std::optional<IdleEncoder>{}; }, false, 1));
     EXPECT_FALSE(idle.take(a, 1));
     EXPECT_FALSE(idle.take(a, 2));
     EXPECT_FALSE(idle.take(b, 0));
 }
 
+// A GPU's slots claim at their own times: a slot whose first claim comes
+// after another slot's openers started on its threads counts those, so the
+// GPU never holds more encoders for a rung than its most.
+TEST_F(IdleEncodersTest, AnOpenOnThisThreadCountsThoseOpeningOnOtherThreads) {
+    IdleEncoders idle;
+    ASSERT_TRUE(idle.open_ahead(a, 0, held_opener(600), true, 2));
+    wait_until_open_started();
+    ASSERT_TRUE(idle.open_ahead(a, 0, opener(), true, 2));
+    EXPECT_FALSE(idle.open_ahead(b, 0, opener(), false, 2)) << "a third encoder for two slots";
+    EXPECT_TRUE(idle.holds(b, 0)) << "b's rung has encoders opening on its GPU";
+    EXPECT_FALSE(idle.holds(b, 1));
+    EXPECT_FALSE(idle.holds(c, 0)) << "another GPU's";
+    EXPECT_TRUE(idle.open_ahead(b, 1, opener(), false, 1));
+    EXPECT_TRUE(idle.holds(b, 1));
+    EXPECT_FALSE(idle.open_ahead(b, 1, opener(), false, 0)) << "a most under 1 is taken as 1, never as no limit";
+    release();
+    idle.clear();
+    EXPECT_EQ(idle.ahead_counts().opened, 3);
+}
+
 TEST_F(IdleEncodersTest, CountsTheEncodersOpenedAheadAndThoseNoSessionUsed) {
     IdleEncoders idle;
-    ASSERT_TRUE(idle.open_ahead(a, 0, opener(), false));
-    ASSERT_TRUE(idle.open_ahead(b, 1, opener(), false));
-    ASSERT_TRUE(idle.open_ahead(c, 1, opener(), true));
+    ASSERT_TRUE(idle.open_ahead(a, 0, opener(), false, 1));
+    ASSERT_TRUE(idle.open_ahead(b, 1, opener(), false, 1));
+    ASSERT_TRUE(idle.open_ahead(c, 1, opener(), true, 1));
     auto used = idle.take(a, 0);
     ASSERT_TRUE(used);
     used->opened_ahead = false;  // as a session gives it back (EncoderWorker::encode_session)
@@ -159,7 +179,7 @@ TEST_F(IdleEncodersTest, CpuSlotsKeepNothing) {
     IdleEncoder e = counted();
     EXPECT_FALSE(idle.keep(cpu, 0, e));
     EXPECT_TRUE(e.backend) << "left to the caller";
-    EXPECT_FALSE(idle.open_ahead(cpu, 0, opener(), false));
+    EXPECT_FALSE(idle.open_ahead(cpu, 0, opener(), false, 1));
 }
 
 TEST_F(IdleEncodersTest, CloseTakesTheDoneRungsOfTheSlotsGpu) {
@@ -192,7 +212,7 @@ TEST_F(IdleEncodersTest, AfterAGpuSessionFailedNothingIsKept) {
     EXPECT_EQ(closed, 2);
     IdleEncoder late = counted();
     EXPECT_FALSE(idle.keep(a, 1, late));
-    EXPECT_FALSE(idle.open_ahead(a, 2, opener(), true));
+    EXPECT_FALSE(idle.open_ahead(a, 2, opener(), true, 1));
     idle.clear();
 }
 
