@@ -63,7 +63,7 @@ public:
     // GPU on any thread, or the slot may not keep one. On this thread: true
     // when the encoder opened and is kept; on its own: true when the thread
     // started. What `open` throws counts as not opened.
-    bool open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background, int most = 0);
+    bool open_ahead(const gpu::EncoderSlot& slot, int rung, Opener open, bool in_background, int most);
     // Whether an encoder for the slot's GPU and the rung is kept or opening.
     bool holds(const gpu::EncoderSlot& slot, int rung) const;
     // Closes the encoders kept on the slot's GPU for the rungs `done` says
