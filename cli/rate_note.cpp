@@ -19,6 +19,12 @@ std::string rate_note(const engine::RungReport& rung, double frame_rate) {
     else if (rung.crf_search == "under_for_peaks")
         notes.push_back(fmt::format("{:.0f}% under its {} kb/s target: more would put a segment over 2x the average",
                                     std::abs(standing->off) * 100, rung.bitrate_kbps));
+    else if (rung.crf_search == "mixed" && standing->verdict == engine::RateStanding::Verdict::under)
+        // No plan of whole CRFs lands in the band (a grainy short rung: one
+        // chunk one step moves the rung past it); under, never over or padded.
+        notes.push_back(fmt::format("{:.0f}% under its {} kb/s target: one CRF step of a chunk moves the rung further "
+                                    "than the band",
+                                    std::abs(standing->off) * 100, rung.bitrate_kbps));
     else if (standing->verdict != engine::RateStanding::Verdict::on_target)
         notes.push_back(fmt::format("{:.0f}% {} its {} kb/s target", std::abs(standing->off) * 100,
                                     engine::verdict_name(standing->verdict), rung.bitrate_kbps));

@@ -40,6 +40,17 @@ TEST(RateStanding, OverOrUnderTheBandIsSaidWithHowFar) {
     EXPECT_EQ(cli::rate_note(rung_making(2200), 25), " (12% under its 2500 kb/s target)");
 }
 
+// A budget rung no whole-CRF plan lands in the band for says why it is under.
+TEST(RateStanding, ARungUnderItsBandForCoarseCrfStepsSaysSo) {
+    auto under = rung_making(2274);
+    under.crf_search = "mixed";
+    EXPECT_EQ(cli::rate_note(under, 25),
+              " (9% under its 2500 kb/s target: one CRF step of a chunk moves the rung further than the band)");
+    auto in_band = rung_making(2450);
+    in_band.crf_search = "mixed";
+    EXPECT_EQ(cli::rate_note(in_band, 25), "");
+}
+
 TEST(RateStanding, APeakChunkOverTwiceTheAverageIsSaidToo) {
     auto r = rung_making(2500);                                  // 3,125,000 bytes over 250 frames
     r.peak_chunk_bytes_per_frame = 3'125'000.0 / 250 * 2.9;      // one chunk at 2.9x
