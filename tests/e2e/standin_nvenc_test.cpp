@@ -190,14 +190,20 @@ struct Encoded {
     json report;
 };
 
-Encoded encode(const Driver& driver, const std::string& name, const std::vector<std::string>& options) {
+// `src` encoded on the stand-in into a fresh folder `name`.
+Encoded encode_clip(const Driver& driver, const std::string& name, const fs::path& src,
+                    const std::vector<std::string>& options) {
     Encoded e;
     e.out = fresh_dir(name);
-    std::vector<std::string> args = {"encode", source_720p().string(), "-o", e.out.string(), "--progress", "none"};
+    std::vector<std::string> args = {"encode", src.string(), "-o", e.out.string(), "--progress", "none"};
     args.insert(args.end(), options.begin(), options.end());
     e.result = run_on_standin(args, driver.env, 240);
     if (e.result.exit_code == 0) e.report = report_of(e.out);
     return e;
+}
+
+Encoded encode(const Driver& driver, const std::string& name, const std::vector<std::string>& options) {
+    return encode_clip(driver, name, source_720p(), options);
 }
 
 class StandInGpus : public ::testing::TestWithParam<int> {};
@@ -444,19 +450,20 @@ TEST(StandInNvenc, AGpuSlotOpensOneNvencSessionPerRung) {
 
 // Two slots of one GPU on the ladder's only rung: each slot opens ahead on
 // that rung as it first claims, and the GPU holds no more encoders for the
-// rung than it has slots, whichever slot opens first.
+// rung than it has slots. (The old code opened a third only when one slot
+// claimed after the other's openers had started: this run catches that
+// only when timing gives it; IdleEncodersTest checks the count itself.)
 TEST(StandInNvenc, TwoSlotsOnOneRungOpenAtMostTwoEncoders) {
     SKIP_WITHOUT_STANDIN();
     const Driver driver("standin-one-rung", 1);
-    const fs::path src = make_clip("standin-one-rung", {320, 180, "25", 8.0, false, ""});
-    const fs::path out = fresh_dir("standin-one-rung");
-    const ProcessResult r =
-        run_on_standin({"encode", src.string(), "-o", out.string(), "--policy", "all-gpus", "--sessions-per-gpu", "2",
-                        "--rung", "180p=320x180@300", "--segment-seconds", "1", "--progress", "none"},
-                       driver.env, 240);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Encoded e = encode_clip(driver, "standin-one-rung",
+                                  make_clip("standin-one-rung", {320, 180, "25", 8.0, false, ""}),
+                                  {"--policy", "all-gpus", "--sessions-per-gpu", "2", "--rung", "180p=320x180@300",
+                                   "--segment-seconds", "1"});
+    ASSERT_EQ(e.result.exit_code, 0) << e.result.err;
+    const fs::path& out = e.out;
+    const json& report = e.report;
     expect_valid(out);
-    const json report = report_of(out);
     ASSERT_EQ(report.at("slots").size(), 2u);
     // The probes (inventory, pre-flight) open and close one each before.
     EXPECT_LE(driver.most_open_at_once().at(0), 2) << driver.log();
