@@ -263,7 +263,7 @@ function onReport(msg, opts, end, fail) {
       result.textTracks = d.textTracks || [];
       for (const tt of result.textTracks)
         log(`player: text track "${tt.label}" (${tt.language}, ${tt.mode}): ${tt.cues.length} cue(s)`);
-      log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}; frames ${JSON.stringify(d.quality)}`);
+      log(`player: video ended (${d.endedBy}) at t=${d.currentTime} of ${d.duration}; frames ${JSON.stringify(d.quality)}`);
       {
         const why = endFailure(opts);
         end(why ? 1 : 0, why);

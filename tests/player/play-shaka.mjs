@@ -183,7 +183,7 @@ async function main() {
           result.currentTime = d.currentTime;
           result.duration = d.duration;
           result.trackBuffered = d.trackBuffered || {};
-          log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}; SourceBuffers hold ${JSON.stringify(result.trackBuffered)}`);
+          log(`player: video ended (${d.endedBy}) at t=${d.currentTime} of ${d.duration}; SourceBuffers hold ${JSON.stringify(result.trackBuffered)}`);
           if (opts.switch && result.switches.length < 2)
             end(1, `only ${result.switches.length} of 2 switches confirmed before the end`);
           else end(0, null);

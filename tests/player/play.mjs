@@ -440,7 +440,7 @@ async function main() {
           break;
         case 'ended':
           result.ended = true;
-          result.endedBy = 'ended-event';
+          result.endedBy = d.endedBy;
           result.currentTime = d.currentTime;
           result.duration = d.duration;
           result.quality = d.quality;
@@ -448,7 +448,7 @@ async function main() {
           result.textTracks = d.textTracks || [];
           for (const tt of result.textTracks)
             log(`player: text track "${tt.label}" (${tt.language}, ${tt.mode}): ${tt.cues.length} cue(s)`);
-          log(`player: video 'ended' at t=${d.currentTime} of ${d.duration}; buffered ${JSON.stringify(d.buffered)}; frames ${JSON.stringify(d.quality)}`);
+          log(`player: video ended (${d.endedBy}) at t=${d.currentTime} of ${d.duration}; buffered ${JSON.stringify(d.buffered)}; frames ${JSON.stringify(d.quality)}`);
           log(`player: SourceBuffers hold ${JSON.stringify(result.trackBuffered)}`);
           end(0, null);
           break;
