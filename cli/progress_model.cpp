@@ -10,20 +10,27 @@ namespace ladder::cli {
 std::string failure_cause_text(const std::string& cause) {
     if (cause == "crash") return " (encoder process crashed)";
     if (cause == "hang") return " (encoder process hung)";
+    if (cause == "undecodable") return " (the chunk it made did not decode)";
     return "";
 }
 
 std::string retry_summary(const std::vector<engine::RetryRecord>& retries) {
     if (retries.empty()) return "";
-    int crashes = 0, hangs = 0;
+    int crashes = 0, hangs = 0, undecodable = 0;
     for (const auto& r : retries) {
         crashes += r.cause == "crash" ? 1 : 0;
         hangs += r.cause == "hang" ? 1 : 0;
+        undecodable += r.cause == "undecodable" ? 1 : 0;
     }
     const auto n = static_cast<int>(retries.size());
-    return fmt::format("{} failed chunk attempt{} retried: {} encoder process crash{}, {} hang{}, {} error{}", n,
+    const int errors = n - crashes - hangs - undecodable;
+    // Undecodable chunks are named only when there were some (a rare
+    // encoder fault), so the usual line stays as it was.
+    const std::string corrupt =
+        undecodable ? fmt::format(", {} undecodable chunk{}", undecodable, undecodable == 1 ? "" : "s") : "";
+    return fmt::format("{} failed chunk attempt{} retried: {} encoder process crash{}, {} hang{}{}, {} error{}", n,
                        n == 1 ? " was" : "s were", crashes, crashes == 1 ? "" : "es", hangs, hangs == 1 ? "" : "s",
-                       n - crashes - hangs, n - crashes - hangs == 1 ? "" : "s");
+                       corrupt, errors, errors == 1 ? "" : "s");
 }
 
 RungProgress& ProgressModel::rung_at(int index, const std::string& name) {

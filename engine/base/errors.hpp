@@ -43,6 +43,14 @@ private:
     std::string cause_;
 };
 
+// An encoded chunk that does not decode to the frames it was made of (a
+// corrupt packet, a frame missing): the encoder's failure, retried like a
+// crash (cause "undecodable").
+class UndecodableChunk : public RunError {
+public:
+    using RunError::RunError;
+};
+
 // Thrown out of blocking waits when the run is being stopped.
 class Cancelled : public std::runtime_error {
 public:

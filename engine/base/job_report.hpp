@@ -123,8 +123,9 @@ struct RetryRecord {
     int chunk = 0;
     std::string slot;
     std::string error;
-    // "error" (the encoder reported a failure), "crash" (its process died)
-    // or "hang" (its process stalled and was killed).
+    // "error" (the encoder reported a failure), "crash" (its process died),
+    // "hang" (its process stalled and was killed) or "undecodable" (the
+    // chunk it made did not decode to its frames).
     std::string cause = "error";
 };
 

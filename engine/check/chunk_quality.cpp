@@ -8,6 +8,7 @@
 
 #include "av/av_error.hpp"
 #include "av/frame_metric.hpp"
+#include "engine/check/chunk_decode.hpp"
 #include "engine/base/errors.hpp"
 
 extern "C" {
@@ -49,34 +50,6 @@ double summary(QualityAveraging averaging, double mean, int max_sample) {
     return mean;
 }
 
-// The chunk's packets decoded again, in order.
-std::vector<av::FramePtr> decode_chunk(const EncodedChunk& chunk) {
-    const AVCodec* codec = avcodec_find_decoder_by_name("libdav1d");
-    if (!codec) codec = avcodec_find_decoder(AV_CODEC_ID_AV1);
-    if (!codec) throw RunError("--quality: this FFmpeg build has no AV1 decoder");
-    av::CodecContextPtr ctx = av::make_codec_context(codec);
-    av::check(avcodec_parameters_to_context(ctx.get(), chunk.codecpar.get()), "--quality: decoder parameters");
-    ctx->thread_count = 1;  // on the encoder worker's thread
-    av::check(avcodec_open2(ctx.get(), codec, nullptr), "--quality: opening the AV1 decoder");
-    std::vector<av::FramePtr> frames;
-    auto drain = [&] {
-        for (;;) {
-            av::FramePtr f = av::make_frame();
-            const int ret = avcodec_receive_frame(ctx.get(), f.get());
-            if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
-            av::check(ret, "--quality: decoding the chunk");
-            frames.push_back(std::move(f));
-        }
-    };
-    for (const auto& p : chunk.packets) {
-        av::check(avcodec_send_packet(ctx.get(), p.get()), "--quality: decoding the chunk");
-        drain();
-    }
-    av::check(avcodec_send_packet(ctx.get(), nullptr), "--quality: ending the decode");
-    drain();
-    return frames;
-}
-
 // The encoder's input in host memory (frames kept on the GPU are copied).
 av::FramePtr host_frame(const AVFrame* f) {
     if (!f->hw_frames_ctx) return av::ref_frame(f);
@@ -111,7 +84,9 @@ const char* quality_metric_name(QualityMetric metric) {
 }
 
 ChunkQuality measure_chunk_quality(const EncodedChunk& chunk, const RawChunk& raw, QualityMetric metric) {
-    const std::vector<av::FramePtr> decoded = decode_chunk(chunk);
+    std::vector<av::FramePtr> decoded;
+    // One thread: on the encoder worker's, after the chunk was checked.
+    decode_chunk(chunk, 1, [&](av::FramePtr f) { decoded.push_back(std::move(f)); });
     if (decoded.size() != raw.frames.size())
         throw RunError(fmt::format("--quality: rung {} chunk {} decodes to {} frames, not {}", chunk.rung, chunk.index,
                                    decoded.size(), raw.frames.size()));

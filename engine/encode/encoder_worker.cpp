@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
 
 #include "engine/encode/backend/encoder_backend.hpp"
+#include "engine/check/chunk_decode.hpp"
 #include "engine/base/errors.hpp"
 
 namespace ladder::engine {
@@ -205,11 +207,28 @@ bool EncoderWorker::by_encoder(Session& session, Step&& step) {
     } catch (const std::exception& e) {
         session.failure = e.what();
         if (const auto* lost = dynamic_cast<const EncoderProcessFailure*>(&e)) session.cause = lost->cause();
+        if (dynamic_cast<const UndecodableChunk*>(&e)) session.cause = "undecodable";
         if (dynamic_cast<const EncoderOpenRefused*>(&e)) {
             session.cause = "open refused";
             session.open_refused = true;
         }
         return false;
+    }
+}
+
+// A CPU encoder's chunks are decoded before they are accepted: SVT-AV1
+// 2.x's thread race can write a frame no decoder reads (docs/hardening.md),
+// and such a chunk fails its session like a crash, so it is encoded again.
+// GPU chunks are not decoded: the worker's thread would hold its GPU slot
+// back, and no GPU encoder has been seen to write one.
+void EncoderWorker::expect_decodable(const Session& session, std::vector<EncodedChunk>& back) const {
+    if (session.slot->traits().gpu()) return;
+    for (EncodedChunk& chunk : back) {
+        const auto sent = std::find_if(session.pending.begin(), session.pending.end(),
+                                       [&](const SessionChunk& p) { return p.raw.index == chunk.index; });
+        if (sent == session.pending.end()) continue;  // accept() says it came back out of order
+        chunk.slot_label = session.slot->label;
+        expect_chunk_decodes(chunk, sent->raw.frames.size(), session.encoder_slot.threads);
     }
 }
 
@@ -227,7 +246,10 @@ bool EncoderWorker::encode_chunks(Session& session, RawChunk first, std::stop_to
     while (ok && next) {
         s_.progress->chunk_started(next->rung, session.rung->name(), next->index, slot.label);
         session.pending.push_back(SessionChunk{std::move(*next), since_start()});
-        ok = by_encoder(session, [&] { back = session.backend->send(session.pending.back().raw, stop); });
+        ok = by_encoder(session, [&] {
+            back = session.backend->send(session.pending.back().raw, stop);
+            expect_decodable(session, back);
+        });
         if (!ok) break;
         if (!accept(session, std::move(back))) {
             session.backend.reset();  // refused: the rest of the session went back to the queue
@@ -250,7 +272,10 @@ bool EncoderWorker::encode_chunks(Session& session, RawChunk first, std::stop_to
         if (!s_.idle_encoders->keep(slot, rung, idle)) session.backend = std::move(idle.backend);
     }
     if (ok && session.backend) {
-        ok = by_encoder(session, [&] { back = session.backend->finish(stop); });
+        ok = by_encoder(session, [&] {
+            back = session.backend->finish(stop);
+            expect_decodable(session, back);
+        });
         if (ok) accept(session, std::move(back));
     }
     return ok;

@@ -108,6 +108,7 @@ private:
     void end_rate(Session& session);
     template <typename Step>
     bool by_encoder(Session& session, Step&& step);
+    void expect_decodable(const Session& session, std::vector<EncodedChunk>& back) const;
     bool accept(Session& session, std::vector<EncodedChunk> done);
     void finish_record(Session& session);
     // The slot as this session runs it (more threads at the tail).

@@ -209,6 +209,51 @@ TEST(Isolation, AChunkThatCrashesEveryEncoderFailsTheRunAndKeepsTheJournal) {
     expect_complete(out);
 }
 
+// The encoder hands back the packet of chunk 1's second frame cut in half
+// (as SVT-AV1 2.3's thread race once wrote a frame no decoder reads; a cut
+// key frame would fail the sequence-header check first): the chunk is
+// decoded before it is accepted, fails, and is encoded again.
+std::vector<std::string> corrupt_env(const std::vector<std::string>& more = {}) {
+    std::vector<std::string> env = crash_env("corrupt", more);
+    env[2] = "LADDER_TEST_CRASH_FRAME=26";
+    return env;
+}
+
+TEST(Isolation, AChunkThatDoesNotDecodeIsEncodedAgain) {
+    const fs::path out = fresh_dir("isolation-corrupt");
+    const fs::path marker = fresh_dir("isolation-marker-corrupt") / "corrupted";
+    const ProcessResult r =
+        run_ladder(run_args(clip(), out), corrupt_env({"LADDER_TEST_CRASH_ONCE=" + marker.string()}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(marker)) << "no packet was cut";
+    expect_complete(out);
+    const auto report = report_of(out);
+    const auto& retries = report["retries"];
+    ASSERT_EQ(retries.size(), 1u) << retries.dump();
+    EXPECT_EQ(retries[0]["rung"], "240p");
+    EXPECT_EQ(retries[0]["chunk"], 1);
+    EXPECT_EQ(retries[0]["cause"], "undecodable");
+    EXPECT_NE(retries[0]["error"].get<std::string>().find("chunk 1 from cpu"), std::string::npos) << retries.dump();
+    const auto failed = events(r.err, "chunk_failed");
+    ASSERT_EQ(failed.size(), 1u) << r.err;
+    EXPECT_EQ(failed[0]["cause"], "undecodable");
+    EXPECT_NE(r.out.find("1 failed chunk attempt was retried: 0 encoder process crashes, 0 hangs, 1 undecodable "
+                         "chunk, 0 errors"),
+              std::string::npos)
+        << r.out;
+}
+
+// Every encode of the chunk comes back undecodable: the run fails after its
+// tries, saying so, and nothing claims to be complete.
+TEST(Isolation, AChunkThatNeverDecodesFailsTheRun) {
+    const fs::path out = fresh_dir("isolation-corrupt-always");
+    const ProcessResult r = run_ladder(run_args(clip(), out), corrupt_env());
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("rung 240p: chunk 1"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("does not decode"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out / "master.m3u8")) << "nothing claims to be complete";
+}
+
 TEST(Isolation, WithoutEncoderProcessesTheSameCrashTakesLadderDown) {
     // Proves the crashing encoder is real: in ladder's own process it kills
     // the run.

@@ -1,0 +1,71 @@
+#include "engine/check/chunk_decode.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "av/av_error.hpp"
+#include "engine/base/errors.hpp"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+}
+
+namespace ladder::engine {
+
+namespace {
+
+// libdav1d, else libaom's decoder: FFmpeg's own "av1" decodes only through
+// a hardware accelerator.
+const AVCodec* software_av1_decoder() {
+    for (const char* name : {"libdav1d", "libaom-av1"})
+        if (const AVCodec* codec = avcodec_find_decoder_by_name(name)) return codec;
+    return nullptr;
+}
+
+std::string where(const EncodedChunk& chunk) {
+    if (chunk.slot_label.empty()) return fmt::format("chunk {}", chunk.index);
+    return fmt::format("chunk {} from {}", chunk.index, chunk.slot_label);
+}
+
+}  // namespace
+
+void decode_chunk(const EncodedChunk& chunk, int threads, const std::function<void(av::FramePtr)>& take) {
+    const AVCodec* codec = software_av1_decoder();
+    if (!codec)
+        throw RunError("this FFmpeg build has no AV1 software decoder (libdav1d or libaom) to check the chunks with: "
+                       "install FFmpeg with libdav1d");
+    av::CodecContextPtr ctx = av::make_codec_context(codec);
+    av::check(avcodec_parameters_to_context(ctx.get(), chunk.codecpar.get()), "AV1 decoder parameters");
+    ctx->thread_count = std::max(1, threads);
+    av::check(avcodec_open2(ctx.get(), codec, nullptr), "opening the AV1 decoder");
+    const auto failed = [&](int ret, const char* doing) {
+        throw UndecodableChunk(fmt::format("{} does not decode: {} {}: {}", where(chunk), codec->name, doing,
+                                           av::error_string(ret)));
+    };
+    const auto drain = [&] {
+        for (;;) {
+            av::FramePtr f = av::make_frame();
+            const int ret = avcodec_receive_frame(ctx.get(), f.get());
+            if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
+            if (ret < 0) failed(ret, "gave no frame");
+            take(std::move(f));
+        }
+    };
+    for (const auto& p : chunk.packets) {
+        if (const int ret = avcodec_send_packet(ctx.get(), p.get()); ret < 0) failed(ret, "refused a packet");
+        drain();
+    }
+    if (const int ret = avcodec_send_packet(ctx.get(), nullptr); ret < 0) failed(ret, "could not end");
+    drain();
+}
+
+void expect_chunk_decodes(const EncodedChunk& chunk, std::size_t frames, int threads) {
+    std::size_t decoded = 0;
+    decode_chunk(chunk, threads, [&](av::FramePtr) { ++decoded; });
+    if (decoded != frames)
+        throw UndecodableChunk(fmt::format("{} decodes to {} frames, not the {} it was made of", where(chunk), decoded,
+                                           frames));
+}
+
+}  // namespace ladder::engine
