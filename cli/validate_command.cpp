@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "engine/check/ladder_validator.hpp"
 
@@ -21,6 +23,9 @@ CLI::App* add_validate_command(CLI::App& app, ValidateArgs& a) {
         "when valid, 1 with problems.");
     cmd->add_option("outdir", a.outdir, "The ladder's folder (the one holding master.m3u8)")->required();
     cmd->add_flag("-q,--quiet", a.quiet, "Print only problems");
+    cmd->add_flag("--decode", a.decode,
+                  "Also decode every video segment (libdav1d, on all cores) and count its frames: a frame no decoder "
+                  "reads is a problem. Reads every frame, so it takes longer");
     return cmd;
 }
 
@@ -30,12 +35,17 @@ int run_validate(const ValidateArgs& a) {
         fmt::print(stderr, "ladder: error: {} is not a directory: pass the folder holding master.m3u8\n", a.outdir);
         return 2;
     }
-    const engine::ValidationReport report = engine::validate_hls_ladder(a.outdir);
+    engine::ValidationOptions options;
+    options.decode = a.decode;
+    options.decode_threads = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    const engine::ValidationReport report = engine::validate_hls_ladder(a.outdir, options);
     for (const auto& p : report.problems) fmt::print("{}/{}\n", a.outdir, p);
+    const std::string decoded = a.decode ? fmt::format(", {} video frames decoded", report.decoded_frames) : "";
     if (!a.quiet || !report.problems.empty())
-        fmt::print(stderr, "ladder: {}: {} variant{}, {} segment{} checked, {} problem{}\n", a.outdir, report.variants,
-                   report.variants == 1 ? "" : "s", report.segments, report.segments == 1 ? "" : "s",
-                   report.problems.size(), report.problems.size() == 1 ? "" : "s");
+        fmt::print(stderr, "ladder: {}: {} variant{}, {} segment{} checked{}, {} problem{}\n", a.outdir,
+                   report.variants, report.variants == 1 ? "" : "s", report.segments,
+                   report.segments == 1 ? "" : "s", decoded, report.problems.size(),
+                   report.problems.size() == 1 ? "" : "s");
     return report.problems.empty() ? 0 : 1;
 }
 

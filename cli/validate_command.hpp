@@ -1,5 +1,5 @@
 #pragma once
-// `ladder validate OUTDIR`: prints every problem of an HLS ladder; exit 0
+// `ladder validate OUTDIR [--decode]`: prints every problem of an HLS ladder; exit 0
 // when there is none, 1 when there is one, 2 when OUTDIR is not a folder.
 #include <CLI/CLI.hpp>
 
@@ -10,6 +10,7 @@ namespace ladder::cli {
 struct ValidateArgs {
     std::string outdir;
     bool quiet = false;
+    bool decode = false;
 };
 
 CLI::App* add_validate_command(CLI::App& app, ValidateArgs& args);

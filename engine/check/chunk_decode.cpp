@@ -23,11 +23,6 @@ const AVCodec* software_av1_decoder() {
     return nullptr;
 }
 
-std::string where(const EncodedChunk& chunk) {
-    if (chunk.slot_label.empty()) return fmt::format("chunk {}", chunk.index);
-    return fmt::format("chunk {} from {}", chunk.index, chunk.slot_label);
-}
-
 }  // namespace
 
 void decode_chunk(const EncodedChunk& chunk, int threads, const std::function<void(av::FramePtr)>& take) {
@@ -40,8 +35,7 @@ void decode_chunk(const EncodedChunk& chunk, int threads, const std::function<vo
     ctx->thread_count = std::max(1, threads);
     av::check(avcodec_open2(ctx.get(), codec, nullptr), "opening the AV1 decoder");
     const auto failed = [&](int ret, const char* doing) {
-        throw UndecodableChunk(fmt::format("{} does not decode: {} {}: {}", where(chunk), codec->name, doing,
-                                           av::error_string(ret)));
+        throw UndecodableChunk(fmt::format("does not decode: {} {}: {}", codec->name, doing, av::error_string(ret)));
     };
     const auto drain = [&] {
         for (;;) {
@@ -60,12 +54,15 @@ void decode_chunk(const EncodedChunk& chunk, int threads, const std::function<vo
     drain();
 }
 
-void expect_chunk_decodes(const EncodedChunk& chunk, std::size_t frames, int threads) {
+std::optional<std::string> why_undecodable(const EncodedChunk& chunk, std::size_t frames, int threads) {
     std::size_t decoded = 0;
-    decode_chunk(chunk, threads, [&](av::FramePtr) { ++decoded; });
-    if (decoded != frames)
-        throw UndecodableChunk(fmt::format("{} decodes to {} frames, not the {} it was made of", where(chunk), decoded,
-                                           frames));
+    try {
+        decode_chunk(chunk, threads, [&](av::FramePtr) { ++decoded; });
+    } catch (const UndecodableChunk& e) {
+        return e.what();
+    }
+    if (decoded != frames) return fmt::format("decodes to {} frames, not {}", decoded, frames);
+    return std::nullopt;
 }
 
 }  // namespace ladder::engine

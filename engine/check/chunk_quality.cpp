@@ -86,7 +86,11 @@ const char* quality_metric_name(QualityMetric metric) {
 ChunkQuality measure_chunk_quality(const EncodedChunk& chunk, const RawChunk& raw, QualityMetric metric) {
     std::vector<av::FramePtr> decoded;
     // One thread: on the encoder worker's, after the chunk was checked.
-    decode_chunk(chunk, 1, [&](av::FramePtr f) { decoded.push_back(std::move(f)); });
+    try {
+        decode_chunk(chunk, 1, [&](av::FramePtr f) { decoded.push_back(std::move(f)); });
+    } catch (const UndecodableChunk& e) {
+        throw RunError(fmt::format("--quality: rung {} chunk {} {}", chunk.rung, chunk.index, e.what()));
+    }
     if (decoded.size() != raw.frames.size())
         throw RunError(fmt::format("--quality: rung {} chunk {} decodes to {} frames, not {}", chunk.rung, chunk.index,
                                    decoded.size(), raw.frames.size()));

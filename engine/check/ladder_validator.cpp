@@ -10,7 +10,9 @@
 #include <set>
 #include <string_view>
 
+#include "av/av_error.hpp"
 #include "av/memory_input.hpp"
+#include "engine/check/chunk_decode.hpp"
 #include "engine/check/dash_validator.hpp"
 #include "engine/check/hls_declarations.hpp"
 #include "engine/check/init_segment_codecs.hpp"
@@ -76,7 +78,7 @@ std::string beyond_the_files(std::uint64_t files) {
 
 class Validator {
 public:
-    explicit Validator(const fs::path& outdir) : folder_(outdir) {}
+    Validator(const fs::path& outdir, const ValidationOptions& options) : folder_(outdir), options_(options) {}
 
     ValidationReport run();
 
@@ -109,6 +111,8 @@ private:
                                               double extinf, bool video, DecodeTime expected_start);
     DecodeTime check_decode_time(const fs::path& seg, const mux::FragmentLayout& layout,
                                  const mux::TrackTiming& track, DecodeTime expected_start);
+    // The segment's samples, from `first` on, decoded (--decode).
+    void decode_segment(av::MemoryInput& in, av::PacketPtr first, const fs::path& seg);
     void report_listing(const fs::path& playlist, const ListingCheck& listing);
     std::optional<std::vector<std::uint8_t>> map_range(const fs::path& playlist, const mux::MediaPlaylist& p,
                                                        std::vector<std::uint8_t> file);
@@ -133,6 +137,7 @@ private:
     void check_variant_alignment(const fs::path& playlist, const TrackCheck& t);
 
     LadderFolder folder_;
+    ValidationOptions options_;
     ValidationReport report_;
     std::map<std::string, TrackCheck> audio_tracks_;  // by URI as the master playlist writes it
     std::map<std::string, std::vector<std::string>> audio_groups_;  // GROUP-ID -> URIs
@@ -264,6 +269,7 @@ std::optional<SegmentFacts> Validator::check_samples(const std::vector<std::uint
             const bool key = pkt->flags & AV_PKT_FLAG_KEY;
             const bool header = mux::parse_sequence_header({pkt->data, static_cast<std::size_t>(pkt->size)}).has_value();
             if (!key || !header) problem(seg, "does not start with a key frame carrying a sequence header");
+            if (options_.decode) decode_segment(in, std::move(pkt), seg);
         }
     } catch (const std::exception& e) {
         problem(seg, fmt::format("cannot be read with its init segment: {}", e.what()));
@@ -283,6 +289,21 @@ std::optional<SegmentFacts> Validator::check_samples(const std::vector<std::uint
     if (std::abs(real - extinf) > kExtinfTolerance)
         problem(seg, fmt::format("EXTINF says {:.6f} s but its samples last {:.6f} s", extinf, real));
     return SegmentFacts{bytes.size(), check_decode_time(seg, *layout, *track, expected_start), timing};
+}
+
+// A CMAF segment starts with a key frame, so it decodes on its own; each
+// sample is one frame shown.
+void Validator::decode_segment(av::MemoryInput& in, av::PacketPtr first, const fs::path& seg) {
+    EncodedChunk chunk;
+    av::CodecParametersPtr par = av::make_codec_parameters();
+    av::check(avcodec_parameters_copy(par.get(), in.get()->streams[0]->codecpar), "the segment's parameters");
+    chunk.codecpar = std::move(par);
+    chunk.packets.push_back(std::move(first));
+    for (av::PacketPtr p = av::make_packet(); in.read(p.get()); p = av::make_packet())
+        chunk.packets.push_back(std::move(p));
+    const auto why = why_undecodable(chunk, chunk.packets.size(), options_.decode_threads);
+    if (why) problem(seg, fmt::format("{} (of its {} samples)", *why, chunk.packets.size()));
+    else report_.decoded_frames += static_cast<long>(chunk.packets.size());
 }
 
 // A segment listed again, or out of its place, starts where it started
@@ -589,6 +610,8 @@ ValidationReport Validator::run() {
 
 }  // namespace
 
-ValidationReport validate_hls_ladder(const std::filesystem::path& outdir) { return Validator(outdir).run(); }
+ValidationReport validate_hls_ladder(const std::filesystem::path& outdir, const ValidationOptions& options) {
+    return Validator(outdir, options).run();
+}
 
 }  // namespace ladder::engine

@@ -14,7 +14,8 @@
 // their files, no segment file is listed twice, and segment boundaries line
 // up across rungs (and with the audio, which must start and end with the
 // video: engine/check/segment_timing.hpp); and the DASH manifest next to them,
-// when there is one (engine/check/dash_validator.hpp).
+// when there is one (engine/check/dash_validator.hpp). With decode, every
+// video segment decodes to all its frames.
 //
 // The ladder is someone else's: a count a file claims (segments, entries,
 // repeats) is believed only as far as the files on disk can hold it, so the
@@ -30,8 +31,17 @@ struct ValidationReport {
     std::vector<std::string> problems;  // one line each, naming the file
     int variants = 0;
     int segments = 0;  // media segments checked
+    long decoded_frames = 0;  // with decode
 };
 
-ValidationReport validate_hls_ladder(const std::filesystem::path& outdir);
+struct ValidationOptions {
+    // Every video segment decoded (libdav1d, engine/check/chunk_decode.hpp)
+    // to as many frames as it holds samples: a frame no decoder reads is a
+    // problem. Off by default: it reads every frame, not only the boxes.
+    bool decode = false;
+    int decode_threads = 1;
+};
+
+ValidationReport validate_hls_ladder(const std::filesystem::path& outdir, const ValidationOptions& options = {});
 
 }  // namespace ladder::engine

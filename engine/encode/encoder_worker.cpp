@@ -227,8 +227,8 @@ void EncoderWorker::expect_decodable(const Session& session, std::vector<Encoded
         const auto sent = std::find_if(session.pending.begin(), session.pending.end(),
                                        [&](const SessionChunk& p) { return p.raw.index == chunk.index; });
         if (sent == session.pending.end()) continue;  // accept() says it came back out of order
-        chunk.slot_label = session.slot->label;
-        expect_chunk_decodes(chunk, sent->raw.frames.size(), session.encoder_slot.threads);
+        if (const auto why = why_undecodable(chunk, sent->raw.frames.size(), session.encoder_slot.threads))
+            throw UndecodableChunk(fmt::format("chunk {} from {} {}", chunk.index, session.slot->label, *why));
     }
 }
 

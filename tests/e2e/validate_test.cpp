@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mux/bmff_boxes.hpp"
 #include "tests/open_watch.hpp"
 #include "validate_fixture.hpp"
 
@@ -20,6 +21,40 @@ TEST_F(Validate, AcceptsAFreshLadder) {
     EXPECT_EQ(r.out, "");
     // 3 segments of each of 2 rungs and the audio, in HLS and in DASH.
     EXPECT_NE(r.err.find("2 variants, 18 segments checked, 0 problems"), std::string::npos) << r.err;
+}
+
+TEST_F(Validate, WithDecodeDecodesEveryVideoFrame) {
+    ProcessResult r = run_ladder({"validate", "--decode", good_.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    // 3 s at 25 fps in each of the 2 rungs.
+    EXPECT_NE(r.err.find("2 variants, 18 segments checked, 150 video frames decoded, 0 problems"), std::string::npos)
+        << r.err;
+}
+
+// A sample whose first OBU says it runs 256 MiB past the sample (a frame
+// cut short, as an encoder's race or a storage fault leaves it): the boxes
+// around it are intact, so only decoding finds it. (libdav1d 1.0 decodes a
+// sample with the OBU header's forbidden bit set without an error.)
+TEST_F(Validate, WithDecodeNamesAFrameNoDecoderReads) {
+    const fs::path d = copy_of_good("validate-undecodable");
+    const fs::path seg = d / "240p/seg_00002.m4s";
+    std::string bytes = read_text(seg);
+    const auto layout = mux::read_fragment_layout(
+        {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    ASSERT_TRUE(layout && layout->sample_count > 1);
+    const auto second = layout->first_sample_offset + layout->first_sample_size;
+    ASSERT_LT(second + 5, bytes.size());
+    // OBU_FRAME with a size field, the size as a 4-byte LEB128 of 2^28 - 1.
+    bytes.replace(second, 5, std::string("\x32\xff\xff\xff\x7f", 5));
+    std::ofstream(seg, std::ios::binary | std::ios::trunc) << bytes;
+
+    ProcessResult plain = validate(d);
+    EXPECT_EQ(plain.exit_code, 0) << "without --decode the boxes are all validate reads: " << plain.out;
+    ProcessResult r = run_ladder({"validate", "--decode", d.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.out.find("240p/seg_00002.m4s: does not decode: libdav1d refused a packet"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.err.find("125 video frames decoded, 1 problem"), std::string::npos) << r.err;
 }
 
 TEST_F(Validate, NamesAMissingSegment) {
