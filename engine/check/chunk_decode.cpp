@@ -15,18 +15,20 @@ namespace ladder::engine {
 
 namespace {
 
-// libdav1d, else libaom's decoder: FFmpeg's own "av1" decodes only through
-// a hardware accelerator.
-const AVCodec* software_av1_decoder() {
-    for (const char* name : {"libdav1d", "libaom-av1"})
+// libdav1d or libaom's decoder: FFmpeg's own "av1" decodes only through a
+// hardware accelerator.
+const AVCodec* software_av1_decoder(Av1Decoder decoder) {
+    const bool strict = decoder == Av1Decoder::strict;
+    for (const char* name : {strict ? "libaom-av1" : "libdav1d", strict ? "libdav1d" : "libaom-av1"})
         if (const AVCodec* codec = avcodec_find_decoder_by_name(name)) return codec;
     return nullptr;
 }
 
 }  // namespace
 
-void decode_chunk(const EncodedChunk& chunk, int threads, const std::function<void(av::FramePtr)>& take) {
-    const AVCodec* codec = software_av1_decoder();
+void decode_chunk(const EncodedChunk& chunk, int threads, const std::function<void(av::FramePtr)>& take,
+                  Av1Decoder decoder) {
+    const AVCodec* codec = software_av1_decoder(decoder);
     if (!codec)
         throw RunError("this FFmpeg build has no AV1 software decoder (libdav1d or libaom) to check the chunks with: "
                        "install FFmpeg with libdav1d");
@@ -54,10 +56,11 @@ void decode_chunk(const EncodedChunk& chunk, int threads, const std::function<vo
     drain();
 }
 
-std::optional<std::string> why_undecodable(const EncodedChunk& chunk, std::size_t frames, int threads) {
+std::optional<std::string> why_undecodable(const EncodedChunk& chunk, std::size_t frames, int threads,
+                                           Av1Decoder decoder) {
     std::size_t decoded = 0;
     try {
-        decode_chunk(chunk, threads, [&](av::FramePtr) { ++decoded; });
+        decode_chunk(chunk, threads, [&](av::FramePtr) { ++decoded; }, decoder);
     } catch (const UndecodableChunk& e) {
         return e.what();
     }

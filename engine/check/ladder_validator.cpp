@@ -301,7 +301,7 @@ void Validator::decode_segment(av::MemoryInput& in, av::PacketPtr first, const f
     chunk.packets.push_back(std::move(first));
     for (av::PacketPtr p = av::make_packet(); in.read(p.get()); p = av::make_packet())
         chunk.packets.push_back(std::move(p));
-    const auto why = why_undecodable(chunk, chunk.packets.size(), options_.decode_threads);
+    const auto why = why_undecodable(chunk, chunk.packets.size(), options_.decode_threads, Av1Decoder::strict);
     if (why) problem(seg, fmt::format("{} (of its {} samples)", *why, chunk.packets.size()));
     else report_.decoded_frames += static_cast<long>(chunk.packets.size());
 }
