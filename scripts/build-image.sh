@@ -28,7 +28,7 @@
 # 3. The image runs through `buildah run` as the image's USER, in its
 #    WORKDIR, with its ENTRYPOINT read from the image: `--version`, `devices`,
 #    an encode of samples/sample.mp4 into a folder mounted at the WORKDIR
-#    (like `docker run -v "$PWD:/work"`) and `validate` of that output, whose
+#    (like `docker run -v "$PWD:/work"`) and `validate --decode` of that output, whose
 #    files must belong to the image's user; then its default command (CMD).
 #    The image's size is printed.
 # 4. The image is written as a docker-archive (`docker save`'s format, which
@@ -317,7 +317,7 @@ run_image --version || die "the image's '${ENTRYPOINT[*]} --version' failed"
 run_image devices || die "the image's '${ENTRYPOINT[*]} devices' failed"
 run_image encode in.mp4 -o out --ladder /usr/local/share/ladder/ladders/small.json --preset 12 --progress plain ||
   die "the image's encode of samples/sample.mp4 failed"
-run_image validate out || die "the image's output did not validate"
+run_image validate --decode out || die "the image's output did not validate"
 [[ -f "$SMOKE_DIR/out/master.m3u8" ]] || die "the image's encode wrote no master playlist"
 [[ "$(stat -c %u "$SMOKE_DIR/out/master.m3u8")" == "$image_uid" ]] ||
   die "the output does not belong to the image's user (uid $image_uid)"

@@ -2,7 +2,7 @@
 # Quick start (a): install dependencies, build, and encode the bundled sample
 # clip (samples/sample.mp4, 1280x720, 10 s) into the default AV1 ladder, as
 # CMAF/HLS (out/sample/master.m3u8) and one MP4 per rung from the same encode,
-# then checks the HLS ladder with `ladder validate`. The default ladder is
+# then checks the HLS ladder with `ladder validate --decode`. The default ladder is
 # trimmed to the source, so a 720p clip gives 720p, 540p and 360p (the 1080p
 # rung is dropped: ladder never upscales).
 #
@@ -23,8 +23,8 @@ echo "run-sample.sh: ladder encode samples/sample.mp4 -o $OUTDIR --format both -
 build/release/ladder encode samples/sample.mp4 -o "$OUTDIR" --format both --overwrite "$@"
 
 echo
-echo "run-sample.sh: ladder validate $OUTDIR"
-build/release/ladder validate "$OUTDIR"
+echo "run-sample.sh: ladder validate --decode $OUTDIR"
+build/release/ladder validate --decode "$OUTDIR"
 
 echo
 echo "run-sample.sh: outputs in $ROOT/$OUTDIR:"
