@@ -52,7 +52,7 @@ TEST_F(Validate, WithDecodeNamesAFrameNoDecoderReads) {
     EXPECT_EQ(plain.exit_code, 0) << "without --decode the boxes are all validate reads: " << plain.out;
     ProcessResult r = run_ladder({"validate", "--decode", d.string()});
     EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.out.find("240p/seg_00002.m4s: does not decode: libaom-av1 refused a packet"), std::string::npos)
+    EXPECT_NE(r.out.find("240p/seg_00002.m4s: does not decode: libaom-av1 "), std::string::npos)
         << r.out;
     EXPECT_NE(r.err.find("125 video frames decoded, 1 problem"), std::string::npos) << r.err;
 }
