@@ -24,8 +24,8 @@ CLI::App* add_validate_command(CLI::App& app, ValidateArgs& a) {
     cmd->add_option("outdir", a.outdir, "The ladder's folder (the one holding master.m3u8)")->required();
     cmd->add_flag("-q,--quiet", a.quiet, "Print only problems");
     cmd->add_flag("--decode", a.decode,
-                  "Also decode every video segment (libdav1d, on all cores) and count its frames: a frame no decoder "
-                  "reads is a problem. Reads every frame, so it takes longer");
+                  "Also decode every video segment (libaom's reference decoder, on all cores) and count its frames: a "
+                  "frame it cannot decode is a problem. Reads every frame, so it takes longer");
     return cmd;
 }
 

@@ -18,7 +18,7 @@ namespace ladder::engine {
 // Which AV1 decoder: libdav1d, fast, for the chunks of a run; libaom's, the
 // reference decoder and 3x slower, where the answer matters more than the
 // time (`validate --decode`): libdav1d 1.0 decodes some damaged frames that
-// it and libdav1d 1.5 refuse. Each falls back on the other.
+// libaom and libdav1d 1.5 refuse. Each falls back on the other.
 enum class Av1Decoder { fast, strict };
 
 // Every decoded frame, in order, to `take`; throws UndecodableChunk ("does
