@@ -52,6 +52,7 @@ engine::JobOptions to_job_options(const EncodeArgs& a) {
     o.cpu_threads = a.cpu_threads;
     if (!a.cpu_encoders.empty()) o.cpu_encoders = gpu::parse_encoder_mix(a.cpu_encoders);
     o.max_tries = a.max_tries;
+    o.verify_every_chunk = a.verify_chunks == "all";
     o.session_chunks = a.session_chunks;
     if (a.session_chunks_given) o.hw_session_chunks = a.session_chunks;
     o.session_chunks_given = a.session_chunks_given;

@@ -27,6 +27,7 @@ struct EncodeArgs {
     int cpu_threads = 0;
     std::string cpu_encoders;
     int max_tries = 3;
+    std::string verify_chunks = "auto";  // --verify-chunks auto|all
     int session_chunks = 15;
     bool session_chunks_given = false;  // then it caps hardware encoders' sessions too
     std::string bit_allocation = "complexity";

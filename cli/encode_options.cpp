@@ -145,6 +145,13 @@ void add_session_options(CLI::App& cmd, EncodeArgs& a, PlanDecided& plan_decided
                    "quarantined for the rest of the run")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
+    cmd.add_option("--verify-chunks", a.verify_chunks,
+                   "Which CPU encoders' chunks are decoded (libdav1d) before they are taken, a chunk that does not "
+                   "decode being encoded again: auto = SVT-AV1 2.x's (its thread race can write an undecodable "
+                   "frame) and an encoder of unknown version; all = every CPU encoder's (costs about 8-10% more "
+                   "CPU at preset 8)")
+        ->check(CLI::IsMember({"auto", "all"}))
+        ->capture_default_str();
     cmd.add_option("--session-chunks", a.session_chunks,
                    "The most consecutive chunks of a rung one encoder session encodes (a key frame with a sequence "
                    "header at every chunk start); fewer as the run nears its end, so it does not end on one long "

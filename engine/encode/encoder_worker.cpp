@@ -216,13 +216,13 @@ bool EncoderWorker::by_encoder(Session& session, Step&& step) {
     }
 }
 
-// A CPU encoder's chunks are decoded before they are accepted: SVT-AV1
-// 2.x's thread race can write a frame no decoder reads (docs/hardening.md),
-// and such a chunk fails its session like a crash, so it is encoded again.
-// GPU chunks are not decoded: the worker's thread would hold its GPU slot
-// back, and no GPU encoder has been seen to write one.
+// A verified CPU encoder's chunks are decoded before they are accepted:
+// SVT-AV1 2.x's thread race can write a frame no decoder reads
+// (docs/hardening.md), and such a chunk fails its session like a crash, so
+// it is encoded again. GPU chunks are not decoded: the worker's thread
+// would hold its GPU slot back, and no GPU encoder has been seen to write one.
 void EncoderWorker::expect_decodable(const Session& session, std::vector<EncodedChunk>& back) const {
-    if (session.slot->traits().gpu()) return;
+    if (session.slot->traits().gpu() || !s_.verified_encoders.count(session.slot->encoder)) return;
     for (EncodedChunk& chunk : back) {
         const auto sent = std::find_if(session.pending.begin(), session.pending.end(),
                                        [&](const SessionChunk& p) { return p.raw.index == chunk.index; });

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <stop_token>
 #include <vector>
@@ -59,6 +60,9 @@ struct WorkerSetup {
     std::atomic<int>* chunks_encoding = nullptr;  // sessions being encoded
     std::atomic<int>* session_ids = nullptr;      // numbers the sessions of the run
     QualityMetric quality = QualityMetric::none;  // --quality: measured per accepted chunk
+    // CPU encoders whose chunks are decoded before they are accepted
+    // (engine/encode/chunk_verification.hpp).
+    std::set<std::string> verified_encoders;
 };
 
 class EncoderWorker {

@@ -79,6 +79,9 @@ struct JobOptions {
     // set, it replaces encoder x cpu_slots.
     std::vector<std::pair<std::string, int>> cpu_encoders;
     int max_tries = 3;         // attempts per chunk before the run fails
+    // --verify-chunks all: every CPU encoder's chunks decoded before they
+    // are taken, not only SVT-AV1 2.x's (engine/encode/chunk_verification.hpp).
+    bool verify_every_chunk = false;
     int quarantine_after = 3;  // failures in a row before a slot is dropped
     // The most consecutive chunks of a rung one encoder session takes
     // (engine/schedule/chunk_dispatcher.hpp); 1: a fresh encoder per chunk. Hardware

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "engine/run/preflight.hpp"
+#include "engine/encode/chunk_verification.hpp"
+#include "gpu/software_encoders.hpp"
 
 namespace ladder::engine {
 
@@ -88,6 +91,24 @@ Encoders plan_encoders(const JobOptions& options, const JobSeams& seams, const C
     return e;
 }
 
+namespace {
+
+// The pool's CPU encoders whose chunks are decoded before they are taken
+// (engine/encode/chunk_verification.hpp), by their libraries' versions.
+std::set<std::string> verified_encoders(const gpu::GpuPool& pool, bool all) {
+    std::vector<std::pair<std::string, std::string>> cpu;
+    const auto known = gpu::probe_software_av1_encoders();
+    for (const auto& slot : pool.slots()) {
+        if (slot.traits().gpu()) continue;
+        const auto it = std::find_if(known.begin(), known.end(),
+                                     [&](const gpu::SoftwareEncoder& e) { return e.name == slot.encoder; });
+        cpu.emplace_back(slot.encoder, it == known.end() ? "unknown" : it->version);
+    }
+    return encoders_to_verify(cpu, all);
+}
+
+}  // namespace
+
 void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mode, gpu::GpuPool& pool,
                   ChunkDispatcher& dispatcher,
                   Rungs& rungs, const EncoderFactory& factory,
@@ -113,6 +134,7 @@ void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mod
     // every run (docs/hardening.md, "SVT-AV1 2.x and threads").
     setup.cores = options.tail_threads && options.cpu_threads <= 0 ? cpu.cores : 0;
     setup.quality = options.quality;
+    setup.verified_encoders = verified_encoders(pool, options.verify_every_chunk);
     const bool fixed = mode == DispatchMode::fixed;
     const int count = fixed ? static_cast<int>(rungs.size()) : static_cast<int>(pool.size());
     for (int i = 0; i < count; ++i) w.workers.push_back(std::make_unique<EncoderWorker>(setup, fixed ? i : -1));
