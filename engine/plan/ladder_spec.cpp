@@ -162,13 +162,25 @@ const char* orientation(int width, int height) {
 // A rung's named size: the number in its name, its short side.
 int named_size(const RungSpec& r) { return r.width != 0 ? std::min(r.width, r.height) : r.height; }
 
-// A rung without a width names its SHORT side, so that "1080p" is 1920x1080
-// on a landscape source, 1080x1920 on a portrait one and 1080x1080 on a
-// square one; the long side follows the display aspect ratio, rounded to
-// even. This is the size asked for, before any limit of the source.
-PictureSize derived_size(int short_side, int display_w, int display_h) {
-    if (display_h > display_w) return {short_side, even_round(static_cast<double>(short_side) * display_h / display_w)};
-    return {even_round(static_cast<double>(short_side) * display_w / display_h), short_side};
+// A rung without a width names a tier: its picture fills as much of the
+// tier's 16:9 box (1080p: 1920x1080, turned for a portrait source) as the
+// source's display aspect ratio allows. A source no wider than 16:9 keeps
+// the short side ("1080p" is 1440x1080 at 4:3, 1080x1080 square, 1080x1920
+// portrait); a wider one keeps the box's long side, as players and other
+// transcoders do (2.40:1 at 1080p is 1920x800, not 2592x1080, which no
+// 1920x800 source could give). Sides rounded to even. This is the size
+// asked for, before any limit of the source.
+PictureSize derived_size(int tier, int display_w, int display_h) {
+    const bool portrait = display_h > display_w;
+    const double shape = portrait ? static_cast<double>(display_h) / display_w : static_cast<double>(display_w) / display_h;
+    constexpr double kBoxShape = 16.0 / 9.0;
+    int short_side = tier;
+    int long_side = even_round(tier * shape);
+    if (shape > kBoxShape) {
+        long_side = even_round(tier * kBoxShape);
+        short_side = even_round(tier * kBoxShape / shape);
+    }
+    return portrait ? PictureSize{short_side, long_side} : PictureSize{long_side, short_side};
 }
 
 // Never longer than the source's own (even) long side: rounding must not turn

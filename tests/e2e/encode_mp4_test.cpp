@@ -111,5 +111,21 @@ TEST(EncodeMp4, DefaultLadderIsTrimmedToTheSource) {
     EXPECT_NE(r.err.find("1080p"), std::string::npos) << "the dropped rungs are reported: " << r.err;
 }
 
+// A 2.40:1 source at 640x266 fills the 360p tier's 640x360 box across:
+// its rung is 360p at its own size (the short-side rule asked 864x360 of
+// it, dropped every rung and made one "266p").
+TEST(EncodeMp4, AWideSourceKeepsTheTierWhoseBoxItFills) {
+    const fs::path src = make_clip("src266", {640, 266, "25", 2.0, false, ""});
+    const fs::path out = fresh_dir("wide-ladder");
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "mp4", "--preset", "12"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(out / "360p.mp4")) << r.err;
+    FileFacts f = probe(out / "360p.mp4");
+    EXPECT_EQ(f.video[0].width, 640);
+    EXPECT_EQ(f.video[0].height, 266);
+    EXPECT_EQ(f.video[0].frames, 50);
+    EXPECT_NE(r.err.find("rung 540p (960x400) dropped"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace ladder::test

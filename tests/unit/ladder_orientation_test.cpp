@@ -64,10 +64,26 @@ TEST(FitToSource, SquareSourceGetsBothSidesFromTheRungsNumber) {
     EXPECT_TRUE(fitted.notes.empty());
 }
 
-TEST(FitToSource, LandscapeSourcesKeepTheHeightAsTheNumber) {
-    const auto wide = fit_to_source(default_ladder(), 1920, 800);  // scope: the short side is the height
-    EXPECT_EQ(fitted_sizes(wide.ladder),
-              (std::vector<FittedSize>{{"720p", 1728, 720}, {"540p", 1296, 540}, {"360p", 864, 360}}));
+// A source wider than 16:9 fills each tier's box across: a 2.40:1 film at
+// 1920x800 keeps a 1080p rung at its own size (the short-side rule made it
+// 2592x1080 and dropped it, leaving 720p at 1728x720 on top).
+TEST(FitToSource, AWideSourceFillsTheWidthOfEachTiersBox) {
+    const auto scope = fit_to_source(default_ladder(), 1920, 800);
+    EXPECT_EQ(fitted_sizes(scope.ladder), (std::vector<FittedSize>{{"1080p", 1920, 800},
+                                                                   {"720p", 1280, 534},
+                                                                   {"540p", 960, 400},
+                                                                   {"360p", 640, 266}}));
+    EXPECT_TRUE(scope.notes.empty());
+    const auto cropped = fit_to_source(default_ladder(), 1920, 1040);
+    EXPECT_EQ(fitted_sizes(cropped.ladder).front(), (FittedSize{"1080p", 1920, 1040}));
+    // A portrait source taller than 9:16 fills the box's height.
+    const auto tall = fit_to_source(default_ladder(), 800, 1920);
+    EXPECT_EQ(fitted_sizes(tall.ladder).front(), (FittedSize{"1080p", 800, 1920}));
+}
+
+TEST(FitToSource, LandscapeSourcesUpTo16By9KeepTheHeightAsTheNumber) {
+    const auto four_by_three = fit_to_source(default_ladder(), 1440, 1080);
+    EXPECT_EQ(fitted_sizes(four_by_three.ladder).front(), (FittedSize{"1080p", 1440, 1080}));
     const auto nearly_square = fit_to_source(default_ladder(), 1082, 1080);
     ASSERT_EQ(nearly_square.ladder.rungs.size(), 4u);
     EXPECT_EQ(fitted_sizes(nearly_square.ladder).front(), (FittedSize{"1080p", 1082, 1080}));

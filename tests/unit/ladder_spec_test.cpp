@@ -196,8 +196,15 @@ TEST(FitToSource, DerivedWidthsAreEvenAndNeverUpscale) {
             EXPECT_LE(r.width, s.w);
             EXPECT_LE(r.height, s.h);
             EXPECT_GT(r.width, 0);
-            // Aspect ratio kept within the rounding to an even width.
-            EXPECT_NEAR(static_cast<double>(r.width), static_cast<double>(r.height) * s.w / s.h, 1.0 + 1e-9);
+            // Aspect ratio kept within the rounding of the derived side to
+            // even (the width up to 16:9, the height beyond).
+            const double wide = static_cast<double>(s.w) / s.h;
+            if (std::max(wide, 1 / wide) <= 16.0 / 9.0)
+                EXPECT_NEAR(static_cast<double>(r.width), static_cast<double>(r.height) * wide, 1.0 + 1e-9);
+            else if (wide > 1)
+                EXPECT_NEAR(static_cast<double>(r.height), static_cast<double>(r.width) / wide, 1.0 + 1e-9);
+            else
+                EXPECT_NEAR(static_cast<double>(r.width), static_cast<double>(r.height) * wide, 1.0 + 1e-9);
         }
     }
 }
