@@ -7,6 +7,7 @@ extern "C" {
 }
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -247,18 +248,22 @@ std::optional<OutputStage> prepare_outputs(const JobOptions& options, const Chec
                                      options.other_outputs});
 }
 
-void note_run(const CheckedSource& source, const gpu::GpuPool& pool, const Encoders& encoders, RateMode rate,
-              ProgressSink& progress) {
+void note_run(const CheckedSource& source, const gpu::GpuPool& pool, const Encoders& encoders,
+              const JobOptions& options, ProgressSink& progress) {
     const SourceInfo& src = source.info;
+    const auto verified = verified_encoders(pool, options.verify_every_chunk);
+    const std::string checked =
+        verified.empty() ? "" : fmt::format("; each chunk of {} decoded before it is taken", fmt::join(verified, ", "));
     progress.note(NoteLevel::info,
                   fmt::format("{}: {}x{} {} fps, {} frames; {} rung(s), {}-frame chunks; {} encoder sessions ({}); "
-                              "decoding on {}; rate control {}",
+                              "decoding on {}; rate control {}{}",
                               src.path, src.display_width, src.display_height, av_q2d(src.frame_rate),
                               src.estimated_frames, source.ladder.rungs.size(), source.chunk_frames, pool.size(),
                               describe_slots(pool), encoders.devices.decode_label(),
-                              rate == RateMode::budget ? "budget (each rung at a constant quality searched to within "
-                                                         "5% of its target)"
-                                                       : "vbr"));
+                              options.rate_mode == RateMode::budget
+                                  ? "budget (each rung at a constant quality searched to within 5% of its target)"
+                                  : "vbr",
+                              checked));
 }
 
 // Whether a rung the analysis speaks for may still start a session (what
@@ -531,7 +536,7 @@ JobReport run_job(const JobOptions& asked, ProgressSink& progress, std::stop_tok
     for (const auto& [step, at] : encoders.devices.steps) phases.at(step, at);
     phases.mark("preflight");
     gpu::GpuPool pool(encoders.devices.slots);
-    note_run(source, pool, encoders, options.rate_mode, progress);
+    note_run(source, pool, encoders, options, progress);
 
     // 3. The rungs, each with its writer (under budget rate control, once
     // the search passes have settled each rung's CRFs).

@@ -91,10 +91,6 @@ Encoders plan_encoders(const JobOptions& options, const JobSeams& seams, const C
     return e;
 }
 
-namespace {
-
-// The pool's CPU encoders whose chunks are decoded before they are taken
-// (engine/encode/chunk_verification.hpp), by their libraries' versions.
 std::set<std::string> verified_encoders(const gpu::GpuPool& pool, bool all) {
     std::vector<std::pair<std::string, std::string>> cpu;
     const auto known = gpu::probe_software_av1_encoders();
@@ -106,8 +102,6 @@ std::set<std::string> verified_encoders(const gpu::GpuPool& pool, bool all) {
     }
     return encoders_to_verify(cpu, all);
 }
-
-}  // namespace
 
 void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mode, gpu::GpuPool& pool,
                   ChunkDispatcher& dispatcher,

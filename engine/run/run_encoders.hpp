@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <utility>
@@ -54,6 +55,9 @@ struct EncoderWorkers {
     std::stop_source no_more_work;  // ends lease claims once no slot is needed
     std::vector<std::unique_ptr<EncoderWorker>> workers;
 };
+// The pool's CPU encoders whose chunks are decoded before they are taken
+// (engine/encode/chunk_verification.hpp), by their libraries' versions.
+std::set<std::string> verified_encoders(const gpu::GpuPool& pool, bool all);
 // One worker per slot (fixed dispatch: per rung).
 void make_workers(EncoderWorkers& w, const JobOptions& options, DispatchMode mode, gpu::GpuPool& pool,
                   ChunkDispatcher& dispatcher, Rungs& rungs, const EncoderFactory& factory, const gpu::CpuInfo& cpu,

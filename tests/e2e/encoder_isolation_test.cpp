@@ -276,6 +276,8 @@ TEST(Isolation, ByDefaultOnlySvtAv1TwoIsCheckedForUndecodableChunks) {
     const bool checked = svt_version.rfind("v1.", 0) != 0 && svt_version.rfind("1.", 0) != 0;
     const bool caught = r.err.find("\"cause\":\"undecodable\"") != std::string::npos;
     EXPECT_EQ(caught, checked) << "SVT-AV1 " << svt_version << ": " << r.err;
+    const bool said = r.err.find("; each chunk of libsvtav1 decoded before it is taken") != std::string::npos;
+    EXPECT_EQ(said, checked) << "the run's first note says which encoders' chunks are decoded: " << r.err;
     if (checked) {
         ASSERT_EQ(r.exit_code, 0) << r.err;
         expect_complete(out);
