@@ -14,34 +14,14 @@
 #include "engine/encode/backend/libavcodec_encoder.hpp"
 #include "engine/encode/backend/session_driver.hpp"
 #include "mux/av1_sequence_header.hpp"
+#include "tests/unit/gradient_chunk.hpp"
 
 namespace ladder::engine {
 namespace {
 
 constexpr int kSessionSize = 64;  // SVT-AV1's smallest
 
-// Frames [first, first + frames) of a moving gradient.
-RawChunk session_gradient_chunk(int index, int frames) {
-    RawChunk c;
-    c.rung = 0;
-    c.index = index;
-    c.first_frame = static_cast<std::int64_t>(index) * frames;
-    for (int i = 0; i < frames; ++i) {
-        av::FramePtr f = av::make_frame();
-        f->format = AV_PIX_FMT_YUV420P;
-        f->width = kSessionSize;
-        f->height = kSessionSize;
-        av::check(av_frame_get_buffer(f.get(), 0), "allocating a frame");
-        const int t = static_cast<int>(c.first_frame) + i;
-        for (int p = 0; p < 3; ++p) {
-            const int n = p ? kSessionSize / 2 : kSessionSize;
-            for (int y = 0; y < n; ++y)
-                for (int x = 0; x < n; ++x) f->data[p][y * f->linesize[p] + x] = static_cast<uint8_t>((x * 3 + y + t * 5) & 0xff);
-        }
-        c.frames.push_back(std::move(f));
-    }
-    return c;
-}
+RawChunk session_gradient_chunk(int index, int frames) { return test::gradient_chunk(index, frames, kSessionSize); }
 
 EncoderSettings session_settings() {
     ::setenv("SVT_LOG", "1", 0);  // SVT-AV1: errors only
