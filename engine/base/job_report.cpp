@@ -244,6 +244,7 @@ void to_json(nlohmann::json& j, const JobReport& r) {
                        {"decode_seconds", r.decode_seconds},
                        {"decode_device", r.decode_device},
                        {"rate_control", r.rate_control},
+                       {"decode_checked_encoders", r.decode_checked_encoders},
                        {"frames_decoded_on_gpu", r.frames_decoded_on_gpu},
                        {"dropped_devices", r.dropped_devices},
                        {"gpu_encoder_probes", r.gpu_encoder_probes},

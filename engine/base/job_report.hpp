@@ -173,6 +173,9 @@ struct JobReport {
     std::vector<DecodeLaneRecord> decode_lanes;
     std::string decode_device = "cpu";  // or "GPU 0 ... (NVDEC)"
     std::string rate_control = "vbr";   // or "budget": what the run used (--rate-control auto chooses)
+    // The CPU encoders whose every chunk was decoded before it was taken
+    // (--verify-chunks); `ladder stitch` encodes nothing and reports none.
+    std::vector<std::string> decode_checked_encoders;
     std::int64_t frames_decoded_on_gpu = 0;
     std::vector<std::string> dropped_devices;  // selected GPUs that could not encode, with why
     int gpu_encoder_probes = 0;                // test encoders the pre-flight opened (one per GPU model)

@@ -484,6 +484,8 @@ void finish_report(RunContext& run, const Rungs& rungs, const std::optional<Ladd
     run.phases.mark("reported");
     report.phase_seconds = run.phases.list();
     report.rate_control = run.options.rate_mode == RateMode::budget ? "budget" : "vbr";
+    const auto checked = verified_encoders(run.pool, run.options.verify_every_chunk);
+    report.decode_checked_encoders.assign(checked.begin(), checked.end());
     report.wall_seconds = run.phases.seconds_since_start(std::chrono::steady_clock::now());
 }
 

@@ -235,6 +235,7 @@ TEST(Isolation, AChunkThatDoesNotDecodeIsEncodedAgain) {
     EXPECT_EQ(retries[0]["chunk"], 1);
     EXPECT_EQ(retries[0]["cause"], "undecodable");
     EXPECT_NE(retries[0]["error"].get<std::string>().find("chunk 1 from cpu"), std::string::npos) << retries.dump();
+    EXPECT_EQ(report["decode_checked_encoders"], nlohmann::json::array({"libsvtav1"}));
     const auto failed = events(r.err, "chunk_failed");
     ASSERT_EQ(failed.size(), 1u) << r.err;
     EXPECT_EQ(failed[0]["cause"], "undecodable");
@@ -281,6 +282,10 @@ TEST(Isolation, ByDefaultOnlySvtAv1TwoIsCheckedForUndecodableChunks) {
     if (checked) {
         ASSERT_EQ(r.exit_code, 0) << r.err;
         expect_complete(out);
+    }
+    if (r.exit_code == 0) {
+        const auto listed = report_of(out).at("decode_checked_encoders");
+        EXPECT_EQ(listed, checked ? nlohmann::json::array({"libsvtav1"}) : nlohmann::json::array()) << listed;
     }
 }
 
