@@ -192,6 +192,17 @@ PictureSize within_long_side(PictureSize s, int display_w, int display_h) {
     return s;
 }
 
+// A tier the source falls short of by a few lines (a crop: 1916x1076,
+// 1440x1076) still gets its rung, at the source's own (even) size: dropping
+// 1080p for four missing lines would leave such a source a 720p top rung.
+// Within 2% on each side, so a source that is really smaller than the tier
+// (1856x1044) still loses it; never larger than the source either way.
+constexpr double kNearTier = 1.02;
+
+bool near_tier(PictureSize wanted, int display_w, int display_h) {
+    return wanted.width <= display_w * kNearTier && wanted.height <= display_h * kNearTier;
+}
+
 // An explicit WxH is encoded as written; turned against the source, the
 // picture is stretched, which is worth saying.
 void note_turned_box(const RungSpec& r, int display_w, int display_h, std::vector<std::string>& notes) {
@@ -225,8 +236,14 @@ FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h)
         const bool explicit_size = r.width != 0;
         const PictureSize wanted =
             explicit_size ? PictureSize{r.width, r.height} : derived_size(r.height, display_w, display_h);
-        const PictureSize fitted = explicit_size ? wanted : within_long_side(wanted, display_w, display_h);
-        if (fitted.width > display_w || fitted.height > display_h) {
+        PictureSize fitted = explicit_size ? wanted : within_long_side(wanted, display_w, display_h);
+        const bool larger = fitted.width > display_w || fitted.height > display_h;
+        if (larger && !explicit_size && near_tier(fitted, display_w, display_h)) {
+            fitted = PictureSize{display_w & ~1, display_h & ~1};
+            out.notes.push_back(fmt::format("rung {} ({}x{}) made at the source's own {}x{}: within 2% of the "
+                                            "tier's size, and ladder never upscales",
+                                            r.name, wanted.width, wanted.height, fitted.width, fitted.height));
+        } else if (larger) {
             out.notes.push_back(fmt::format("rung {} ({}x{}) dropped: the source is only {}x{} and ladder never upscales",
                                             r.name, wanted.width, wanted.height, display_w, display_h));
             continue;

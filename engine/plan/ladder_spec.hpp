@@ -70,7 +70,8 @@ struct FittedLadder {
 // Fits the ladder to a source of display size display_w x display_h: a rung
 // without a width gets its named size on the source's short side and the long
 // side from the aspect ratio (even, never beyond the source's); rungs that
-// would upscale are dropped; an explicit WxH is kept as written or dropped
+// would upscale are dropped, but a tier within 2% of the source's size is
+// made at the source's own size; an explicit WxH is kept as written or dropped
 // (with a note when it is turned against the source); if none is left, keeps
 // one rung at the source's own size, named by its short side.
 FittedLadder fit_to_source(const LadderSpec& spec, int display_w, int display_h);

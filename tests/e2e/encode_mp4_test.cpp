@@ -127,5 +127,19 @@ TEST(EncodeMp4, AWideSourceKeepsTheTierWhoseBoxItFills) {
     EXPECT_NE(r.err.find("rung 540p (960x400) dropped"), std::string::npos) << r.err;
 }
 
+TEST(EncodeMp4, ASourceAFewLinesShortOfATierKeepsItAtItsOwnSize) {
+    // 636x358: a 640x360 picture cropped by two lines on each side.
+    const fs::path src = make_clip("src358", {636, 358, "25", 2.0, false, ""});
+    const fs::path out = fresh_dir("near-tier-ladder");
+    ProcessResult r = run_ladder({"encode", src.string(), "-o", out.string(), "--format", "mp4", "--preset", "12"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(out / "360p.mp4")) << r.err;
+    FileFacts f = probe(out / "360p.mp4");
+    EXPECT_EQ(f.video[0].width, 636);
+    EXPECT_EQ(f.video[0].height, 358);
+    EXPECT_EQ(f.video[0].frames, 50);
+    EXPECT_NE(r.err.find("rung 360p (640x360) made at the source's own 636x358"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace ladder::test

@@ -225,16 +225,53 @@ TEST(FitToSource, RateControlFieldsSurvive) {
     EXPECT_EQ(fitted.ladder.rungs[0].bufsize_kbps, 6000);
 }
 
-// Disabled: documents a production bug (see the unit-test report). fit_to_source
-// is public and takes any display size; with an odd display width the
-// source-sized rung is rounded UP to the next even width and then dropped as
-// an "upscale", e.g. 1279x720 loses its 720p rung (1280 > 1279) although the
-// source is 720 lines high. Expected: clamp the derived width to display_w & ~1.
+// Rounding to even must not turn the source-sized rung into an "upscale":
+// 1279x720 keeps its 720p rung at 1278x720.
 TEST(FitToSource, OddDisplayWidthKeepsTheSourceHeightRung) {
     const auto fitted = fit_to_source(default_ladder(), 1279, 720);
     ASSERT_FALSE(fitted.ladder.rungs.empty());
     EXPECT_EQ(fitted.ladder.rungs[0].height, 720);
     EXPECT_LE(fitted.ladder.rungs[0].width, 1279);
+}
+
+TEST(FitToSource, ATierASourceMissesByAFewLinesIsMadeAtTheSourcesSize) {
+    const auto cropped = fit_to_source(default_ladder(), 1912, 1076);
+    EXPECT_EQ(sizes(cropped.ladder), (std::vector<Size>{{"1080p", 1912, 1076},
+                                                       {"720p", 1280, 720},
+                                                       {"540p", 960, 540},
+                                                       {"360p", 640, 360}}));
+    ASSERT_EQ(cropped.notes.size(), 1u);
+    EXPECT_NE(cropped.notes[0].find("rung 1080p (1920x1080) made at the source's own 1912x1076"), std::string::npos)
+        << cropped.notes[0];
+    EXPECT_EQ(cropped.ladder.rungs[0].bitrate_kbps, 4500);  // the tier's rate
+
+    // A shade wider than 16:9: the box's long side, then the source's own.
+    const auto wide = fit_to_source(default_ladder(), 1916, 1076);
+    EXPECT_EQ(sizes(wide.ladder), (std::vector<Size>{{"1080p", 1916, 1076},
+                                                    {"720p", 1280, 718},
+                                                    {"540p", 960, 540},
+                                                    {"360p", 640, 360}}));
+
+    // 4:3 cropped by four lines; an odd size is made even.
+    const auto narrow = fit_to_source(default_ladder(), 1441, 1077);
+    ASSERT_FALSE(narrow.ladder.rungs.empty());
+    EXPECT_EQ(sizes(narrow.ladder)[0], (Size{"1080p", 1440, 1076}));
+}
+
+TEST(FitToSource, ASourceReallySmallerThanATierStillLosesIt) {
+    // 1856x1044 is 3.3% short of 1080p: not a crop of it.
+    const auto fitted = fit_to_source(default_ladder(), 1856, 1044);
+    ASSERT_FALSE(fitted.ladder.rungs.empty());
+    EXPECT_EQ(fitted.ladder.rungs[0].name, "720p");
+    ASSERT_EQ(fitted.notes.size(), 1u);
+    EXPECT_NE(fitted.notes[0].find("rung 1080p (1920x1080) dropped"), std::string::npos) << fitted.notes[0];
+}
+
+TEST(FitToSource, AnExplicitSizeIsNeverMadeNearTheSource) {
+    LadderSpec spec{{{"1080p", 1920, 1080, 4500, 0, 0}}};
+    const auto fitted = fit_to_source(spec, 1916, 1076);
+    // Every rung dropped: the one source-sized rung, named by its short side.
+    EXPECT_EQ(sizes(fitted.ladder), (std::vector<Size>{{"1076p", 1916, 1076}}));
 }
 
 // ---------------------------------------------------------------- JSON presets
