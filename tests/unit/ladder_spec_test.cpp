@@ -1,6 +1,6 @@
-// LadderSpec: the default ladder, JSON presets, --rung arguments, validation
-// and fitting the ladder to the source (never upscale, follow the display
-// aspect ratio, even sizes, a rung's number is its short side).
+// LadderSpec: the default ladder, JSON presets (each fitted to a few
+// sources), --rung arguments and validation (fitting a ladder to the
+// source: ladder_fit_test.cpp).
 #include "engine/plan/ladder_spec.hpp"
 
 #include <gtest/gtest.h>
@@ -28,22 +28,6 @@ using ladder::engine::RungSpec;
 using ladder::engine::validate_ladder;
 
 namespace {
-
-struct Size {
-    std::string name;
-    int width;
-    int height;
-    friend bool operator==(const Size&, const Size&) = default;
-    friend std::ostream& operator<<(std::ostream& os, const Size& s) {
-        return os << s.name << " " << s.width << "x" << s.height;
-    }
-};
-
-std::vector<Size> sizes(const LadderSpec& spec) {
-    std::vector<Size> out;
-    for (const auto& r : spec.rungs) out.push_back({r.name, r.width, r.height});
-    return out;
-}
 
 // Runs f, expects InputError, returns its message.
 template <typename F>
@@ -115,163 +99,6 @@ TEST(DefaultLadder, HasTheDocumentedRungs) {
     EXPECT_EQ(spec.rungs[3].bitrate_kbps, 600);
     for (const auto& r : spec.rungs) EXPECT_EQ(r.width, 0) << r.name << ": width is derived from the source";
     EXPECT_NO_THROW(validate_ladder(spec));
-}
-
-// ---------------------------------------------------------------- fit_to_source
-
-TEST(FitToSource, FullHdSourceKeepsEveryRung) {
-    const auto fitted = fit_to_source(default_ladder(), 1920, 1080);
-    EXPECT_EQ(sizes(fitted.ladder), (std::vector<Size>{{"1080p", 1920, 1080},
-                                                       {"720p", 1280, 720},
-                                                       {"540p", 960, 540},
-                                                       {"360p", 640, 360}}));
-    EXPECT_TRUE(fitted.notes.empty());
-}
-
-TEST(FitToSource, HdSourceDropsOnlyTheUpscalingRung) {
-    const auto fitted = fit_to_source(default_ladder(), 1280, 720);
-    EXPECT_EQ(sizes(fitted.ladder),
-              (std::vector<Size>{{"720p", 1280, 720}, {"540p", 960, 540}, {"360p", 640, 360}}));
-    // Bitrates travel with their rungs.
-    ASSERT_EQ(fitted.ladder.rungs.size(), 3u);
-    EXPECT_EQ(fitted.ladder.rungs[0].bitrate_kbps, 2500);
-    EXPECT_EQ(fitted.ladder.rungs[1].bitrate_kbps, 1200);
-    EXPECT_EQ(fitted.ladder.rungs[2].bitrate_kbps, 600);
-    // The user is told what was dropped.
-    ASSERT_EQ(fitted.notes.size(), 1u);
-    EXPECT_NE(fitted.notes[0].find("1080p"), std::string::npos) << fitted.notes[0];
-}
-
-TEST(FitToSource, FourByThreeSourceDerivesNarrowerWidths) {
-    const auto fitted = fit_to_source(default_ladder(), 640, 480);
-    EXPECT_EQ(sizes(fitted.ladder), (std::vector<Size>{{"360p", 480, 360}}));
-    EXPECT_EQ(fitted.notes.size(), 3u);  // 1080p, 720p, 540p dropped
-}
-
-TEST(FitToSource, TinySourceKeepsOneRungAtTheSourceSize) {
-    const auto fitted = fit_to_source(default_ladder(), 320, 240);
-    ASSERT_EQ(fitted.ladder.rungs.size(), 1u);
-    const RungSpec& r = fitted.ladder.rungs[0];
-    EXPECT_EQ(r.width, 320);
-    EXPECT_EQ(r.height, 240);
-    EXPECT_EQ(r.name, "240p");
-    EXPECT_EQ(r.bitrate_kbps, 600);  // the smallest rung's bitrate
-    EXPECT_FALSE(fitted.notes.empty());
-    EXPECT_NO_THROW(validate_ladder(fitted.ladder));
-}
-
-TEST(FitToSource, TinyOddSourceKeepsEvenDimensions) {
-    const auto fitted = fit_to_source(default_ladder(), 321, 241);
-    ASSERT_EQ(fitted.ladder.rungs.size(), 1u);
-    EXPECT_EQ(fitted.ladder.rungs[0].width, 320);
-    EXPECT_EQ(fitted.ladder.rungs[0].height, 240);
-}
-
-TEST(FitToSource, AnamorphicSourceUsesTheDisplayWidth) {
-    // PAL DVD 720x576 with SAR 16:15 is displayed as 768x576 (4:3).
-    const auto pal = fit_to_source(default_ladder(), 768, 576);
-    EXPECT_EQ(sizes(pal.ladder), (std::vector<Size>{{"540p", 720, 540}, {"360p", 480, 360}}));
-
-    // HDV 1440x1080 with SAR 4:3 is displayed as 1920x1080 (16:9).
-    const auto hdv = fit_to_source(default_ladder(), 1920, 1080);
-    EXPECT_EQ(sizes(hdv.ladder), (std::vector<Size>{{"1080p", 1920, 1080},
-                                                   {"720p", 1280, 720},
-                                                   {"540p", 960, 540},
-                                                   {"360p", 640, 360}}));
-}
-
-TEST(FitToSource, DerivedWidthsAreEvenAndNeverUpscale) {
-    struct Source {
-        int w, h;
-    };
-    for (const Source s : {Source{854, 480}, Source{1920, 800}, Source{720, 1280}, Source{1080, 1080},
-                           Source{3840, 1606}, Source{1366, 768}, Source{500, 376}}) {
-        SCOPED_TRACE(std::to_string(s.w) + "x" + std::to_string(s.h));
-        const auto fitted = fit_to_source(default_ladder(), s.w, s.h);
-        ASSERT_FALSE(fitted.ladder.rungs.empty());
-        for (const auto& r : fitted.ladder.rungs) {
-            SCOPED_TRACE(r.name);
-            EXPECT_EQ(r.width % 2, 0);
-            EXPECT_EQ(r.height % 2, 0);
-            EXPECT_LE(r.width, s.w);
-            EXPECT_LE(r.height, s.h);
-            EXPECT_GT(r.width, 0);
-            // Aspect ratio kept within the rounding of the derived side to
-            // even (the width up to 16:9, the height beyond).
-            const double wide = static_cast<double>(s.w) / s.h;
-            if (std::max(wide, 1 / wide) <= 16.0 / 9.0)
-                EXPECT_NEAR(static_cast<double>(r.width), static_cast<double>(r.height) * wide, 1.0 + 1e-9);
-            else if (wide > 1)
-                EXPECT_NEAR(static_cast<double>(r.height), static_cast<double>(r.width) / wide, 1.0 + 1e-9);
-            else
-                EXPECT_NEAR(static_cast<double>(r.width), static_cast<double>(r.height) * wide, 1.0 + 1e-9);
-        }
-    }
-}
-
-TEST(FitToSource, ExplicitWidthIsKeptOrDroppedButNeverChanged) {
-    LadderSpec spec{{{"wide", 1920, 720, 3000, 0, 0}, {"narrow", 1000, 720, 2000, 0, 0}}};
-    const auto fitted = fit_to_source(spec, 1280, 720);
-    EXPECT_EQ(sizes(fitted.ladder), (std::vector<Size>{{"narrow", 1000, 720}}));
-    ASSERT_EQ(fitted.notes.size(), 1u);
-    EXPECT_NE(fitted.notes[0].find("wide"), std::string::npos);
-}
-
-TEST(FitToSource, RateControlFieldsSurvive) {
-    LadderSpec spec{{{"720p", 0, 720, 2500, 4000, 6000}}};
-    const auto fitted = fit_to_source(spec, 1280, 720);
-    ASSERT_EQ(fitted.ladder.rungs.size(), 1u);
-    EXPECT_EQ(fitted.ladder.rungs[0].maxrate_kbps, 4000);
-    EXPECT_EQ(fitted.ladder.rungs[0].bufsize_kbps, 6000);
-}
-
-// Rounding to even must not turn the source-sized rung into an "upscale":
-// 1279x720 keeps its 720p rung at 1278x720.
-TEST(FitToSource, OddDisplayWidthKeepsTheSourceHeightRung) {
-    const auto fitted = fit_to_source(default_ladder(), 1279, 720);
-    ASSERT_FALSE(fitted.ladder.rungs.empty());
-    EXPECT_EQ(fitted.ladder.rungs[0].height, 720);
-    EXPECT_LE(fitted.ladder.rungs[0].width, 1279);
-}
-
-TEST(FitToSource, ATierASourceMissesByAFewLinesIsMadeAtTheSourcesSize) {
-    const auto cropped = fit_to_source(default_ladder(), 1912, 1076);
-    EXPECT_EQ(sizes(cropped.ladder), (std::vector<Size>{{"1080p", 1912, 1076},
-                                                       {"720p", 1280, 720},
-                                                       {"540p", 960, 540},
-                                                       {"360p", 640, 360}}));
-    ASSERT_EQ(cropped.notes.size(), 1u);
-    EXPECT_NE(cropped.notes[0].find("rung 1080p (1920x1080) made at the source's own 1912x1076"), std::string::npos)
-        << cropped.notes[0];
-    EXPECT_EQ(cropped.ladder.rungs[0].bitrate_kbps, 4500);  // the tier's rate
-
-    // A shade wider than 16:9: the box's long side, then the source's own.
-    const auto wide = fit_to_source(default_ladder(), 1916, 1076);
-    EXPECT_EQ(sizes(wide.ladder), (std::vector<Size>{{"1080p", 1916, 1076},
-                                                    {"720p", 1280, 718},
-                                                    {"540p", 960, 540},
-                                                    {"360p", 640, 360}}));
-
-    // 4:3 cropped by four lines; an odd size is made even.
-    const auto narrow = fit_to_source(default_ladder(), 1441, 1077);
-    ASSERT_FALSE(narrow.ladder.rungs.empty());
-    EXPECT_EQ(sizes(narrow.ladder)[0], (Size{"1080p", 1440, 1076}));
-}
-
-TEST(FitToSource, ASourceReallySmallerThanATierStillLosesIt) {
-    // 1856x1044 is 3.3% short of 1080p: not a crop of it.
-    const auto fitted = fit_to_source(default_ladder(), 1856, 1044);
-    ASSERT_FALSE(fitted.ladder.rungs.empty());
-    EXPECT_EQ(fitted.ladder.rungs[0].name, "720p");
-    ASSERT_EQ(fitted.notes.size(), 1u);
-    EXPECT_NE(fitted.notes[0].find("rung 1080p (1920x1080) dropped"), std::string::npos) << fitted.notes[0];
-}
-
-TEST(FitToSource, AnExplicitSizeIsNeverMadeNearTheSource) {
-    LadderSpec spec{{{"1080p", 1920, 1080, 4500, 0, 0}}};
-    const auto fitted = fit_to_source(spec, 1916, 1076);
-    // Every rung dropped: the one source-sized rung, named by its short side.
-    EXPECT_EQ(sizes(fitted.ladder), (std::vector<Size>{{"1076p", 1916, 1076}}));
 }
 
 // ---------------------------------------------------------------- JSON presets
