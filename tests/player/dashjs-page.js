@@ -215,40 +215,14 @@
     }
     return out;
   }
-  // The end of the stream, once: the 'ended' event, or a pause at the end.
-  // The element fires 'ended' only when it reaches the end while playing;
-  // paused there first (the player stalled on the last segment and then
-  // found nothing more), it has ended playback without the event.
-  // The element paused with its playhead on the duration has played to
-  // the end even when 'ended' reads false: seen with dash.js after an
-  // audio switch on Debian 13 CI (playhead 8 of 8, paused, all of it
-  // buffered, no 'ended'). A stall short of the end never gets here.
-  function pausedAtItsDuration() {
-    return video.paused && Number.isFinite(video.duration) && video.duration > 0 &&
-           video.currentTime >= video.duration;
-  }
-  let endReported = false;
-  function reportEnd(fromEvent) {
-    if (endReported || !(fromEvent === true || video.ended || pausedAtItsDuration())) return;
-    endReported = true;
-    const endedBy = fromEvent === true ? 'ended-event' : video.ended ? 'ended-state' : 'paused-at-duration';
-    report('ended', {
-      endedBy,
-      currentTime: video.currentTime, duration: video.duration, switches, audioSwitch, textTracks: textCues(),
-      quality: video.getVideoPlaybackQuality ? { totalVideoFrames: video.getVideoPlaybackQuality().totalVideoFrames,
-                                                 droppedVideoFrames: video.getVideoPlaybackQuality().droppedVideoFrames }
-        : null,
-    });
-  }
-  video.addEventListener('ended', () => reportEnd(true));
-  video.addEventListener('pause', () => reportEnd(false));
-  video.addEventListener('timeupdate', () => { if (video.paused) reportEnd(); });
-  // The element can also come to its end paused with no event at all (the
-  // player stalled at the last segment, then ended the stream: seen with
-  // dash.js, 'ended' true in the final state and never reported): its state
-  // is read again four times a second, so the end is reported from the
-  // state, whatever events came.
-  setInterval(() => reportEnd(false), 250);
+  // The end of the stream, once (end-watch.js).
+  window.__ladderWatchEnd(video, (endedBy) => report('ended', {
+    endedBy,
+    currentTime: video.currentTime, duration: video.duration, switches, audioSwitch, textTracks: textCues(),
+    quality: video.getVideoPlaybackQuality ? { totalVideoFrames: video.getVideoPlaybackQuality().totalVideoFrames,
+                                               droppedVideoFrames: video.getVideoPlaybackQuality().droppedVideoFrames }
+      : null,
+  }));
   function bufferedRanges(ranges) {
     const out = [];
     for (let i = 0; ranges && i < ranges.length; i++)

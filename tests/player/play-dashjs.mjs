@@ -72,6 +72,7 @@ function testPage(src, opts, textLanguage) {
 <video id="video" muted playsinline width="640" height="360"></video>
 <script src="${PREFIX}dash.js"></script>
 <script>window.LADDER_PLAYER_CONFIG = ${JSON.stringify(config).replace(/</g, '\\u003c')};</script>
+<script src="${PREFIX}end-watch.js"></script>
 <script src="${PREFIX}dashjs-page.js"></script>
 </body></html>
 `;
@@ -126,7 +127,7 @@ async function main() {
   const { chromium, executablePath, libraryFile: dashFile } = setup;
   const src = '/' + manifestRel.split('/').map(encodeURIComponent).join('/');
   const files = { 'index.html': testPage(src, opts, result.textLanguage), 'dash.js': dashFile,
-                  'dashjs-page.js': path.join(HERE, 'dashjs-page.js') };
+                  'dashjs-page.js': path.join(HERE, 'dashjs-page.js'), 'end-watch.js': path.join(HERE, 'end-watch.js') };
 
   let finish;
   const done = new Promise((resolve) => { finish = resolve; });

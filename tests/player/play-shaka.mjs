@@ -100,10 +100,11 @@ async function main() {
     src: '/' + manifestRel.split('/').map(encodeURIComponent).join('/'), switch: opts.switch,
     subtitles: opts.subtitles, rate: opts.rate,
   }).replace(/</g, '\\u003c')};</script>
+<script src="${PREFIX}end-watch.js"></script>
 <script src="${PREFIX}shaka-page.js"></script>
 </body></html>
 `;
-  const files = { 'index.html': page0, 'shaka.js': shakaFile, 'shaka-page.js': path.join(HERE, 'shaka-page.js') };
+  const files = { 'index.html': page0, 'shaka.js': shakaFile, 'shaka-page.js': path.join(HERE, 'shaka-page.js'), 'end-watch.js': path.join(HERE, 'end-watch.js') };
 
   let finish;
   const done = new Promise((resolve) => { finish = resolve; });

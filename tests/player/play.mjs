@@ -194,13 +194,14 @@ async function main() {
     subtitles: opts.subtitles,
     rate: opts.rate,
   }).replace(/</g, '\\u003c')};</script>
+<script src="${PREFIX}end-watch.js"></script>
 <script src="${PREFIX}player-page.js"></script>
 </body></html>
 `;
   const files = {
     'index.html': page0,
     'hls.js': hlsFile,
-    'player-page.js': path.join(HERE, 'player-page.js'),
+    'player-page.js': path.join(HERE, 'player-page.js'), 'end-watch.js': path.join(HERE, 'end-watch.js'),
   };
 
   // ---- state shared with the event handlers ----

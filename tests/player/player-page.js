@@ -391,37 +391,13 @@
     return near(w, lv.width) && near(h, lv.height);
   }
   video.addEventListener('durationchange', () => report('durationchange', { duration: video.duration }));
-  // The end of the stream, once: the 'ended' event, or a pause at the end
-  // (paused there before reaching it, the element ends without the event).
-  // The element paused with its playhead on the duration has played to
-  // the end even when 'ended' reads false: seen with dash.js after an
-  // audio switch on Debian 13 CI (playhead 8 of 8, paused, all of it
-  // buffered, no 'ended'). A stall short of the end never gets here.
-  function pausedAtItsDuration() {
-    return video.paused && Number.isFinite(video.duration) && video.duration > 0 &&
-           video.currentTime >= video.duration;
-  }
-  let endReported = false;
-  function reportEnd(fromEvent) {
-    if (endReported || !(fromEvent === true || video.ended || pausedAtItsDuration())) return;
-    endReported = true;
-    const endedBy = fromEvent === true ? 'ended-event' : video.ended ? 'ended-state' : 'paused-at-duration';
-    report('ended', {
-      endedBy,
-      currentTime: video.currentTime, duration: video.duration, buffered: bufferedRanges(),
-      quality: quality(), videoWidth: video.videoWidth, videoHeight: video.videoHeight,
-      textTracks: textTracks(), trackBuffered,
-    });
-  }
-  video.addEventListener('ended', () => reportEnd(true));
-  video.addEventListener('pause', () => reportEnd(false));
-  video.addEventListener('timeupdate', () => { if (video.paused) reportEnd(); });
-  // The element can also come to its end paused with no event at all (the
-  // player stalled at the last segment, then ended the stream: seen with
-  // dash.js, 'ended' true in the final state and never reported): its state
-  // is read again four times a second, so the end is reported from the
-  // state, whatever events came.
-  setInterval(() => reportEnd(false), 250);
+  // The end of the stream, once (end-watch.js).
+  window.__ladderWatchEnd(video, (endedBy) => report('ended', {
+    endedBy,
+    currentTime: video.currentTime, duration: video.duration, buffered: bufferedRanges(),
+    quality: quality(), videoWidth: video.videoWidth, videoHeight: video.videoHeight,
+    textTracks: textTracks(), trackBuffered,
+  }));
   video.addEventListener('error', () => {
     const err = video.error;
     report('videoError', { code: err ? err.code : null, message: err ? err.message : null, at: t() });
