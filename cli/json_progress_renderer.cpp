@@ -69,6 +69,7 @@ void JsonProgressRenderer::chunk_done(const engine::ChunkDone& e) {
     j["frames"] = e.frames;
     j["bytes"] = e.bytes;
     j["encode_seconds"] = std::round(e.encode_seconds * 1000.0) / 1000.0;
+    if (e.crf >= 0) j["crf"] = e.crf;
     std::lock_guard lock(mu_);
     RungCount& c = done_[e.rung];
     c.chunks += 1;

@@ -21,6 +21,7 @@ struct ChunkDone {
     std::size_t bytes = 0;
     std::string slot;
     double encode_seconds = 0;
+    int crf = -1;              // budget rate control: the CRF it was encoded at; -1 otherwise
     int chunks_done = 0;       // of this rung, including this one
     int chunks_expected = 0;   // estimate until the source is fully read
 };

@@ -322,6 +322,7 @@ void Rung::deliver(AcceptedChunk accepted, ChunkOrigin origin, double encode_sec
     event.bytes = chunk.bytes;
     event.slot = chunk.slot_label;
     event.encode_seconds = encode_seconds;
+    if (chunk_crfs_) event.crf = chunk_crfs_->of(chunk.index);
     progress_.chunk_done(event);
     if (writer_) writer_->deliver(std::move(chunk));
 }

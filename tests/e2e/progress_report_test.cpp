@@ -102,6 +102,7 @@ TEST(ProgressReport, JsonLinesAndTheDefaultReportAgreeWithTheOutputs) {
             EXPECT_GT(e["frames"].get<long>(), 0);
             EXPECT_GT(e["bytes"].get<long>(), 0);
             EXPECT_FALSE(e["slot"].get<std::string>().empty());
+            EXPECT_FALSE(e.contains("crf")) << "a vbr chunk has no CRF: " << e.dump();
             done_slot[{e["rung"].get<int>(), e["chunk"].get<int>()}] = e["slot"];
         }
         if (ev == "decode_progress" && e["done"] == true) final_decode = true;
@@ -196,8 +197,13 @@ TEST(ProgressReport, BudgetPassesAreNumberedAndTheLastOneIsTheOutputs) {
         frames_this_pass[e["rung"].get<int>()] += e["frames"].get<long>();
         EXPECT_EQ(e["rung_frames_done"].get<long>(), frames_this_pass[e["rung"].get<int>()]) << "counted within the pass";
         EXPECT_LE(e["rung_frames_done"].get<long>(), e["frames_expected"].get<long>());
+        // Each chunk says the CRF it was encoded at; the writing pass's are the settled ones.
+        ASSERT_TRUE(e.contains("crf"));
         if (writing) {
             EXPECT_TRUE(written.insert({e["rung"].get<int>(), e["chunk"].get<int>()}).second);
+            const json& rung = rep["rungs"][e["rung"].get<std::size_t>()];
+            EXPECT_EQ(rung["name"], e["rung_name"]);
+            EXPECT_EQ(e["crf"], rung["crf_search"]["chunk_crf"][e["chunk"].get<std::size_t>()]);
         }
     }
     EXPECT_TRUE(writing) << "the last pass writes the outputs";
