@@ -34,16 +34,9 @@ InitFacts Validator::iframe_playlist(const LadderFile& playlist) {
 void Validator::check_iframes(const mux::MediaPlaylist& p, const LadderFile& playlist,
                               const std::vector<std::uint8_t>& init) {
     ListingCheck listing(iframe_segments_, shown_name(playlist.path));
-    for (const auto& s : p.segments) {
-        const auto seg = follow(playlist.path, s.uri);
-        if (!seg) continue;
-        const auto id = folder_.identity(*seg);
-        if (id && listing.earlier(*id, s.uri)) continue;
-        const auto bytes = read_file(*seg, "missing (referenced by the I-frame playlist)");
-        if (!bytes) continue;
-        if (id) listing.record(*id, bytes->size());
-        check_iframe(playlist.path, s, *bytes, init);
-    }
+    for (const auto& s : p.segments)
+        if (const auto seg = read_listed(playlist.path, s.uri, listing, "missing (referenced by the I-frame playlist)"))
+            check_iframe(playlist.path, s, seg->bytes, init);
     report_listing(playlist.path, listing);
 }
 

@@ -90,6 +90,15 @@ private:
 
     std::optional<LadderFile> follow(const fs::path& playlist, const std::string& uri);
     std::optional<std::vector<std::uint8_t>> read_file(const LadderFile& file, std::string_view missing);
+    // A file a playlist lists, read and recorded in listing the first time
+    // it is listed; nullopt when listed before, outside the ladder or not
+    // readable (after a problem line).
+    struct ListedFile {
+        LadderFile file;
+        std::vector<std::uint8_t> bytes;
+    };
+    std::optional<ListedFile> read_listed(const fs::path& playlist, const std::string& uri, ListingCheck& listing,
+                                          std::string_view missing);
     std::optional<mux::MasterPlaylist> load_master(const LadderFile& file);
     // A media playlist read and parsed, its EXTINF durations recorded for
     // the DASH checks; nullopt after a problem line.

@@ -54,6 +54,18 @@ std::optional<std::vector<std::uint8_t>> Validator::read_file(const LadderFile& 
 // The reader keeps no more entries than the folder has files: a playlist
 // listing more names some file twice (or a missing one), and is refused in
 // one line instead of being believed.
+std::optional<Validator::ListedFile> Validator::read_listed(const fs::path& playlist, const std::string& uri,
+                                                           ListingCheck& listing, std::string_view missing) {
+    const auto file = follow(playlist, uri);
+    if (!file) return std::nullopt;
+    const auto id = folder_.identity(*file);
+    if (id && listing.earlier(*id, uri)) return std::nullopt;
+    auto bytes = read_file(*file, missing);
+    if (!bytes) return std::nullopt;
+    if (id) listing.record(*id, bytes->size());
+    return ListedFile{*file, std::move(*bytes)};
+}
+
 std::optional<mux::MasterPlaylist> Validator::load_master(const LadderFile& file) {
     auto bytes = read_file(file, "missing: not a complete ladder (the master playlist is written last)");
     if (!bytes) return std::nullopt;
@@ -346,19 +358,15 @@ void Validator::check_subtitle_playlist(const LadderFile& entry, const TrackChec
     double end = 0;
     for (const auto& s : playlist->segments) {
         ends.push_back(end += s.duration);
-        const auto seg = follow(entry.path, s.uri);
+        const auto seg = read_listed(entry.path, s.uri, listing, "missing (referenced by its playlist)");
         if (!seg) continue;
-        const auto id = folder_.identity(*seg);
-        if (id && listing.earlier(*id, s.uri)) continue;
-        const auto bytes = read_file(*seg, "missing (referenced by its playlist)");
-        if (!bytes) continue;
-        if (id) listing.record(*id, bytes->size());
         ++report_.segments;
-        const std::string text(bytes->begin(), bytes->begin() + std::min<std::size_t>(bytes->size(), 256));
+        const std::string text(seg->bytes.begin(),
+                               seg->bytes.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(seg->bytes.size(), 256)));
         if (text.rfind("WEBVTT", 0) != 0)
-            problem(seg->path, "does not start with WEBVTT");
+            problem(seg->file.path, "does not start with WEBVTT");
         else if (text.substr(0, text.find("\n\n")).find("X-TIMESTAMP-MAP=") == std::string::npos)
-            problem(seg->path, "has no X-TIMESTAMP-MAP in its header (players cannot place its cues)");
+            problem(seg->file.path, "has no X-TIMESTAMP-MAP in its header (players cannot place its cues)");
     }
     report_listing(entry.path, listing);
     if (reference)

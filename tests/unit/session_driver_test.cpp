@@ -17,6 +17,7 @@
 #include "engine/base/errors.hpp"
 #include "engine/encode/backend/session_driver.hpp"
 #include "av1_test_encoder.hpp"
+#include "gradient_chunk.hpp"
 
 namespace ladder::engine {
 namespace {
@@ -120,21 +121,7 @@ private:
     av::CodecParametersPtr stream_;
 };
 
-RawChunk chunk(int index, int frames) {
-    RawChunk c;
-    c.rung = 0;
-    c.index = index;
-    c.first_frame = static_cast<std::int64_t>(index) * frames;
-    for (int i = 0; i < frames; ++i) {
-        av::FramePtr f = av::make_frame();
-        f->format = AV_PIX_FMT_YUV420P;
-        f->width = kSize;
-        f->height = kSize;
-        av::check(av_frame_get_buffer(f.get(), 0), "allocating a frame");
-        c.frames.push_back(std::move(f));
-    }
-    return c;
-}
+RawChunk chunk(int index, int frames) { return test::gradient_chunk(index, frames, kSize); }
 
 gpu::EncoderSlot slot(const std::string& encoder) {
     gpu::EncoderSlot s;
