@@ -210,7 +210,13 @@ TEST(GpuPolicy, ThePreflightOpensOneTestEncoderPerGpuModel) {
     engine::JobReport r = engine::run_job(o, notes, {}, seams);
     EXPECT_EQ(gpus.probed, (std::set<std::string>{"gpu0:nvenc"}));
     EXPECT_EQ(r.gpu_encoder_probes, 1);
-    EXPECT_EQ(slots_used(r), (std::set<std::string>{"gpu0:nvenc", "gpu1:nvenc"})) << "GPU 1 encodes all the same";
+    // GPU 1 keeps its slot without a test encoder of its own. Whether it
+    // then takes one of this small job's six chunks is the scheduler's
+    // timing (GPU 0 took them all in one CI run); the stand-in NVENC tests
+    // check that every GPU encodes, on jobs with chunks for every slot.
+    EXPECT_EQ(r.encoder_slots, 2) << "one session on each GPU";
+    EXPECT_TRUE(r.dropped_devices.empty());
+    for (const auto& s : slots_used(r)) EXPECT_EQ(s.rfind("gpu", 0), 0u) << s;
     EXPECT_TRUE(engine::validate_hls_ladder(o.outdir).problems.empty());
 
     // Two models: a test encoder on each.
